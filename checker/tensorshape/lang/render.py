@@ -1,0 +1,82 @@
+"""Render dims, shapes and values as text, in the notation messages use.
+
+Shapes print as ``[b t 2*d]``: space separated like a shape string, in brackets
+like the Vollo docs (``[a b! c]``), with ``?`` for unknown dims, ``...`` for an
+unknown run, and ``!`` after the data dimension when known.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ..model.dims import Dim, Star, Unknown
+from ..model.shape import Item, Shape
+
+__all__ = ["render_dim", "render_shape", "render_items"]
+
+
+@functools.cache
+def _printer() -> Any:
+    from sympy.printing.str import StrPrinter
+
+    class DimPrinter(StrPrinter):  # type: ignore[misc]
+        def parenthesize(self, item: Any, level: int, strict: bool = False) -> str:
+            from sympy import Mod, floor
+            from sympy.printing.precedence import PRECEDENCE
+
+            if isinstance(item, (floor, Mod)) and level >= PRECEDENCE["Mul"]:
+                return "(" + str(self._print(item)) + ")"
+            return str(super().parenthesize(item, level, strict))
+
+        def _print_floor(self, expr: Any) -> str:
+            from sympy import fraction, together
+
+            num, den = fraction(together(expr.args[0]))
+            if den != 1:
+                return f"{self.parenthesize(num, 50)}//{self.parenthesize(den, 50)}"
+            return f"floor({self._print(expr.args[0])})"
+
+        def _print_ceiling(self, expr: Any) -> str:
+            from sympy import fraction, together
+
+            num, den = fraction(together(expr.args[0]))
+            if den != 1:
+                return f"ceil({self._print(num)}/{self._print(den)})"
+            return f"ceil({self._print(expr.args[0])})"
+
+        def _print_Mod(self, expr: Any) -> str:
+            a, b = expr.args
+            return f"{self.parenthesize(a, 50)}%{self.parenthesize(b, 50)}"
+
+        def _print_Min(self, expr: Any) -> str:
+            return "min(" + ",".join(self._print(a) for a in expr.args) + ")"
+
+        def _print_Max(self, expr: Any) -> str:
+            return "max(" + ",".join(self._print(a) for a in expr.args) + ")"
+
+    return DimPrinter()
+
+
+def render_dim(d: Dim | Star) -> str:
+    if type(d) is int:
+        return str(d)
+    if isinstance(d, (Unknown, Star)):
+        return str(d)
+    if getattr(d, "is_Symbol", False):
+        return str(d.name)
+    return str(_printer().doprint(d)).replace(" ", "")
+
+
+def render_items(items: tuple[Item, ...], data_dim: int | None = None) -> str:
+    parts = []
+    for i, d in enumerate(items):
+        s = render_dim(d)
+        if data_dim is not None and (i == data_dim or (data_dim < 0 and i == len(items) + data_dim)):
+            s += "!"
+        parts.append(s)
+    return "[" + " ".join(parts) + "]"
+
+
+def render_shape(shape: Shape, data_dim: int | None = None) -> str:
+    return render_items(shape.items, data_dim)

@@ -1,0 +1,192 @@
+"""Abstract values: what the analysis knows about each Python value.
+
+Op rules receive and return these.  Both front ends translate their own view
+(libcst expressions, mypy types) into these values, so both get the same verdicts.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from .dims import Dim, Unknown, UnknownSource
+from .shape import Shape
+
+__all__ = [
+    "Value",
+    "TensorV",
+    "Layout",
+    "IntV",
+    "FloatV",
+    "BoolV",
+    "StrV",
+    "NoneV",
+    "NONE",
+    "EllipsisV",
+    "ELLIPSIS",
+    "TupleV",
+    "SeqKind",
+    "SeqV",
+    "SliceV",
+    "DTypeV",
+    "ModuleV",
+    "UnknownV",
+    "UNKNOWN",
+    "unknown_tensor",
+]
+
+
+class Value:
+    """Base of every abstract value.
+
+    Front ends add their own value classes (functions, user objects) by
+    subclassing; rules treat values they do not recognise as unknown.
+    """
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Vollo layout facts about a tensor (see ``docs/vollo.md``).
+
+    ``constant`` tensors are compile-time constants (weights, buffers, tensors
+    built from literals); they have no data dimension.  Activations have one,
+    at axis ``data_dim`` (``None`` when not known).
+    """
+
+    constant: bool
+    data_dim: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TensorV(Value):
+    """A tensor of a given shape."""
+
+    shape: Shape
+    #: ``"float32"``, ``"int64"``, ``"bool"``... or ``None`` when not known.
+    dtype: str | None = None
+    #: Vollo layout, when the Vollo analysis is on.
+    layout: Layout | None = None
+    #: PyTorch named-tensor names, one per axis, when known.
+    names: tuple[str | None, ...] | None = None
+
+    def with_shape(self, shape: Shape) -> TensorV:
+        return replace(self, shape=shape)
+
+
+def unknown_tensor(source: UnknownSource = UnknownSource.UNANNOTATED, dtype: str | None = None) -> TensorV:
+    return TensorV(Shape.unknown(source), dtype)
+
+
+@dataclass(frozen=True, slots=True)
+class IntV(Value):
+    """A Python int, possibly symbolic (``b``) or unknown."""
+
+    value: Dim
+
+
+@dataclass(frozen=True, slots=True)
+class FloatV(Value):
+    value: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BoolV(Value):
+    value: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StrV(Value):
+    value: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NoneV(Value):
+    pass
+
+
+NONE = NoneV()
+
+
+@dataclass(frozen=True, slots=True)
+class EllipsisV(Value):
+    pass
+
+
+ELLIPSIS = EllipsisV()
+
+
+class SeqKind(enum.Enum):
+    TUPLE = "tuple"
+    LIST = "list"
+    #: ``torch.Size``: a tuple of ints that is a tensor's shape.
+    SIZE = "size"
+
+
+@dataclass(frozen=True, slots=True)
+class TupleV(Value):
+    """A tuple, list or ``torch.Size`` of known length."""
+
+    items: tuple[Value, ...]
+    kind: SeqKind = SeqKind.TUPLE
+
+
+@dataclass(frozen=True, slots=True)
+class SeqV(Value):
+    """A sequence of unknown length whose elements all look like ``elem``."""
+
+    elem: Value
+    kind: SeqKind = SeqKind.LIST
+
+
+@dataclass(frozen=True, slots=True)
+class SliceV(Value):
+    start: Value
+    stop: Value
+    step: Value
+
+
+@dataclass(frozen=True, slots=True)
+class DTypeV(Value):
+    """A ``torch.dtype`` such as ``torch.float32`` (``name`` is ``"float32"``)."""
+
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleV(Value):
+    """An instance of a modelled ``torch.nn`` module class (``nn.Linear(128, 10)``).
+
+    ``qualname`` is the class's canonical name (``"torch.nn.Linear"``) and
+    ``args`` the constructor arguments bound to its stub signature.
+    ``children`` holds submodules of containers (``Sequential``, ``ModuleList``).
+    """
+
+    qualname: str
+    args: Mapping[str, Value] = field(default_factory=dict)
+    children: tuple[Value, ...] = ()
+
+    def __hash__(self) -> int:
+        return hash((self.qualname, tuple(self.args.items()), self.children))
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownV(Value):
+    """A value the analysis knows nothing about."""
+
+    source: UnknownSource = UnknownSource.UNANNOTATED
+
+
+UNKNOWN = UnknownV()
+
+
+
+def int_value(v: Value) -> Dim | None:
+    """The dim an int-like value holds (``IntV``, ``BoolV``), else ``None``."""
+    if isinstance(v, IntV):
+        return v.value
+    if isinstance(v, BoolV):
+        return Unknown() if v.value is None else int(v.value)
+    return None

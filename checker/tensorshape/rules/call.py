@@ -1,0 +1,318 @@
+"""A call bound to its stub signature: what a Python rule sees and reports through."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..lang.parse import parse_shape
+from ..lang.render import render_dim, render_shape
+from ..model import codes
+from ..model.diagnostics import Code, Span
+from ..model.dims import Dim, Unknown, UnknownSource
+from ..model.obligations import Obligation, ObligationKind, SpecCheck
+from ..model.shape import Shape
+from ..model.spec import DimKind, ShapeSpec
+from ..model.values import (
+    BoolV,
+    FloatV,
+    IntV,
+    ModuleV,
+    NoneV,
+    SeqV,
+    StrV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+    unknown_tensor,
+)
+from ..unify.compare import Truth, Verdict, classify
+from ..unify.match import Bindings, Operand, Problem, ProblemKind, instantiate, match
+from .context import Arg, RuleContext
+from .stubs import OpDef
+
+__all__ = ["Call", "report_problems"]
+
+_KIND_CODES: dict[ProblemKind, Code] = {
+    ProblemKind.MISMATCH: codes.SHAPE_MISMATCH,
+    ProblemKind.BROADCAST: codes.BROADCAST,
+    ProblemKind.RANK: codes.RANK_MISMATCH,
+    ProblemKind.UNSOLVABLE: codes.UNSOLVABLE,
+}
+
+_KIND_HINTS: dict[ProblemKind, str] = {
+    ProblemKind.MISMATCH: "check which tensor is passed, or transpose/reshape it first",
+    ProblemKind.BROADCAST: "dims broadcast when they are equal or one of them is 1; add `unsqueeze` or `expand` where needed",
+    ProblemKind.RANK: "add or remove dims with `unsqueeze`/`squeeze`/`reshape`",
+    ProblemKind.UNSOLVABLE: "the sizes cannot satisfy this pattern; check the input size",
+}
+
+
+def short_name(qualname: str) -> str:
+    """``torch.nn.functional.linear`` -> ``linear``; ``torch.Tensor.view`` -> ``view``; ``torch.nn.Linear.forward`` -> ``Linear``."""
+    parts = qualname.split(".")
+    if parts[-1] in ("forward", "__init__", "__call__") and len(parts) > 1:
+        return parts[-2]
+    return parts[-1]
+
+
+def _rendered_spec(spec: ShapeSpec, subst: Mapping[str, str]) -> str:
+    """The spec's text with some names replaced (by ints or ``{refs}``)."""
+    if not subst:
+        return spec.text
+    out = []
+    for d in spec.dims:
+        text = spec.text[d.start : d.end]
+        if d.kind is DimKind.NAMED and d.name in subst:
+            text = ("#" if d.broadcastable else "") + subst[d.name]
+        out.append(text)
+    return " ".join(out)
+
+
+class Call:
+    """One call of an op, bound to the op's stub signature."""
+
+    __slots__ = ("op", "bound", "ctx", "span", "module", "name")
+
+    def __init__(
+        self,
+        op: OpDef,
+        bound: dict[str, Arg],
+        ctx: RuleContext,
+        span: Span | None,
+        module: ModuleV | None = None,
+    ):
+        self.op = op
+        self.bound = bound
+        self.ctx = ctx
+        self.span = span or ctx.default_span
+        #: For a module's ``forward``: the module instance (constructor arguments).
+        self.module = module
+        self.name = short_name(op.qualname)
+
+    # -- reading arguments -------------------------------------------------------
+    @property
+    def params(self) -> Mapping[str, Any]:
+        """The ``@rule(..., key=value)`` parameters from the stub."""
+        return self.op.rule_args
+
+    def has(self, name: str) -> bool:
+        return name in self.bound or (self.module is not None and name in self.module.args)
+
+    def arg(self, name: str) -> Arg:
+        """Argument ``name``; for a module's ``forward``, constructor arguments too."""
+        a = self.bound.get(name)
+        if a is not None:
+            return a
+        if self.module is not None and name in self.module.args:
+            return Arg(self.module.args[name])
+        return Arg(UnknownV())
+
+    def value(self, name: str) -> Value:
+        return self.arg(name).value  # type: ignore[no-any-return]
+
+    def tensor(self, name: str) -> TensorV | None:
+        """The tensor argument ``name`` (an unknown value counts as a tensor of unknown shape)."""
+        v = self.value(name)
+        if isinstance(v, TensorV):
+            return v
+        if isinstance(v, UnknownV):
+            return unknown_tensor(v.source)
+        return None
+
+    def shape(self, name: str) -> Shape | None:
+        t = self.tensor(name)
+        return None if t is None else t.shape
+
+    def is_none(self, name: str) -> bool:
+        return isinstance(self.value(name), NoneV) or not self.has(name)
+
+    def int(self, name: str) -> Dim | None:
+        """An int argument; ``Unknown`` when unknown; ``None`` when absent or None."""
+        v = self.value(name)
+        return as_dim(v)
+
+    def ints(self, name: str) -> tuple[Dim, ...] | None:
+        """A sequence of ints (``(2, 3)``, ``[2, 3]``, ``x.shape``, or ``*size`` varargs); ``None`` when unknown."""
+        return as_dims(self.value(name))
+
+    def bool(self, name: str) -> bool | None:
+        v = self.value(name)
+        if isinstance(v, BoolV):
+            return v.value
+        if isinstance(v, IntV) and type(v.value) is int:
+            return bool(v.value)
+        return None
+
+    def float(self, name: str) -> float | None:
+        v = self.value(name)
+        if isinstance(v, FloatV):
+            return v.value
+        if isinstance(v, IntV) and type(v.value) is int:
+            return float(v.value)
+        return None
+
+    def str(self, name: str) -> str | None:
+        v = self.value(name)
+        return v.value if isinstance(v, StrV) else None
+
+    def at(self, name: str | None) -> Span:
+        """The span of argument ``name`` (the call's span when absent)."""
+        if name is None:
+            return self.span
+        a = self.bound.get(name)
+        return a.span if a is not None and a.span is not None else self.span
+
+    def label(self, name: str) -> str:
+        a = self.bound.get(name)
+        if a is not None and a.text and len(a.text) <= 30:
+            return f"`{a.text}`"
+        return f"`{name}`"
+
+    @property
+    def facts(self) -> Any:
+        return self.ctx.facts
+
+    def fresh(self, base: str) -> Dim:
+        return self.ctx.fresh(base)
+
+    # -- reporting -------------------------------------------------------------
+    def error(self, code: Code, message: str, at: str | None = None, hint: str | None = None) -> None:
+        self.ctx.report(code, f"{self.name}: {message}", self.at(at), hint)
+
+    def check(
+        self,
+        t: Truth,
+        dims: Sequence[Dim],
+        message: str,
+        *,
+        at: str | None = None,
+        hint: str | None = None,
+        code: Code = codes.SHAPE_MISMATCH,
+        checks: Sequence[tuple[str, str]] = (),
+    ) -> Verdict:
+        """Report a requirement on ``dims`` whose truth is ``t``.
+
+        Errors are reported; unknowns become an obligation whose runtime checks
+        are ``checks`` (``(param, spec)`` pairs).
+        """
+        verdict = classify(t, *dims)
+        if verdict is Verdict.ERROR:
+            self.error(code, message, at, hint)
+        elif verdict is Verdict.UNPROVEN:
+            self.error(
+                codes.SYMBOLIC_MISMATCH,
+                message + " (cannot prove the dims equal)",
+                at,
+                "use one name for both dims in the annotations, or `assert` the relation",
+            )
+        elif verdict is Verdict.OBLIGATION:
+            self.oblige(message, [(p, s) for p, s in checks])
+        return verdict
+
+    def oblige(self, reason: str, checks: Sequence[tuple[str, str]]) -> None:
+        spec_checks = tuple(SpecCheck(self.at(p), self.arg(p).text, s) for p, s in checks)
+        self.ctx.oblige(Obligation(ObligationKind.OP, self.span, spec_checks, f"{self.name}: {reason}"))
+
+    # -- declarative matching from Python rules ------------------------------------
+    def match(
+        self,
+        specs: Mapping[str, str | ShapeSpec],
+        returns: str | ShapeSpec | None = None,
+        known: Mapping[str, Dim] | None = None,
+    ) -> Shape | None:
+        """Match tensor arguments against shape strings jointly, report, and instantiate ``returns``.
+
+        ``known`` pre-binds names (sizes computed by the rule).
+        """
+        b = Bindings(self.ctx.facts)
+        subst: dict[str, str] = {}
+        for k, v in (known or {}).items():
+            b.bind(k, v, "")
+            if type(v) is int:
+                subst[k] = str(v)
+        operands: list[Operand] = []
+        params: list[str] = []
+        for pname, spec in specs.items():
+            t = self.tensor(pname)
+            if t is None:
+                continue
+            sp = parse_shape(spec) if isinstance(spec, str) else spec
+            operands.append(Operand(sp, t.shape, self.label(pname)))
+            params.append(pname)
+        problems = match(operands, b)
+        report_problems(self, problems, params, [o.spec for o in operands], subst)
+        if returns is None:
+            return None
+        return instantiate(parse_shape(returns) if isinstance(returns, str) else returns, b, self.ctx.fresh)
+
+
+def report_problems(
+    call: Call,
+    problems: Sequence[Problem],
+    params: Sequence[str],
+    specs: Sequence[ShapeSpec],
+    subst: Mapping[str, str],
+    hint: str | None = None,
+) -> bool:
+    """Report match problems; one obligation gathers the undecided ones.  True when no error."""
+    ok = True
+    pending: list[str] = []
+    for pr in problems:
+        at = params[pr.operand] if pr.operand < len(params) else None
+        if pr.verdict is Verdict.ERROR:
+            ok = False
+            call.error(_KIND_CODES[pr.kind], pr.message, at, hint or _KIND_HINTS[pr.kind])
+        elif pr.verdict is Verdict.UNPROVEN:
+            ok = False
+            call.error(
+                codes.SYMBOLIC_MISMATCH,
+                pr.message + " (distinct symbolic dims)",
+                at,
+                "use one name for both dims in the annotations, or `assert` that they are equal",
+            )
+        elif pr.verdict is Verdict.OBLIGATION:
+            pending.append(pr.message)
+    if pending and ok:
+        checks = [(p, _rendered_spec(s, subst)) for p, s in zip(params, specs)]
+        call.oblige("; ".join(dict.fromkeys(pending)), checks)
+    return ok
+
+
+def as_dim(v: Value) -> Dim | None:
+    if isinstance(v, IntV):
+        return v.value
+    if isinstance(v, BoolV):
+        return Unknown(UnknownSource.UNANNOTATED) if v.value is None else int(v.value)
+    if isinstance(v, UnknownV):
+        return Unknown(v.source)
+    if isinstance(v, TensorV) and v.shape.rank == 0:
+        return Unknown(UnknownSource.DATA_DEPENDENT)
+    return None
+
+
+def as_dims(v: Value) -> tuple[Dim, ...] | None:
+    """Ints from a sequence value, a single int, or varargs holding one sequence."""
+    if isinstance(v, TupleV):
+        if len(v.items) == 1 and isinstance(v.items[0], (TupleV, SeqV)):
+            return as_dims(v.items[0])
+        out: list[Dim] = []
+        for item in v.items:
+            d = as_dim(item)
+            if d is None:
+                return None
+            out.append(d)
+        return tuple(out)
+    if isinstance(v, (IntV, BoolV)):
+        d = as_dim(v)
+        return None if d is None else (d,)
+    return None
+
+
+def describe_shape(t: TensorV | None) -> str:
+    return "?" if t is None else render_shape(t.shape)
+
+
+def dim_text(d: Dim) -> str:
+    return render_dim(d)

@@ -1,0 +1,76 @@
+"""What a rule may use and report into: facts, fresh symbols, options, diagnostics.
+
+Both front ends create one :class:`RuleContext` per analysed scope and read the
+diagnostics and obligations back from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import codes
+from ..model.diagnostics import Code, Diagnostic, Related, Span
+from ..model.dims import Dim
+from ..model.obligations import Obligation
+from ..unify.facts import NO_FACTS, Facts
+from ..unify.symbols import SymbolTable
+
+__all__ = ["Options", "RuleContext", "Arg"]
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Analysis options that change rule verdicts (from config or the command line)."""
+
+    #: Apply the Vollo data-dimension rules.
+    vollo: bool = False
+    #: Mirror the Vollo compiler's ``allow_dynamic_weights`` flag.
+    allow_dynamic_weights: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """An actual argument of a call: its abstract value and where it is."""
+
+    value: Any
+    span: Span | None = None
+    #: The argument's source text, when it is a simple expression (``x``, ``self.w``).
+    text: str | None = None
+
+
+@dataclass(slots=True)
+class RuleContext:
+    facts: Facts = NO_FACTS
+    options: Options = field(default_factory=Options)
+    symbols: SymbolTable = field(default_factory=SymbolTable)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    obligations: list[Obligation] = field(default_factory=list)
+    #: The span used when a rule reports without one.
+    default_span: Span = field(default_factory=lambda: Span(1, 0, 1, 0))
+    #: Calls any value (a user module, a function): set by the front end so
+    #: container rules (``nn.Sequential``) can call what they hold.
+    invoke: Callable[[Any, Sequence[Arg], Mapping[str, Arg], Span | None], Any] | None = None
+
+    def fresh(self, base: str) -> Dim:
+        """A fresh opaque symbol for a size that exists but is not known."""
+        return self.symbols.fresh(base)  # type: ignore[no-any-return]
+
+    def report(
+        self,
+        code: Code,
+        message: str,
+        span: Span | None = None,
+        hint: str | None = None,
+        related: tuple[Related, ...] = (),
+    ) -> None:
+        self.diagnostics.append(
+            Diagnostic(code, message, span or self.default_span, code.severity, hint, None, related)
+        )
+
+    def oblige(self, obligation: Obligation) -> None:
+        self.obligations.append(obligation)
+        self.diagnostics.append(
+            Diagnostic(codes.OBLIGATION, obligation.reason, obligation.span, codes.OBLIGATION.severity, None)
+        )

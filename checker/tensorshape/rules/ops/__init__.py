@@ -1,0 +1,3 @@
+"""Python rules, one module per family.  Importing this package registers them all."""
+
+from . import attrs, create, index, matmul, nn, reduce, shape_ops  # noqa: F401

@@ -1,0 +1,116 @@
+"""Tensor attributes and size queries: shape, size(), dim(), numel(), T, mT, dtype."""
+
+from __future__ import annotations
+
+from ...lang.render import render_shape
+from ...model import codes
+from ...model.dims import Unknown, UnknownSource
+from ...model.shape import Shape
+from ...model.values import DTypeV, IntV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value, unknown_tensor
+from ...unify import arith
+from ..call import Call
+from ..registry import rule
+from .util import wrap_dim
+
+
+def size_value(shape: Shape) -> Value:
+    """A tensor's ``.shape``: a ``torch.Size`` of (possibly symbolic) ints."""
+    if shape.rank is None:
+        return SeqV(IntV(Unknown(UnknownSource.UNANNOTATED)), SeqKind.SIZE)
+    return TupleV(tuple(IntV(d) for d in shape.dims), SeqKind.SIZE)
+
+
+@rule("shape")
+def shape(call: Call) -> Value:
+    t = call.tensor("self")
+    if t is None:
+        return UnknownV()
+    return size_value(t.shape)
+
+
+@rule("size")
+def size(call: Call) -> Value:
+    t = call.tensor("self")
+    if t is None:
+        return UnknownV()
+    if call.is_none("dim"):
+        return size_value(t.shape)
+    i = wrap_dim(call, call.int("dim"), t.shape, "dim")
+    if i is None:
+        return IntV(Unknown(UnknownSource.UNANNOTATED))
+    if t.shape.rank == 0:
+        call.error(codes.DIM_RANGE, "a 0-dim tensor has no sizes", "dim")
+        return IntV(Unknown(UnknownSource.ERROR))
+    return IntV(t.shape.items[i])  # type: ignore[arg-type]
+
+
+@rule("ndim")
+def ndim(call: Call) -> Value:
+    t = call.tensor("self")
+    rank = None if t is None else t.shape.rank
+    return IntV(Unknown(UnknownSource.UNANNOTATED) if rank is None else rank)
+
+
+@rule("numel")
+def numel(call: Call) -> Value:
+    t = call.tensor("self") or call.tensor("input")
+    if t is None or t.shape.rank is None:
+        return IntV(Unknown(UnknownSource.UNANNOTATED))
+    return IntV(arith.prod(t.shape.dims))
+
+
+@rule("dtype")
+def dtype(call: Call) -> Value:
+    t = call.tensor("self")
+    return DTypeV(t.dtype if t else None)
+
+
+@rule("reverse_dims")
+def reverse_dims(call: Call) -> Value:
+    """``x.T`` (all dims reversed)."""
+    t = call.tensor("self")
+    if t is None or t.shape.rank is None:
+        return unknown_tensor()
+    return TensorV(Shape(tuple(reversed(t.shape.dims))), t.dtype)
+
+
+@rule("matrix_transpose")
+def matrix_transpose(call: Call) -> Value:
+    """``x.mT``: swap the last two dims."""
+    t = call.tensor("self")
+    if t is None:
+        return unknown_tensor()
+    s = t.shape
+    if s.rank is not None and s.rank < 2:
+        call.error(codes.RANK_MISMATCH, f"mT needs at least 2 dims, got {render_shape(s)}", "self")
+        return unknown_tensor(UnknownSource.ERROR)
+    if s.rank is None and len(s.suffix) < 2:
+        return TensorV(Shape.unknown(), t.dtype)
+    items = list(s.items)
+    items[-1], items[-2] = items[-2], items[-1]
+    return TensorV(Shape(tuple(items)), t.dtype)
+
+
+@rule("to")
+def to(call: Call) -> Value:
+    """``x.to(...)``, ``x.float()``, ``x.long()``...: same shape, maybe a new dtype."""
+    t = call.tensor("self")
+    if t is None:
+        return unknown_tensor()
+    dt = call.params.get("dtype")
+    for name in ("dtype", "other"):
+        if call.has(name):
+            v = call.value(name)
+            if isinstance(v, DTypeV):
+                dt = v.name
+            elif isinstance(v, TensorV):
+                dt = v.dtype if name == "other" else dt
+    if call.has("args"):
+        v = call.value("args")
+        if isinstance(v, TupleV):
+            for item in v.items:
+                if isinstance(item, DTypeV):
+                    dt = item.name
+                elif isinstance(item, TensorV):
+                    dt = item.dtype
+    return TensorV(t.shape, dt or t.dtype, t.layout, t.names)

@@ -1,0 +1,193 @@
+"""Tensor creation: zeros/ones/randn/full/empty, arange, linspace, eye, tensor(...)."""
+
+from __future__ import annotations
+
+import math
+
+from ...lang.render import render_dim
+from ...model import codes
+from ...model.dims import Dim, Unknown, UnknownSource
+from ...model.shape import Shape
+from ...model.values import (
+    BoolV,
+    DTypeV,
+    FloatV,
+    IntV,
+    SeqV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+    unknown_tensor,
+)
+from ...unify import arith
+from ..call import Call
+from ..registry import rule
+
+_FLOAT = "float32"
+
+
+def _dtype(call: Call, default: str | None) -> str | None:
+    v = call.value("dtype") if call.has("dtype") else None
+    if isinstance(v, DTypeV):
+        return v.name
+    return default
+
+
+def _check_sizes(call: Call, sizes: tuple[Dim, ...], at: str) -> bool:
+    for d in sizes:
+        if type(d) is int and d < 0:
+            call.error(codes.INVALID_ARG, f"negative dimension {d} in size {list(map(render_dim, sizes))}", at)
+            return False
+    return True
+
+
+@rule("create")
+def create(call: Call) -> Value:
+    """zeros/ones/empty/rand/randn/full/randint(..., size): the shape is the size argument."""
+    name = next((n for n in ("size", "sizes", "shape") if call.has(n)), "size")
+    sizes = call.ints(name)
+    dtype = _dtype(call, call.params.get("dtype", _FLOAT))
+    if sizes is None:
+        v = call.value(name)
+        if isinstance(v, SeqV):
+            return TensorV(Shape.unknown(UnknownSource.DATA_DEPENDENT), dtype)
+        return unknown_tensor(UnknownSource.UNSUPPORTED, dtype)
+    if not _check_sizes(call, sizes, name):
+        return unknown_tensor(UnknownSource.ERROR)
+    if call.params.get("fill") and dtype is None:
+        dtype = _fill_dtype(call.value("fill_value"))
+    return TensorV(Shape(sizes), dtype)
+
+
+def _fill_dtype(v: Value) -> str | None:
+    if isinstance(v, BoolV):
+        return "bool"
+    if isinstance(v, IntV):
+        return "int64"
+    if isinstance(v, FloatV):
+        return _FLOAT
+    return None
+
+
+def _number(v: Value) -> float | int | Dim | None:
+    if isinstance(v, IntV):
+        return v.value
+    if isinstance(v, FloatV):
+        return v.value
+    if isinstance(v, BoolV) and v.value is not None:
+        return int(v.value)
+    if isinstance(v, TensorV) and v.shape.rank == 0:
+        return Unknown(UnknownSource.DATA_DEPENDENT)
+    return None
+
+
+@rule("arange")
+def arange(call: Call) -> Value:
+    """``arange(end)``, ``arange(start, end, step)``: ``ceil((end - start) / step)`` elements."""
+    start = _number(call.value("start")) if call.has("start") else 0
+    end = _number(call.value("end"))
+    step = _number(call.value("step")) if call.has("step") else 1
+    floats = any(isinstance(call.value(n), FloatV) for n in ("start", "end", "step") if call.has(n))
+    dtype = _dtype(call, _FLOAT if floats else "int64")
+    if start is None or end is None or step is None:
+        return TensorV(Shape((Unknown(UnknownSource.DATA_DEPENDENT),)), dtype)
+    if step == 0:
+        call.error(codes.INVALID_ARG, "step must be nonzero", "step")
+        return unknown_tensor(UnknownSource.ERROR)
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (start, end, step)):
+        n = math.ceil((end - start) / step)  # type: ignore[operator]
+        if n < 0:
+            call.error(
+                codes.INVALID_ARG,
+                f"arange({start}, {end}, {step}) has upper bound and step of inconsistent sign",
+                "end",
+            )
+            return unknown_tensor(UnknownSource.ERROR)
+        return TensorV(Shape((n,)), dtype)
+    if floats or any(isinstance(x, float) for x in (start, end, step)):
+        return TensorV(Shape((Unknown(UnknownSource.DATA_DEPENDENT),)), dtype)
+    s, e, st = start, end, step
+    if st == 1:
+        length = arith.sub(e, s)  # type: ignore[arg-type]
+    else:
+        length = arith.ceildiv(arith.sub(e, s), st)  # type: ignore[arg-type]
+    return TensorV(Shape((length,)), dtype)
+
+
+@rule("linspace")
+def linspace(call: Call) -> Value:
+    steps = call.int("steps")
+    if steps is None:
+        return TensorV(Shape((Unknown(UnknownSource.UNANNOTATED),)), _dtype(call, _FLOAT))
+    if type(steps) is int and steps < 0:
+        call.error(codes.INVALID_ARG, f"number of steps must be non-negative, got {steps}", "steps")
+        return unknown_tensor(UnknownSource.ERROR)
+    return TensorV(Shape((steps,)), _dtype(call, _FLOAT))
+
+
+@rule("eye")
+def eye(call: Call) -> Value:
+    n = call.int("n")
+    m = call.int("m")
+    if n is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    if m is None:
+        m = n
+    for name, d in (("n", n), ("m", m)):
+        if type(d) is int and d < 0:
+            call.error(codes.INVALID_ARG, f"{name} must be greater or equal to 0, got {d}", name)
+            return unknown_tensor(UnknownSource.ERROR)
+    return TensorV(Shape((n, m)), _dtype(call, _FLOAT))
+
+
+@rule("like")
+def like(call: Call) -> Value:
+    """``zeros_like(x)`` and friends: ``x``'s shape."""
+    t = call.tensor("input") or call.tensor("self")
+    if t is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    return TensorV(t.shape, _dtype(call, t.dtype))
+
+
+@rule("tensor")
+def tensor(call: Call) -> Value:
+    """``torch.tensor([[1, 2], [3, 4]])``: the shape of the nested literal."""
+    v = call.value("data")
+    shape, dtype = _literal_shape(call, v)
+    if shape is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED, _dtype(call, dtype))
+    return TensorV(shape, _dtype(call, dtype))
+
+
+def _literal_shape(call: Call, v: Value) -> tuple[Shape | None, str | None]:
+    if isinstance(v, IntV):
+        return Shape(()), "int64"
+    if isinstance(v, FloatV):
+        return Shape(()), _FLOAT
+    if isinstance(v, BoolV):
+        return Shape(()), "bool"
+    if isinstance(v, TensorV):
+        return v.shape, v.dtype
+    if isinstance(v, TupleV):
+        if not v.items:
+            return Shape((0,)), _FLOAT
+        shapes = [_literal_shape(call, item) for item in v.items]
+        first = shapes[0][0]
+        if first is None or any(s is None for s, _ in shapes):
+            return Shape((len(v.items),) + ((Unknown(UnknownSource.UNANNOTATED),) if first is None else first.items)) if first and first.rank is not None else None, None
+        for k, (s, _) in enumerate(shapes[1:], 1):
+            if s != first:
+                call.error(
+                    codes.INVALID_ARG,
+                    f"ragged nested sequence: element {k} has shape {s}, element 0 has {first}",
+                    "data",
+                    "every row of a tensor literal needs the same length; use torch.nested for ragged data",
+                )
+                return None, None
+        dtypes = {d for _, d in shapes}
+        dtype = _FLOAT if _FLOAT in dtypes else "int64" if "int64" in dtypes else next(iter(dtypes))
+        return Shape((len(v.items),) + first.items), dtype
+    if isinstance(v, (SeqV, UnknownV)):
+        return None, None
+    return None, None

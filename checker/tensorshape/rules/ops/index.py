@@ -1,0 +1,344 @@
+"""Indexing and slicing (``x[i, :n, None, ..., mask]``), gather, index_select, masked ops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...lang.render import render_dim, render_shape
+from ...model import codes
+from ...model.dims import Dim, Star, Unknown, UnknownSource
+from ...model.shape import Item, Shape
+from ...model.values import (
+    BoolV,
+    EllipsisV,
+    IntV,
+    NoneV,
+    SeqKind,
+    SeqV,
+    SliceV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+    unknown_tensor,
+)
+from ...unify import arith
+from ...unify.broadcast import broadcast_shapes
+from ...unify.compare import Truth, Verdict, eq3
+from ..call import Call, as_dim
+from ..registry import rule
+from .shape_ops import _le
+from .util import replace, wrap_dim
+
+_DATA = UnknownSource.DATA_DEPENDENT
+
+
+def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | None) -> Dim:
+    """The length of ``size``-long axis sliced by ``start:stop:step`` (Python semantics)."""
+    st = 1 if step is None else step
+    if type(size) is int and all(x is None or type(x) is int for x in (start, stop)) and type(st) is int:
+        return len(range(size)[slice(start, stop, st)])  # type: ignore[arg-type]
+    if isinstance(st, Unknown) or isinstance(size, Unknown):
+        return Unknown(UnknownSource.UNANNOTATED)
+    if st != 1:
+        if type(st) is not int or st < 1:
+            return Unknown(UnknownSource.UNANNOTATED)
+    def resolve(x: Dim | None, default: Dim) -> Dim:
+        if x is None:
+            return default
+        if type(x) is int and x < 0:
+            return arith.dmax(arith.add(size, x), 0)
+        return x
+
+    a = resolve(start, 0)
+    b = resolve(stop, size)
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return Unknown(UnknownSource.UNANNOTATED)
+    # Clamp to the axis; symbolic bounds are assumed in range (the usual intent).
+    if type(b) is int and type(size) is not int:
+        pass
+    elif eq3(b, size) is not Truth.TRUE and type(b) is int and type(size) is int:
+        b = min(b, size)  # type: ignore[type-var,assignment]
+    length = arith.sub(b, a)
+    if st != 1:
+        length = arith.ceildiv(length, st)
+    if type(length) is int and length < 0:
+        return 0
+    return length
+
+
+def _norm_index(v: Value) -> list[Value] | None:
+    if isinstance(v, TupleV) and v.kind is SeqKind.TUPLE:
+        return list(v.items)
+    return [v]
+
+
+def _is_adv(v: Value) -> bool:
+    return isinstance(v, TensorV) or (isinstance(v, TupleV) and v.kind is SeqKind.LIST) or isinstance(v, SeqV)
+
+
+def _adv_shape(v: Value) -> tuple[Shape, bool]:
+    """The broadcast shape an advanced index contributes, and whether it is a boolean mask."""
+    if isinstance(v, TensorV):
+        return v.shape, v.dtype == "bool"
+    if isinstance(v, TupleV):
+        if v.items and all(isinstance(x, BoolV) for x in v.items):
+            return Shape((Unknown(_DATA),)), True
+        return Shape((len(v.items),)), False
+    return Shape((Unknown(_DATA),)), False
+
+
+def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | None:
+    """The result shape of ``x[index]``, reporting out-of-range indices."""
+    consumed = 0
+    for v in index:
+        if isinstance(v, (NoneV, EllipsisV)):
+            continue
+        if isinstance(v, TensorV) and v.dtype == "bool" and v.shape.rank is not None:
+            consumed += max(v.shape.rank, 1) if v.shape.rank else 1
+        elif isinstance(v, BoolV):
+            continue
+        else:
+            consumed += 1
+    n_ell = sum(isinstance(v, EllipsisV) for v in index)
+    if n_ell > 1:
+        call.error(codes.INVALID_ARG, "an index can only have a single ellipsis ('...')", "index")
+        return None
+    if shape.rank is not None and consumed > shape.rank:
+        call.error(
+            codes.INDEX_RANGE,
+            f"too many indices for {render_shape(shape)}: {consumed} indices, {shape.rank} dims",
+            "index",
+            "index at most as many dims as the tensor has; use None to add a dim",
+        )
+        return None
+    if shape.rank is None:
+        # Only the leading indices before an ellipsis (or all, with no ellipsis) are placeable.
+        if n_ell == 0 and consumed > len(shape.prefix):
+            return Shape.unknown()
+    items = list(shape.items)
+    out: list[Item] = []
+    pos = 0  # next axis of the input
+    adv: list[tuple[int, Shape]] = []  # (output position, index shape)
+    adv_positions: list[int] = []
+    for k, v in enumerate(index):
+        if isinstance(v, EllipsisV):
+            if shape.rank is None:
+                rest = sum(1 for w in index[k + 1 :] if not isinstance(w, (NoneV, EllipsisV)))
+                if rest > len(shape.suffix):
+                    return Shape.unknown()
+                star_at = shape.star_index
+                assert star_at is not None
+                # Copy everything up to where the remaining indices start.
+                end = len(items) - rest
+                out.extend(items[pos:end])
+                pos = end
+            else:
+                take = shape.rank - consumed
+                out.extend(items[pos : pos + take])
+                pos += take
+            continue
+        if isinstance(v, NoneV):
+            out.append(1)
+            continue
+        if isinstance(v, BoolV):
+            out.append(1 if v.value is not False else 0)
+            continue
+        if pos >= len(items) or isinstance(items[pos], Star):
+            return Shape.unknown()
+        size: Dim = items[pos]  # type: ignore[assignment]
+        if isinstance(v, IntV) or (isinstance(v, TensorV) and v.shape.rank == 0 and v.dtype != "bool"):
+            i = as_dim(v) if isinstance(v, IntV) else Unknown(_DATA)
+            if type(i) is int and not isinstance(size, Unknown):
+                lo_ok = _le(arith.neg(size), i, call) if i < 0 else Truth.TRUE  # type: ignore[arg-type]
+                hi_ok = _le(i + 1, size, call) if i >= 0 else Truth.TRUE  # type: ignore[operator]
+                for t in (lo_ok, hi_ok):
+                    if t is not Truth.TRUE:
+                        verdict = call.check(
+                            t,
+                            (size,),
+                            f"index {i} is out of bounds for dim {pos} with size {render_dim(size)}",
+                            at="index",
+                            code=codes.INDEX_RANGE,
+                        )
+                        if verdict is Verdict.ERROR:
+                            return None
+                        break
+            pos += 1
+            continue
+        if isinstance(v, SliceV):
+            start, stop, step = (None if isinstance(x, NoneV) else as_dim(x) for x in (v.start, v.stop, v.step))
+            if any(not isinstance(x, NoneV) and as_dim(x) is None for x in (v.start, v.stop, v.step)):
+                out.append(Unknown(UnknownSource.UNANNOTATED))
+            elif step is not None and type(step) is int and step <= 0:
+                call.error(codes.INVALID_ARG, "slice step must be positive", "index")
+                return None
+            else:
+                out.append(slice_length(size, start, stop, step))
+            pos += 1
+            continue
+        if _is_adv(v):
+            s, is_mask = _adv_shape(v)
+            if is_mask and isinstance(v, TensorV) and s.rank is not None and s.rank >= 1:
+                for j, md in enumerate(s.dims):
+                    if pos + j < len(items) and not isinstance(items[pos + j], Star):
+                        ad: Dim = items[pos + j]  # type: ignore[assignment]
+                        verdict = call.check(
+                            eq3(md, ad, call.facts),
+                            (md, ad),
+                            f"mask {render_shape(s)} does not match dims {pos}..{pos + s.rank - 1} of {render_shape(shape)}",
+                            at="index",
+                            code=codes.SHAPE_MISMATCH,
+                        )
+                        if verdict is Verdict.ERROR:
+                            return None
+                adv.append((len(out), Shape((Unknown(_DATA),))))
+                pos += s.rank
+            else:
+                adv.append((len(out), s))
+                pos += 1
+            adv_positions.append(len(out))
+            continue
+        if isinstance(v, UnknownV):
+            return Shape.unknown()
+        return Shape.unknown()
+    out.extend(items[pos:])
+    if adv:
+        bshape, issues = broadcast_shapes([s for _, s in adv], call.facts)
+        for iss in issues:
+            if iss.verdict is Verdict.ERROR:
+                call.error(codes.BROADCAST, "advanced indices do not broadcast together", "index")
+                return None
+        # Adjacent advanced indices stay in place; separated ones go first.
+        adjacent = all(b - a == 0 for a, b in zip(adv_positions, adv_positions[1:]))
+        at = adv_positions[0] if adjacent else 0
+        res = out[:at] + list(bshape.items) + out[at:]
+        if sum(isinstance(x, Star) for x in res) > 1:
+            return Shape.unknown()
+        return Shape(tuple(res))
+    if sum(isinstance(x, Star) for x in out) > 1:
+        return Shape.unknown()
+    return Shape(tuple(out))
+
+
+@rule("getitem")
+def getitem(call: Call) -> Value:
+    t = call.tensor("self")
+    if t is None:
+        return UnknownV()
+    index = _norm_index(call.value("index"))
+    if index is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    out = index_shape(call, t.shape, index)
+    if out is None:
+        return unknown_tensor(UnknownSource.ERROR, t.dtype)
+    return TensorV(out, t.dtype)
+
+
+@rule("index_select")
+def index_select(call: Call) -> Value:
+    t, idx = call.tensor("input"), call.shape("index")
+    if t is None or idx is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    if idx.rank is not None and idx.rank > 1:
+        call.error(codes.RANK_MISMATCH, f"index must be 0-D or 1-D, got {render_shape(idx)}", "index")
+        return unknown_tensor(UnknownSource.ERROR)
+    i = wrap_dim(call, call.int("dim"), t.shape, "dim")
+    if i is None:
+        return TensorV(Shape.unknown(), t.dtype)
+    n: Dim = idx.items[0] if idx.rank == 1 else 1 if idx.rank == 0 else Unknown(UnknownSource.UNANNOTATED)  # type: ignore[assignment]
+    if t.shape.rank == 0:
+        return TensorV(t.shape, t.dtype)
+    return TensorV(replace(t.shape, i, (n,)), t.dtype)
+
+
+@rule("gather")
+def gather(call: Call) -> Value:
+    """``gather(input, dim, index)``: the index's shape; same rank, and no bigger than input off ``dim``."""
+    t, idx = call.tensor("input"), call.tensor("index")
+    if t is None or idx is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    i = wrap_dim(call, call.int("dim"), t.shape, "dim")
+    s, ix = t.shape, idx.shape
+    if s.rank is not None and ix.rank is not None:
+        if s.rank != ix.rank and not (s.rank == 0 or ix.rank == 0):
+            call.error(
+                codes.RANK_MISMATCH,
+                f"index {render_shape(ix)} and input {render_shape(s)} must have the same number of dims",
+                "index",
+            )
+            return unknown_tensor(UnknownSource.ERROR)
+        for j, (a, b) in enumerate(zip(ix.dims, s.dims)):
+            if j == i:
+                continue
+            v = call.check(
+                _le(a, b, call),
+                (a, b),
+                f"index {render_shape(ix)} is larger than input {render_shape(s)} in dim {j}",
+                at="index",
+                code=codes.SHAPE_MISMATCH,
+            )
+            if v is Verdict.ERROR:
+                return unknown_tensor(UnknownSource.ERROR)
+    return TensorV(ix, t.dtype)
+
+
+@rule("scatter")
+def scatter(call: Call) -> Value:
+    """scatter/scatter_add/index_add/index_copy: the result has ``self``'s shape."""
+    t = call.tensor("input") or call.tensor("self")
+    if t is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    if call.has("dim"):
+        wrap_dim(call, call.int("dim"), t.shape, "dim")
+    return TensorV(t.shape, t.dtype)
+
+
+@rule("masked")
+def masked(call: Call) -> Value:
+    """masked_fill / masked_scatter: the mask broadcasts to the input; the result has the input's shape."""
+    t, m = call.tensor("input") or call.tensor("self"), call.tensor("mask")
+    if t is None or m is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    out, issues = broadcast_shapes([t.shape, m.shape], call.facts)
+    src = "input" if call.has("input") else "self"
+    for iss in issues:
+        if iss.verdict is Verdict.ERROR:
+            call.error(
+                codes.BROADCAST,
+                f"mask {render_shape(m.shape)} does not broadcast to {render_shape(t.shape)} (dim {iss.position})",
+                "mask",
+                "the mask's dims must equal the input's or be 1",
+            )
+            return unknown_tensor(UnknownSource.ERROR)
+        if iss.verdict is Verdict.OBLIGATION:
+            call.oblige(f"mask must broadcast to the input (dim {iss.position})", [])
+    if out.rank is not None and t.shape.rank is not None and out.rank > t.shape.rank:
+        call.error(codes.BROADCAST, f"mask {render_shape(m.shape)} has more dims than the input {render_shape(t.shape)}", "mask")
+    return TensorV(t.shape, t.dtype)
+
+
+@rule("masked_select")
+def masked_select(call: Call) -> Value:
+    t, m = call.tensor("input"), call.tensor("mask")
+    if t is None or m is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    _, issues = broadcast_shapes([t.shape, m.shape], call.facts)
+    for iss in issues:
+        if iss.verdict is Verdict.ERROR:
+            call.error(codes.BROADCAST, f"mask {render_shape(m.shape)} does not broadcast with {render_shape(t.shape)}", "mask")
+            return unknown_tensor(UnknownSource.ERROR)
+    return TensorV(Shape((Unknown(_DATA),)), t.dtype)
+
+
+@rule("nonzero")
+def nonzero(call: Call) -> Value:
+    t = call.tensor("input")
+    if t is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    r = t.shape.rank
+    if call.bool("as_tuple"):
+        if r is None:
+            return SeqV(TensorV(Shape((Unknown(_DATA),)), "int64"), SeqKind.TUPLE)
+        return TupleV(tuple(TensorV(Shape((Unknown(_DATA),)), "int64") for _ in range(max(r, 1))), SeqKind.TUPLE)
+    return TensorV(Shape((Unknown(_DATA), Unknown(UnknownSource.UNANNOTATED) if r is None else r)), "int64")

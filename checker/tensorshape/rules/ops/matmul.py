@@ -1,0 +1,170 @@
+"""The matmul family: ``@``, matmul, mm, bmm, mv, dot, addmm, baddbmm, linear..."""
+
+from __future__ import annotations
+
+from ...lang.render import render_dim, render_shape
+from ...model import codes
+from ...model.dims import Dim, Unknown, UnknownSource
+from ...model.shape import Shape
+from ...model.values import TensorV, Value, unknown_tensor
+from ...unify.broadcast import broadcast_shapes
+from ...unify.compare import Verdict, eq3
+from ..call import Call
+from ..registry import rule
+from .util import spec_text
+
+_MATMUL_HINT = "the last dim of the left operand must equal the second-to-last of the right; transpose one operand (`.T`, `.mT`) or swap them"
+
+
+def _inner(call: Call, k1: Dim, k2: Dim, a: Shape, b: Shape, left: str, right: str) -> bool:
+    """Check the contracted dims; report with both shapes."""
+    v = call.check(
+        eq3(k1, k2, call.facts),
+        (k1, k2),
+        f"cannot multiply {render_shape(a)} by {render_shape(b)}: inner dims differ ({render_dim(k1)} vs {render_dim(k2)})",
+        at=right,
+        hint=_MATMUL_HINT,
+        checks=[(left, spec_text(a.items)), (right, spec_text(b.items))],
+    )
+    return v is not Verdict.ERROR and v is not Verdict.UNPROVEN
+
+
+def matmul_shapes(call: Call, a: Shape, b: Shape, left: str = "input", right: str = "other") -> Shape | None:
+    """``torch.matmul``'s shape semantics, including the 1-D cases."""
+    ra, rb = a.rank, b.rank
+    if ra == 0 or rb == 0:
+        call.error(codes.RANK_MISMATCH, "both arguments need at least 1 dim", left if ra == 0 else right)
+        return None
+    if (ra is None and a.min_rank < 2) or (rb is None and b.min_rank < 2):
+        return Shape.unknown()
+    if ra == 1 and rb == 1:
+        return Shape(()) if _inner(call, a.items[0], b.items[0], a, b, left, right) else None
+    if ra == 1:
+        k2 = b.items[-2]
+        if not _inner(call, a.items[0], k2, a, b, left, right):
+            return None
+        return Shape(b.items[:-2] + b.items[-1:])
+    if rb == 1:
+        if not _inner(call, a.items[-1], b.items[0], a, b, left, right):
+            return None
+        return Shape(a.items[:-1])
+    if not _inner(call, a.items[-1], b.items[-2], a, b, left, right):
+        return None
+    batch, issues = broadcast_shapes([Shape(a.items[:-2]), Shape(b.items[:-2])], call.facts)
+    for iss in issues:
+        if iss.verdict is Verdict.ERROR:
+            call.error(
+                codes.BROADCAST,
+                f"batch dims of {render_shape(a)} and {render_shape(b)} do not broadcast (dim {iss.position - 2})",
+                right,
+            )
+            return None
+    return Shape(batch.items + (a.items[-2], b.items[-1]))
+
+
+def _tensor_result(call: Call, shape: Shape | None, *names: str) -> Value:
+    if shape is None:
+        return unknown_tensor(UnknownSource.ERROR)
+    dtype = next((t.dtype for n in names if (t := call.tensor(n)) is not None), None)
+    return TensorV(shape, dtype)
+
+
+@rule("matmul")
+def matmul(call: Call) -> Value:
+    a, b = call.shape("input"), call.shape("other")
+    if a is None or b is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    return _tensor_result(call, matmul_shapes(call, a, b), "input", "other")
+
+
+def _require_rank(call: Call, name: str, shape: Shape, rank: int) -> bool:
+    if shape.rank is not None and shape.rank != rank:
+        call.error(
+            codes.RANK_MISMATCH,
+            f"{call.label(name)} must have {rank} dims, got {render_shape(shape)}",
+            name,
+            "use `matmul` (or `@`) for other ranks",
+        )
+        return False
+    return True
+
+
+@rule("matmul_fixed")
+def matmul_fixed(call: Call) -> Value:
+    """mm (2x2), bmm (3x3), mv (2x1), dot/vdot/inner-1d (1x1): matmul with exact ranks."""
+    ra, rb = call.params["ranks"]
+    a, b = call.shape("input"), call.shape(call.params.get("other", "mat2"))
+    other = call.params.get("other", "mat2")
+    if a is None or b is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    if not (_require_rank(call, "input", a, ra) and _require_rank(call, other, b, rb)):
+        return unknown_tensor(UnknownSource.ERROR)
+    if ra == 3 and a.rank == 3 and b.rank == 3:
+        # bmm does not broadcast the batch dim.
+        call.check(
+            eq3(a.items[0], b.items[0], call.facts),
+            (a.items[0], b.items[0]),
+            f"batch dims differ: {render_shape(a)} and {render_shape(b)}",
+            at=other,
+            checks=[("input", spec_text(a.items)), (other, spec_text(b.items))],
+        )
+    return _tensor_result(call, matmul_shapes(call, a, b, "input", other), "input", other)
+
+
+@rule("addmm")
+def addmm(call: Call) -> Value:
+    """``input + mat1 @ mat2`` (addmm, baddbmm, addbmm, addmv, addr): the product, then broadcast with ``input``."""
+    m1, m2 = call.params["operands"]
+    a, b = call.shape(m1), call.shape(m2)
+    if a is None or b is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    ranks = call.params.get("ranks")
+    if ranks and not (_require_rank(call, m1, a, ranks[0]) and _require_rank(call, m2, b, ranks[1])):
+        return unknown_tensor(UnknownSource.ERROR)
+    if call.params.get("outer"):
+        prod: Shape | None = Shape((a.items[0], b.items[0])) if a.rank == 1 and b.rank == 1 else Shape.unknown()
+    else:
+        prod = matmul_shapes(call, a, b, m1, m2)
+    if prod is None:
+        return unknown_tensor(UnknownSource.ERROR)
+    if call.params.get("reduce_batch") and prod.rank == 3:
+        prod = Shape(prod.items[1:])
+    inp = call.shape("input")
+    if inp is not None:
+        out, issues = broadcast_shapes([inp, prod], call.facts)
+        for iss in issues:
+            if iss.verdict is Verdict.ERROR:
+                call.error(codes.BROADCAST, f"`input` {render_shape(inp)} does not broadcast to the product {render_shape(prod)}", "input")
+                return unknown_tensor(UnknownSource.ERROR)
+        if out.rank is not None and prod.rank is not None and out.rank != prod.rank:
+            call.error(codes.BROADCAST, f"`input` {render_shape(inp)} has more dims than the product {render_shape(prod)}", "input")
+        return TensorV(prod)
+    return TensorV(prod)
+
+
+@rule("linear")
+def linear(call: Call) -> Value:
+    """``F.linear(input, weight, bias)``: ``[* in] x [out in] -> [* out]``."""
+    x, w = call.shape("input"), call.shape("weight")
+    if x is None or w is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    if w.rank not in (None, 1, 2):
+        call.error(codes.RANK_MISMATCH, f"`weight` must have 1 or 2 dims, got {render_shape(w)}", "weight")
+        return unknown_tensor(UnknownSource.ERROR)
+    if w.rank == 1:
+        shape = call.match({"input": "*b k", "weight": "k"}, "*b")
+    else:
+        shape = call.match({"input": "*b k", "weight": "n k"}, "*b n")
+    if shape is not None and not call.is_none("bias"):
+        call.match({"bias": "n" if w.rank == 2 else ""}, None, {"n": w.items[0]} if w.rank == 2 else None)
+    return TensorV(shape or Shape.unknown(UnknownSource.ERROR), (call.tensor("input") or unknown_tensor()).dtype)
+
+
+@rule("bilinear")
+def bilinear(call: Call) -> Value:
+    shape = call.match({"input1": "*b n", "input2": "*b m", "weight": "o n m"}, "*b o")
+    if not call.is_none("bias"):
+        call.match({"weight": "o n m", "bias": "o"})
+    return TensorV(shape or Shape.unknown())
+
+

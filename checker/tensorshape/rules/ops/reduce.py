@@ -1,0 +1,119 @@
+"""Reductions with ``dim``/``keepdim``, and ops that return values and indices."""
+
+from __future__ import annotations
+
+from ...lang.render import render_dim, render_shape
+from ...model import codes
+from ...model.dims import Dim, UnknownSource
+from ...model.shape import Item, Shape
+from ...model.values import SeqKind, TensorV, TupleV, Value, unknown_tensor
+from ...unify.compare import Truth
+from ..call import Call
+from ..registry import rule
+from .shape_ops import _le, _self
+from .util import replace, wrap_dim, wrap_dims
+
+
+def reduced_shape(call: Call, shape: Shape, dim_param: str = "dim") -> Shape | None:
+    """The shape after reducing over ``dim`` (all dims when it is None), honouring ``keepdim``."""
+    keep = bool(call.bool("keepdim")) if call.has("keepdim") else False
+    if not call.has(dim_param) or call.is_none(dim_param):
+        if keep and shape.rank is not None:
+            return Shape((1,) * shape.rank)
+        return Shape(()) if not keep else Shape.unknown()
+    dims = call.ints(dim_param)
+    if dims is None:
+        return Shape.unknown()
+    if len(dims) == 0:
+        # ``dim=[]`` reduces over everything (sum/mean), like None.
+        return Shape((1,) * shape.rank) if keep and shape.rank is not None else Shape(()) if not keep else Shape.unknown()
+    if shape.rank == 0:
+        for d in dims:
+            wrap_dim(call, d, shape, dim_param)
+        return shape
+    idx = wrap_dims(call, dims, shape, dim_param)
+    if idx is None:
+        return Shape.unknown()
+    items: list[Item] = list(shape.items)
+    for i in sorted(idx, reverse=True):
+        if keep:
+            items[i] = 1
+        else:
+            del items[i]
+    return Shape(tuple(items))
+
+
+@rule("reduce")
+def reduce(call: Call) -> Value:
+    """sum, mean, prod, amax, std, var, logsumexp, norm, all, any, argmax..."""
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    out = reduced_shape(call, shape)
+    if out is None:
+        return unknown_tensor(UnknownSource.ERROR)
+    t = call.tensor(src)
+    return TensorV(out, call.params.get("dtype") or (t.dtype if t else None))
+
+
+@rule("reduce_indices")
+def reduce_indices(call: Call) -> Value:
+    """max/min/median/mode/kthvalue with a dim: ``(values, indices)``."""
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    if call.has("k"):
+        i = wrap_dim(call, call.int("dim"), shape, "dim")
+        k = call.int("k")
+        if i is not None and k is not None and shape.rank != 0:
+            size = shape.items[i]
+            call.check(_le(k, size, call), (k, size), f"k={render_dim(k)} is larger than dim {i} of {render_shape(shape)}", at="k", code=codes.INDEX_RANGE)  # type: ignore[arg-type]
+    out = reduced_shape(call, shape)
+    if out is None:
+        return unknown_tensor(UnknownSource.ERROR)
+    t = call.tensor(src)
+    return TupleV((TensorV(out, t.dtype if t else None), TensorV(out, "int64")), SeqKind.TUPLE)
+
+
+@rule("topk")
+def topk(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    t = call.tensor(src)
+    i = wrap_dim(call, call.int("dim"), shape, "dim")
+    k = call.int("k")
+    if i is None or k is None:
+        return TupleV((TensorV(Shape.unknown()), TensorV(Shape.unknown(), "int64")))
+    if shape.rank == 0:
+        out = shape
+    else:
+        size = shape.items[i]
+        call.check(
+            _le(k, size, call),  # type: ignore[arg-type]
+            (k, size),  # type: ignore[arg-type]
+            f"k={render_dim(k)} is larger than dim {i} of {render_shape(shape)}",
+            at="k",
+            code=codes.INDEX_RANGE,
+            hint="k must be at most the size of the dim",
+        )
+        out = replace(shape, i, (k,))
+    return TupleV((TensorV(out, t.dtype if t else None), TensorV(out, "int64")), SeqKind.TUPLE)
+
+
+@rule("sort")
+def sort(call: Call) -> Value:
+    """sort / cummax / cummin: ``(values, indices)`` of the input's shape."""
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    t = call.tensor(src)
+    if call.has("dim") and not call.is_none("dim") and shape.rank != 0:
+        wrap_dim(call, call.int("dim"), shape, "dim")
+    return TupleV((TensorV(shape, t.dtype if t else None), TensorV(shape, "int64")), SeqKind.TUPLE)
+
+

@@ -1,0 +1,604 @@
+"""Shape manipulation: view/reshape, flatten, squeeze, permute, expand, cat, split..."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...lang.render import render_dim, render_shape
+from ...model import codes
+from ...model.dims import Dim, Unknown, UnknownSource
+from ...model.shape import Item, Shape
+from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
+from ...unify import arith
+from ...unify.compare import Truth, Verdict, eq3, ne1
+from ..call import Call, as_dims
+from ..registry import rule
+from .util import replace, spec_text, wrap_dim, wrap_dims
+
+_ERR = unknown_tensor(UnknownSource.ERROR)
+
+
+def _same(call: Call, shape: Shape) -> TensorV:
+    t = call.tensor("self") or call.tensor("input")
+    return TensorV(shape, t.dtype if t else None)
+
+
+def _self(call: Call) -> tuple[str, Shape] | None:
+    for name in ("self", "input"):
+        if call.has(name):
+            s = call.shape(name)
+            if s is not None:
+                return name, s
+    return None
+
+
+def _numel(shape: Shape) -> Dim:
+    return arith.prod(shape.dims) if shape.rank is not None else Unknown(UnknownSource.UNANNOTATED)
+
+
+def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tuple[Dim, ...] | None:
+    """Resolve one ``-1`` in a target shape and check the element count."""
+    holes = [i for i, d in enumerate(sizes) if d == -1]
+    if len(holes) > 1:
+        call.error(codes.RESHAPE, f"only one dim can be -1, got {list(map(render_dim, sizes))}", at)
+        return None
+    for d in sizes:
+        if type(d) is int and d < -1:
+            call.error(codes.INVALID_ARG, f"invalid size {d} in {list(map(render_dim, sizes))}", at)
+            return None
+    total = _numel(shape)
+    known = arith.prod(d for i, d in enumerate(sizes) if i not in holes)
+    shown = "[" + ", ".join(render_dim(d) for d in sizes) + "]"
+    if holes:
+        if known == 0:
+            call.error(codes.RESHAPE, f"cannot infer -1 in {shown}: the other dims have 0 elements", at)
+            return None
+        div = call.facts.divisible(total, known) if not isinstance(total, Unknown) else None
+        if type(total) is int and type(known) is int and total % known:
+            call.error(
+                codes.RESHAPE,
+                f"shape {shown} is invalid for {render_shape(shape)} ({total} elements are not divisible by {known})",
+                at,
+                "the product of the new dims must equal the number of elements",
+            )
+            return None
+        inferred = arith.floordiv(total, known) if not isinstance(total, Unknown) else Unknown(UnknownSource.UNANNOTATED)
+        if div is None and not isinstance(total, Unknown) and not isinstance(known, Unknown):
+            inferred_sym = call.facts.simplify(arith.floordiv(total, known))
+            call.check(
+                Truth.UNKNOWN,
+                (total, known),
+                f"{render_shape(shape)} has {render_dim(total)} elements; -1 in {shown} needs them divisible by {render_dim(known)}",
+                at=at,
+                code=codes.RESHAPE,
+            )
+            inferred = inferred_sym
+        out = list(sizes)
+        out[holes[0]] = inferred
+        return tuple(out)
+    call.check(
+        eq3(total, known, call.facts),
+        (total, known),
+        f"shape {shown} is invalid for {render_shape(shape)}: {render_dim(known)} elements vs {render_dim(total)}",
+        at=at,
+        hint="the product of the new dims must equal the number of elements",
+        code=codes.RESHAPE,
+    )
+    return tuple(sizes)
+
+
+@rule("view")
+def view(call: Call) -> Value:
+    """``x.view(*shape)`` / ``x.reshape(*shape)`` / ``torch.reshape(x, shape)``."""
+    got = _self(call)
+    name = "shape" if call.has("shape") else "size"
+    sizes = call.ints(name)
+    if got is None or sizes is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    out = _infer_sizes(call, shape, sizes, name)
+    return _ERR if out is None else _same(call, Shape(out))
+
+
+@rule("view_as")
+def view_as(call: Call) -> Value:
+    got, other = _self(call), call.shape("other")
+    if got is None or other is None or other.rank is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    out = _infer_sizes(call, got[1], other.dims, "other")
+    return _ERR if out is None else _same(call, Shape(out))
+
+
+@rule("flatten")
+def flatten(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    if shape.rank == 0:
+        return _same(call, Shape((1,)))
+    if shape.rank is None:
+        return _same(call, Shape.unknown())
+    s = wrap_dim(call, call.int("start_dim"), shape, "start_dim")
+    e = wrap_dim(call, call.int("end_dim"), shape, "end_dim")
+    if s is None or e is None:
+        return _ERR
+    if s > e:
+        call.error(codes.INVALID_ARG, f"start_dim {s} comes after end_dim {e}", "start_dim")
+        return _ERR
+    d = shape.dims
+    return _same(call, Shape(d[:s] + (arith.prod(d[s : e + 1]),) + d[e + 1 :]))
+
+
+@rule("unflatten", "unflatten_module")
+def unflatten(call: Call) -> Value:
+    got = _self(call)
+    sizes = call.ints("sizes") if call.has("sizes") else call.ints("unflattened_size")
+    if got is None or sizes is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    i = wrap_dim(call, call.int("dim"), shape, "dim")
+    if i is None:
+        return _same(call, Shape.unknown())
+    piece = Shape((shape.items[i],))
+    out = _infer_sizes(call, piece, sizes, "sizes")
+    return _ERR if out is None else _same(call, replace(shape, i, out))
+
+
+@rule("squeeze")
+def squeeze(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    dims = None if call.is_none("dim") else call.ints("dim")
+    if dims is None and not call.is_none("dim"):
+        return _same(call, Shape.unknown())
+    if dims is None:
+        if shape.rank is None:
+            return _same(call, Shape.unknown())
+        kept: list[Item] = []
+        for d in shape.dims:
+            t = ne1(d, call.facts)
+            if t is Truth.UNKNOWN:
+                return _same(call, Shape.unknown())
+            if t is Truth.TRUE:
+                kept.append(d)
+        return _same(call, Shape(tuple(kept)))
+    idx = wrap_dims(call, dims, shape, "dim") if shape.rank != 0 else []
+    if idx is None:
+        return _same(call, Shape.unknown())
+    items = list(shape.items)
+    for i in sorted(idx, reverse=True):
+        t = ne1(items[i], call.facts)  # type: ignore[arg-type]
+        if t is Truth.FALSE:
+            del items[i]
+        elif t is Truth.UNKNOWN:
+            return _same(call, Shape.unknown())
+    return _same(call, Shape(tuple(items)))
+
+
+@rule("unsqueeze")
+def unsqueeze(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    i = wrap_dim(call, call.int("dim"), shape, "dim", extra=1)
+    if i is None:
+        return _same(call, Shape.unknown())
+    items = list(shape.items)
+    items.insert(i, 1)
+    return _same(call, Shape(tuple(items)))
+
+
+@rule("permute")
+def permute(call: Call) -> Value:
+    got = _self(call)
+    dims = call.ints("dims")
+    if got is None or dims is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    if shape.rank is None:
+        return _same(call, Shape.unknown())
+    if len(dims) != shape.rank:
+        call.error(
+            codes.INVALID_ARG,
+            f"permute needs {shape.rank} dims for {render_shape(shape)}, got {len(dims)}",
+            "dims",
+            "list every dim exactly once",
+        )
+        return _ERR
+    idx = wrap_dims(call, dims, shape, "dims")
+    if idx is None:
+        return _ERR
+    return _same(call, Shape(tuple(shape.items[i] for i in idx)))
+
+
+@rule("transpose")
+def transpose(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    a = wrap_dim(call, call.int("dim0"), shape, "dim0")
+    b = wrap_dim(call, call.int("dim1"), shape, "dim1")
+    if a is None or b is None:
+        return _same(call, Shape.unknown())
+    if shape.rank == 0:
+        return _same(call, shape)
+    items = list(shape.items)
+    items[a], items[b] = items[b], items[a]
+    return _same(call, Shape(tuple(items)))
+
+
+@rule("t")
+def t(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    if shape.rank is None:
+        return _same(call, Shape.unknown())
+    if shape.rank > 2:
+        call.error(codes.RANK_MISMATCH, f"t() expects at most 2 dims, got {render_shape(shape)}", src, "use `.mT` or `transpose(-2, -1)`")
+        return _ERR
+    return _same(call, Shape(tuple(reversed(shape.dims))))
+
+
+@rule("expand")
+def expand(call: Call) -> Value:
+    got = _self(call)
+    name = "size" if call.has("size") else "sizes"
+    sizes = call.ints(name)
+    if call.has("other"):
+        o = call.shape("other")
+        sizes = o.dims if o is not None and o.rank is not None else None
+        name = "other"
+    if got is None or sizes is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    if shape.rank is None:
+        return _same(call, Shape(tuple(d if d != -1 else Unknown() for d in sizes)))
+    if len(sizes) < shape.rank:
+        call.error(
+            codes.INVALID_ARG,
+            f"expand needs at least {shape.rank} sizes for {render_shape(shape)}, got {len(sizes)}",
+            name,
+        )
+        return _ERR
+    lead = len(sizes) - shape.rank
+    out: list[Item] = []
+    for i, target in enumerate(sizes):
+        if i < lead:
+            if target == -1:
+                call.error(codes.INVALID_ARG, "-1 is not allowed for a new leading dim", name)
+                return _ERR
+            out.append(target)
+            continue
+        cur = shape.dims[i - lead]
+        if target == -1 or eq3(cur, target, call.facts) is Truth.TRUE:
+            out.append(cur)
+            continue
+        one = ne1(cur, call.facts)
+        if one is Truth.FALSE:
+            out.append(target)
+            continue
+        v = call.check(
+            Truth.FALSE if one is Truth.TRUE and eq3(cur, target, call.facts) is Truth.FALSE else Truth.UNKNOWN,
+            (cur, target),
+            f"cannot expand {render_shape(shape)} to {list(map(render_dim, sizes))}: dim {i - lead} is {render_dim(cur)}, not 1 or {render_dim(target)}",
+            at=name,
+            hint="only dims of size 1 can be expanded",
+            code=codes.BROADCAST,
+            checks=[(src, spec_text(shape.items))],
+        )
+        if v is Verdict.ERROR:
+            return _ERR
+        out.append(target)
+    return _same(call, Shape(tuple(out)))
+
+
+@rule("repeat")
+def repeat(call: Call) -> Value:
+    got = _self(call)
+    name = "repeats" if call.has("repeats") else "sizes"
+    reps = call.ints(name)
+    if got is None or reps is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    tile = call.params.get("tile", False)
+    if shape.rank is None:
+        return _same(call, Shape.unknown())
+    if len(reps) < shape.rank:
+        if not tile:
+            call.error(
+                codes.INVALID_ARG,
+                f"repeat needs at least {shape.rank} counts for {render_shape(shape)}, got {len(reps)}",
+                name,
+                "pass one count per dim (use 1 to keep a dim)",
+            )
+            return _ERR
+        reps = (1,) * (shape.rank - len(reps)) + tuple(reps)
+    lead = len(reps) - shape.rank
+    out = list(reps[:lead]) + [arith.mul(d, r) for d, r in zip(shape.dims, reps[lead:])]
+    return _same(call, Shape(tuple(out)))
+
+
+@rule("movedim")
+def movedim(call: Call) -> Value:
+    got = _self(call)
+    src_d, dst_d = call.ints("source"), call.ints("destination")
+    if got is None or src_d is None or dst_d is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    name, shape = got
+    if shape.rank is None:
+        return _same(call, Shape.unknown())
+    if len(src_d) != len(dst_d):
+        call.error(codes.INVALID_ARG, f"source and destination need as many dims ({len(src_d)} vs {len(dst_d)})", "destination")
+        return _ERR
+    s = wrap_dims(call, src_d, shape, "source")
+    d = wrap_dims(call, dst_d, shape, "destination")
+    if s is None or d is None:
+        return _ERR
+    order: list[int | None] = [None] * shape.rank
+    for a, b in zip(s, d):
+        order[b] = a
+    rest = iter(i for i in range(shape.rank) if i not in s)
+    full = [o if o is not None else next(rest) for o in order]
+    return _same(call, Shape(tuple(shape.dims[i] for i in full)))
+
+
+@rule("narrow")
+def narrow(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    i = wrap_dim(call, call.int("dim"), shape, "dim")
+    start, length = call.int("start"), call.int("length")
+    if i is None or length is None:
+        return _same(call, Shape.unknown())
+    size = shape.items[i]
+    if start is not None and type(start) is int and start < 0 and type(size) is int:
+        start = start + size
+    if start is not None:
+        end = arith.add(start, length)
+        call.check(
+            _le(end, size, call),
+            (end, size),  # type: ignore[arg-type]
+            f"start {render_dim(start)} + length {render_dim(length)} exceeds dim {i} of size {render_dim(size)}",  # type: ignore[arg-type]
+            at="length",
+            code=codes.INDEX_RANGE,
+        )
+    return _same(call, replace(shape, i, (length,)))
+
+
+def _le(a: Dim, b: Dim, call: Call) -> Truth:
+    if type(a) is int and type(b) is int:
+        return Truth.TRUE if a <= b else Truth.FALSE
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return Truth.UNKNOWN
+    diff = arith.sub(b, a)
+    if isinstance(diff, Unknown):
+        return Truth.UNKNOWN
+    nonneg = getattr(arith.to_sympy(diff), "is_nonnegative", None)
+    return Truth.TRUE if nonneg is True else Truth.FALSE if nonneg is False else Truth.UNKNOWN
+
+
+def _pieces(shape: Shape, i: int, sizes: Sequence[Dim], t: TensorV | None) -> TupleV:
+    return TupleV(tuple(TensorV(replace(shape, i, (s,)), t.dtype if t else None) for s in sizes), SeqKind.TUPLE)
+
+
+@rule("split")
+def split(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return SeqV(unknown_tensor(UnknownSource.UNSUPPORTED), SeqKind.TUPLE)
+    src, shape = got
+    t = call.tensor(src)
+    pname = next(n for n in ("split_size_or_sections", "split_size", "sections") if call.has(n))
+    i = wrap_dim(call, call.int("dim"), shape, "dim")
+    if i is None:
+        return SeqV(TensorV(Shape.unknown()), SeqKind.TUPLE)
+    size = shape.items[i]
+    v = call.value(pname)
+    if isinstance(v, TupleV):
+        sections = as_dims(v)
+        if sections is None:
+            return SeqV(TensorV(Shape.unknown()), SeqKind.TUPLE)
+        total = arith.dsum(sections)
+        call.check(
+            eq3(total, size, call.facts),  # type: ignore[arg-type]
+            (total, size),  # type: ignore[arg-type]
+            f"split sizes {list(map(render_dim, sections))} sum to {render_dim(total)}, but dim {i} has size {render_dim(size)}",  # type: ignore[arg-type]
+            at=pname,
+            code=codes.INVALID_ARG,
+        )
+        return _pieces(shape, i, sections, t)
+    step = call.int(pname)
+    if type(step) is int and step <= 0:
+        call.error(codes.INVALID_ARG, f"split size must be positive, got {step}", pname)
+        return SeqV(TensorV(Shape.unknown()), SeqKind.TUPLE)
+    if type(size) is int and type(step) is int:
+        n, last = divmod(size, step)
+        sizes = [step] * n + ([last] if last else [])
+        if not sizes:
+            sizes = [0]
+        return _pieces(shape, i, sizes, t)
+    if step is not None and not isinstance(step, Unknown) and call.facts.divisible(size, step) is True:  # type: ignore[arg-type]
+        count = arith.floordiv(size, step)  # type: ignore[arg-type]
+        if type(count) is int:
+            return _pieces(shape, i, [step] * count, t)
+    return SeqV(TensorV(replace(shape, i, (Unknown(UnknownSource.DATA_DEPENDENT),)), t.dtype if t else None), SeqKind.TUPLE)
+
+
+@rule("chunk")
+def chunk(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return SeqV(unknown_tensor(UnknownSource.UNSUPPORTED), SeqKind.TUPLE)
+    src, shape = got
+    t = call.tensor(src)
+    n = call.int("chunks")
+    if type(n) is int and n <= 0:
+        call.error(codes.INVALID_ARG, f"chunks must be positive, got {n}", "chunks")
+        return SeqV(TensorV(Shape.unknown()), SeqKind.TUPLE)
+    i = wrap_dim(call, call.int("dim"), shape, "dim")
+    if i is None:
+        return SeqV(TensorV(Shape.unknown()), SeqKind.TUPLE)
+    size = shape.items[i]
+    if type(size) is int and type(n) is int:
+        step = -(-size // n) if size else 1
+        full, last = divmod(size, step) if step else (0, 0)
+        sizes = [step] * full + ([last] if last else [])
+        return _pieces(shape, i, sizes or [0], t)
+    if n is not None and type(n) is int and call.facts.divisible(size, n) is True:  # type: ignore[arg-type]
+        return _pieces(shape, i, [arith.floordiv(size, n)] * n, t)  # type: ignore[arg-type]
+    if type(n) is int:
+        # Sizes unknown, but usually ``n`` equal pieces of ``size // n``; keep the count unknown.
+        return SeqV(TensorV(replace(shape, i, (Unknown(UnknownSource.DATA_DEPENDENT),)), t.dtype if t else None), SeqKind.TUPLE)
+    return SeqV(TensorV(Shape.unknown()), SeqKind.TUPLE)
+
+
+@rule("unbind")
+def unbind(call: Call) -> Value:
+    got = _self(call)
+    if got is None:
+        return SeqV(unknown_tensor(UnknownSource.UNSUPPORTED), SeqKind.TUPLE)
+    src, shape = got
+    t = call.tensor(src)
+    i = wrap_dim(call, call.int("dim"), shape, "dim")
+    if i is None:
+        return SeqV(TensorV(Shape.unknown()), SeqKind.TUPLE)
+    size = shape.items[i]
+    piece = TensorV(replace(shape, i, ()), t.dtype if t else None)
+    if type(size) is int:
+        return TupleV((piece,) * size, SeqKind.TUPLE)
+    return SeqV(piece, SeqKind.TUPLE)
+
+
+def _tensor_list(call: Call, name: str) -> tuple[list[TensorV], bool] | None:
+    """The tensors of a list argument, and whether the list's length is known."""
+    v = call.value(name)
+    if isinstance(v, TupleV):
+        out = []
+        for item in v.items:
+            if isinstance(item, TensorV):
+                out.append(item)
+            else:
+                out.append(TensorV(Shape.unknown()))
+        return out, True
+    if isinstance(v, SeqV):
+        elem = v.elem if isinstance(v.elem, TensorV) else TensorV(Shape.unknown())
+        return [elem], False
+    return None
+
+
+@rule("cat")
+def cat(call: Call) -> Value:
+    got = _tensor_list(call, "tensors")
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    tensors, known_len = got
+    if known_len and not tensors:
+        call.error(codes.INVALID_ARG, "expected a non-empty list of tensors", "tensors")
+        return _ERR
+    # Legacy: 1-D empty tensors are skipped.
+    shapes = [t.shape for t in tensors if not (t.shape.rank == 1 and t.shape.items[0] == 0)]
+    if not shapes:
+        return TensorV(Shape((0,)))
+    ref = next((s for s in shapes if s.rank is not None), None)
+    if ref is None:
+        return TensorV(Shape.unknown(), tensors[0].dtype)
+    if ref.rank == 0:
+        call.error(codes.RANK_MISMATCH, "zero-dimensional tensors cannot be concatenated", "tensors", "use `torch.stack`")
+        return _ERR
+    i = wrap_dim(call, call.int("dim"), ref, "dim")
+    if i is None:
+        return TensorV(Shape.unknown(), tensors[0].dtype)
+    total: Dim = 0
+    for k, s in enumerate(shapes):
+        if s.rank is None:
+            total = Unknown(UnknownSource.UNANNOTATED)
+            call.oblige(f"tensor {k} must have {ref.rank} dims", [])
+            continue
+        if s.rank != ref.rank:
+            call.error(
+                codes.RANK_MISMATCH,
+                f"tensors must have the same number of dims: {render_shape(ref)} and {render_shape(s)} (tensor {k})",
+                "tensors",
+            )
+            return _ERR
+        for j, (a, b) in enumerate(zip(ref.dims, s.dims)):
+            if j == i:
+                continue
+            v = call.check(
+                eq3(a, b, call.facts),
+                (a, b),
+                f"sizes must match except in dim {i}: {render_shape(ref)} and {render_shape(s)} differ in dim {j} (tensor {k})",
+                at="tensors",
+                hint=f"concatenation along dim {i} needs every other dim equal",
+                checks=[],
+            )
+            if v is Verdict.ERROR:
+                return _ERR
+        total = arith.add(total, s.dims[i])
+    if not known_len:
+        total = Unknown(UnknownSource.DATA_DEPENDENT)
+    return TensorV(replace(ref, i, (total,)), tensors[0].dtype)
+
+
+@rule("stack")
+def stack(call: Call) -> Value:
+    got = _tensor_list(call, "tensors")
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    tensors, known_len = got
+    if known_len and not tensors:
+        call.error(codes.INVALID_ARG, "expected a non-empty list of tensors", "tensors")
+        return _ERR
+    ref = next((t.shape for t in tensors if t.shape.rank is not None), tensors[0].shape)
+    for k, t in enumerate(tensors):
+        s = t.shape
+        if s.rank is not None and ref.rank is not None:
+            if s.rank != ref.rank:
+                call.error(
+                    codes.SHAPE_MISMATCH,
+                    f"stack expects each tensor to be equal size, but got {render_shape(ref)} and {render_shape(s)} (tensor {k})",
+                    "tensors",
+                )
+                return _ERR
+            for a, b in zip(ref.dims, s.dims):
+                v = call.check(
+                    eq3(a, b, call.facts),
+                    (a, b),
+                    f"stack expects each tensor to be equal size, but got {render_shape(ref)} and {render_shape(s)} (tensor {k})",
+                    at="tensors",
+                )
+                if v is Verdict.ERROR:
+                    return _ERR
+    i = wrap_dim(call, call.int("dim"), ref, "dim", extra=1)
+    n: Dim = len(tensors) if known_len else Unknown(UnknownSource.DATA_DEPENDENT)
+    if i is None:
+        return TensorV(Shape.unknown(), tensors[0].dtype)
+    items = list(ref.items)
+    items.insert(i, n)
+    return TensorV(Shape(tuple(items)), tensors[0].dtype)
+
+
+@rule("same_shape")
+def same_shape(call: Call) -> Value:
+    """Ops whose result has the input's shape, after checking a ``dim`` argument if any."""
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    src, shape = got
+    for name in ("dim", "dims"):
+        if call.has(name) and not call.is_none(name):
+            ds = call.ints(name)
+            if ds is not None and shape.rank != 0:
+                wrap_dims(call, ds, shape, name)
+    dtype = call.params.get("dtype")
+    t = call.tensor(src)
+    return TensorV(shape, dtype or (t.dtype if t else None))

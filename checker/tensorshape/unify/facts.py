@@ -1,0 +1,139 @@
+"""Facts the code establishes about dims, used to simplify and compare them.
+
+``assert x.shape[1] == 3``, ``assert d % h == 0`` and the like add facts; a
+fact is an equality (kept as a substitution of a symbol) or a divisibility
+(which lets ``h * (d // h)`` simplify to ``d``).  Facts are immutable; at a
+control-flow join only the facts both paths share survive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..model.dims import Dim, Unknown
+from .arith import norm, to_sympy
+from .symbols import is_rigid_symbol, sp
+
+__all__ = ["Facts", "NO_FACTS"]
+
+
+def _is_symbol(e: Any) -> bool:
+    return type(e) is not int and not isinstance(e, Unknown) and bool(e.is_Symbol)
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    #: Substitutions ``symbol -> dim`` (idempotent: no value mentions a key).
+    subst: tuple[tuple[Any, Any], ...] = ()
+    #: Divisibility facts ``(divisor, dividend)``.
+    divides: frozenset[tuple[Any, Any]] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.subst or self.divides)
+
+    # -- adding facts -------------------------------------------------------
+    def assume_eq(self, a: Dim, b: Dim) -> Facts:
+        """Record ``a == b`` (no-op when it cannot be used)."""
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return self
+        a, b = self.simplify(a), self.simplify(b)
+        if type(a) is int and type(b) is int:
+            return self
+        if a == b:
+            return self
+        sym, val = self._orient(a, b)
+        if sym is None:
+            return self
+        mapping = {sym: to_sympy(val)}
+        subst = tuple((k, v.xreplace(mapping) if hasattr(v, "xreplace") else v) for k, v in self.subst)
+        return Facts(subst + ((sym, to_sympy(val)),), self.divides)
+
+    @staticmethod
+    def _orient(a: Any, b: Any) -> tuple[Any, Any]:
+        """Pick which side to substitute away: prefer an opaque symbol, then a later name."""
+        cands = []
+        for s, v in ((a, b), (b, a)):
+            if _is_symbol(s) and (type(v) is int or s not in v.free_symbols):
+                cands.append((s, v))
+        if not cands:
+            # Solve a linear equation for a symbol with coefficient +-1: ``n + 1 == m*2``.
+            diff = to_sympy(a) - to_sympy(b)
+            for s in sorted(diff.free_symbols, key=lambda s: (is_rigid_symbol(s), s.name)):
+                coeff = diff.coeff(s)
+                rest = sp().expand(diff - coeff * s)
+                if coeff in (1, -1) and s not in rest.free_symbols:
+                    return s, norm(-rest * coeff)
+            return None, None
+        cands.sort(key=lambda sv: (is_rigid_symbol(sv[0]), str(sv[0])), reverse=False)
+        # Opaque (non-rigid) first; among rigid, replace the later name by the earlier.
+        if len(cands) == 2 and is_rigid_symbol(cands[0][0]) and is_rigid_symbol(cands[1][0]):
+            cands.sort(key=lambda sv: str(sv[0]), reverse=True)
+        return cands[0]
+
+    def assume_divides(self, divisor: Dim, dividend: Dim) -> Facts:
+        """Record ``divisor | dividend`` (from ``assert dividend % divisor == 0``)."""
+        if isinstance(divisor, Unknown) or isinstance(dividend, Unknown):
+            return self
+        pair = (to_sympy(self.simplify(divisor)), to_sympy(self.simplify(dividend)))
+        return Facts(self.subst, self.divides | {pair})
+
+    # -- using facts ----------------------------------------------------------
+    def simplify(self, d: Dim) -> Dim:
+        if type(d) is int or isinstance(d, Unknown):
+            return d
+        e = d
+        if self.subst:
+            e = e.xreplace(dict(self.subst))
+        if self.divides and (e.has(sp().floor) or e.has(sp().Mod)):
+            e = self._use_divisibility(e)
+        return norm(e)
+
+    def _use_divisibility(self, e: Any) -> Any:
+        sympy = sp()
+        repl: dict[Any, Any] = {}
+        for f in e.atoms(sympy.floor):
+            q = f.args[0]
+            if self.is_integer_quotient(q):
+                repl[f] = q
+        for m in e.atoms(sympy.Mod):
+            if self.is_integer_quotient(m.args[0] / m.args[1]):
+                repl[m] = sympy.Integer(0)
+        return e.xreplace(repl) if repl else e
+
+    def is_integer_quotient(self, q: Any) -> bool:
+        """Is the rational expression ``q`` an integer by the divisibility facts?"""
+        sympy = sp()
+        q = sympy.cancel(q)
+        if sympy.fraction(q)[1] == 1:
+            return True
+        for divisor, dividend in self.divides:
+            r = sympy.cancel(q * divisor / dividend)
+            num, den = sympy.fraction(r)
+            if den == 1:
+                return True
+        return False
+
+    def divisible(self, dividend: Dim, divisor: Dim) -> bool | None:
+        """Is ``divisor | dividend``?  ``None`` when unknown."""
+        if type(dividend) is int and type(divisor) is int:
+            return divisor != 0 and dividend % divisor == 0
+        if isinstance(dividend, Unknown) or isinstance(divisor, Unknown):
+            return None
+        if divisor == 0:
+            return False
+        if self.is_integer_quotient(to_sympy(self.simplify(dividend)) / to_sympy(self.simplify(divisor))):
+            return True
+        return None
+
+    # -- control flow -----------------------------------------------------------
+    def join(self, other: Facts) -> Facts:
+        if self is other:
+            return self
+        return Facts(
+            tuple(p for p in self.subst if p in other.subst),
+            self.divides & other.divides,
+        )
+
+
+NO_FACTS = Facts()

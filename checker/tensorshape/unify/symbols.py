@@ -1,0 +1,66 @@
+"""Symbols for dims.
+
+*Rigid* symbols are the dim names of annotations: the annotated code must work
+for every value of them, so two different rigid names that an operation needs
+equal are an error (``symbolic-mismatch``).  They are positive integers.
+
+*Opaque* symbols stand for a size that exists but is unknown statically (an int
+parameter, ``b, t = x.shape`` of an unannotated ``x``).  A requirement on them
+becomes a runtime obligation.  They are non-negative integers, which also keeps
+them distinct from a rigid symbol of the same name.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sympy
+
+__all__ = ["sp", "rigid", "opaque", "is_rigid_symbol", "SymbolTable"]
+
+
+@functools.cache
+def sp() -> Any:
+    """The sympy module, imported on first use (it costs ~0.3 s)."""
+    import sympy
+
+    return sympy
+
+
+@functools.lru_cache(maxsize=4096)
+def rigid(name: str) -> sympy.Symbol:
+    """The rigid symbol for an annotation dim name."""
+    return sp().Symbol(name, integer=True, positive=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def opaque(name: str) -> sympy.Symbol:
+    """The opaque symbol with this exact name (see :meth:`SymbolTable.fresh`)."""
+    return sp().Symbol(name, integer=True, nonnegative=True)
+
+
+def is_rigid_symbol(sym: Any) -> bool:
+    return bool(sym.is_positive)
+
+
+class SymbolTable:
+    """Hands out opaque symbols with names unique within one analysis."""
+
+    __slots__ = ("_used",)
+
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+
+    def reserve(self, name: str) -> None:
+        """Mark a (rigid) name as taken, so opaque symbols do not reuse it."""
+        self._used.add(name)
+
+    def fresh(self, base: str) -> sympy.Symbol:
+        base = base.rstrip("'") or "n"
+        name = base
+        while name in self._used:
+            name += "'"
+        self._used.add(name)
+        return opaque(name)
