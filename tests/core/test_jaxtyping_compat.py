@@ -9,9 +9,8 @@ beartype = pytest.importorskip("beartype")
 torch = pytest.importorskip("torch")
 
 from jaxtyping import Float, jaxtyped  # noqa: E402
-from torch import Tensor  # noqa: E402
-
 from tensorshape.lang.parse import parse_shape  # noqa: E402
+from torch import Tensor  # noqa: E402
 
 
 @jaxtyped(typechecker=beartype.beartype)
@@ -42,5 +41,5 @@ def test_seed_notation_breaks_jaxtyping() -> None:
     def f(x: Float[Tensor, "b d!"]) -> None:
         pass
 
-    with pytest.raises(Exception):
+    with pytest.raises(jaxtyping.TypeCheckError):
         f(torch.zeros(2, 3))

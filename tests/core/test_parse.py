@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from tensorshape.lang.parse import ShapeSyntaxError, parse_shape, try_parse_shape
 from tensorshape.model.spec import DimKind, EBin, ECall, EName, ERef
 
@@ -45,7 +44,7 @@ def test_details() -> None:
     assert isinstance(e.expr, EBin) and e.expr.op == "*" and e.expr.right == EName("d")
     assert isinstance(m.expr, ECall) and m.expr.func == "min"
     assert ref.expr == ERef("self.x")
-    assert s.names() == {"b", "batch", "d", "a", "b"}
+    assert s.names() == {"b", "batch", "d", "a"}
 
 
 def test_marks() -> None:

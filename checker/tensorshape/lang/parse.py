@@ -84,7 +84,7 @@ def parse_shape(text: str) -> ShapeSpec:
                     text,
                     m.start(),
                     m.end(),
-                    hint=f"`{text[dims[variadic_at].start:dims[variadic_at].end]}` is already variadic",
+                    hint=f"`{text[dims[variadic_at].start : dims[variadic_at].end]}` is already variadic",
                 )
             variadic_at = len(dims)
         dims.append(dim)
@@ -101,7 +101,9 @@ def _parse_elem(text: str, elem: str, start: int, notes: list[tuple[int, str]]) 
         return ShapeSyntaxError(msg, text, start + at, start + at + (length or 1) if length else end, hint)
 
     if "," in elem and "(" not in elem:
-        raise fail("dims are separated by spaces, not commas", elem.index(","), 1, hint=f"write {text.replace(',', ' ')!r}")
+        raise fail(
+            "dims are separated by spaces, not commas", elem.index(","), 1, hint=f"write {text.replace(',', ' ')!r}"
+        )
     if elem.count("(") != elem.count(")"):
         raise fail(
             "unbalanced parenthesis: a symbolic dim cannot contain spaces",

@@ -59,9 +59,7 @@ def _printer() -> Any:
 
 
 def render_dim(d: Dim | Star) -> str:
-    if type(d) is int:
-        return str(d)
-    if isinstance(d, (Unknown, Star)):
+    if isinstance(d, (int, Unknown, Star)):
         return str(d)
     if getattr(d, "is_Symbol", False):
         return str(d.name)

@@ -35,9 +35,7 @@ E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
 
 # -- input and tool problems ---------------------------------------------------------
 SHAPE_SYNTAX = _code("TS001", "shape-syntax", E, "Malformed shape string in an annotation")
-JAXTYPING_COMPAT = _code(
-    "TS002", "jaxtyping-compat", W, "Annotation spelling that jaxtyping's runtime checker rejects"
-)
+JAXTYPING_COMPAT = _code("TS002", "jaxtyping-compat", W, "Annotation spelling that jaxtyping's runtime checker rejects")
 SYNTAX_ERROR = _code("TS003", "syntax-error", E, "The file is not valid Python or cannot be decoded")
 INTERNAL_ERROR = _code("TS004", "internal-error", E, "tensorshape failed while analysing this function")
 CONFIG_ERROR = _code("TS005", "config-error", E, "Invalid tensorshape configuration")

@@ -70,19 +70,19 @@ class Shape:
         """The dims of a shape of known rank."""
         if self.star_index is not None:
             raise ValueError("shape has unknown rank")
-        return self.items  # type: ignore[return-value]
+        return self.items
 
     @property
     def prefix(self) -> tuple[Dim, ...]:
         """Dims before the variadic run (all dims when the rank is known)."""
         i = self.star_index
-        return self.items if i is None else self.items[:i]  # type: ignore[return-value]
+        return self.items if i is None else self.items[:i]
 
     @property
     def suffix(self) -> tuple[Dim, ...]:
         """Dims after the variadic run (empty when the rank is known)."""
         i = self.star_index
-        return () if i is None else self.items[i + 1 :]  # type: ignore[return-value]
+        return () if i is None else self.items[i + 1 :]
 
     def dim(self, index: int) -> Dim | None:
         """The dim at ``index`` (negative counts from the end).
@@ -94,13 +94,13 @@ class Shape:
         if i is None:
             n = len(self.items)
             if -n <= index < n:
-                return self.items[index]  # type: ignore[return-value]
+                return self.items[index]
             return None
         if index >= 0:
-            return self.items[index] if index < i else Unknown(self.items[i].source)  # type: ignore[union-attr,return-value]
+            return self.items[index] if index < i else Unknown(self.items[i].source)  # type: ignore[union-attr]
         after = len(self.items) - i - 1
         if -index <= after:
-            return self.items[index]  # type: ignore[return-value]
+            return self.items[index]
         return Unknown(self.items[i].source)  # type: ignore[union-attr]
 
     def __iter__(self) -> Iterator[Item]:

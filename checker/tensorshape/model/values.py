@@ -182,7 +182,6 @@ class UnknownV(Value):
 UNKNOWN = UnknownV()
 
 
-
 def int_value(v: Value) -> Dim | None:
     """The dim an int-like value holds (``IntV``, ``BoolV``), else ``None``."""
     if isinstance(v, IntV):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -64,7 +65,7 @@ def _rendered_spec(spec: ShapeSpec, subst: Mapping[str, str]) -> str:
     out = []
     for d in spec.dims:
         text = spec.text[d.start : d.end]
-        if d.kind is DimKind.NAMED and d.name in subst:
+        if d.kind is DimKind.NAMED and d.name is not None and d.name in subst:
             text = ("#" if d.broadcastable else "") + subst[d.name]
         out.append(text)
     return " ".join(out)
@@ -93,14 +94,14 @@ class Call:
 
     # -- reading arguments -------------------------------------------------------
     @property
-    def params(self) -> Mapping[str, Any]:
+    def params(self) -> Mapping[builtins.str, Any]:
         """The ``@rule(..., key=value)`` parameters from the stub."""
         return self.op.rule_args
 
-    def has(self, name: str) -> bool:
+    def has(self, name: builtins.str) -> builtins.bool:
         return name in self.bound or (self.module is not None and name in self.module.args)
 
-    def arg(self, name: str) -> Arg:
+    def arg(self, name: builtins.str) -> Arg:
         """Argument ``name``; for a module's ``forward``, constructor arguments too."""
         a = self.bound.get(name)
         if a is not None:
@@ -109,10 +110,10 @@ class Call:
             return Arg(self.module.args[name])
         return Arg(UnknownV())
 
-    def value(self, name: str) -> Value:
+    def value(self, name: builtins.str) -> Value:
         return self.arg(name).value  # type: ignore[no-any-return]
 
-    def tensor(self, name: str) -> TensorV | None:
+    def tensor(self, name: builtins.str) -> TensorV | None:
         """The tensor argument ``name`` (an unknown value counts as a tensor of unknown shape)."""
         v = self.value(name)
         if isinstance(v, TensorV):
@@ -121,23 +122,23 @@ class Call:
             return unknown_tensor(v.source)
         return None
 
-    def shape(self, name: str) -> Shape | None:
+    def shape(self, name: builtins.str) -> Shape | None:
         t = self.tensor(name)
         return None if t is None else t.shape
 
-    def is_none(self, name: str) -> bool:
+    def is_none(self, name: builtins.str) -> builtins.bool:
         return isinstance(self.value(name), NoneV) or not self.has(name)
 
-    def int(self, name: str) -> Dim | None:
+    def int(self, name: builtins.str) -> Dim | None:
         """An int argument; ``Unknown`` when unknown; ``None`` when absent or None."""
         v = self.value(name)
         return as_dim(v)
 
-    def ints(self, name: str) -> tuple[Dim, ...] | None:
+    def ints(self, name: builtins.str) -> tuple[Dim, ...] | None:
         """A sequence of ints (``(2, 3)``, ``[2, 3]``, ``x.shape``, or ``*size`` varargs); ``None`` when unknown."""
         return as_dims(self.value(name))
 
-    def bool(self, name: str) -> bool | None:
+    def bool(self, name: builtins.str) -> builtins.bool | None:
         v = self.value(name)
         if isinstance(v, BoolV):
             return v.value
@@ -145,7 +146,7 @@ class Call:
             return bool(v.value)
         return None
 
-    def float(self, name: str) -> float | None:
+    def float(self, name: builtins.str) -> builtins.float | None:
         v = self.value(name)
         if isinstance(v, FloatV):
             return v.value
@@ -153,18 +154,18 @@ class Call:
             return float(v.value)
         return None
 
-    def str(self, name: str) -> str | None:
+    def str(self, name: builtins.str) -> builtins.str | None:
         v = self.value(name)
         return v.value if isinstance(v, StrV) else None
 
-    def at(self, name: str | None) -> Span:
+    def at(self, name: builtins.str | None) -> Span:
         """The span of argument ``name`` (the call's span when absent)."""
         if name is None:
             return self.span
         a = self.bound.get(name)
         return a.span if a is not None and a.span is not None else self.span
 
-    def label(self, name: str) -> str:
+    def label(self, name: builtins.str) -> builtins.str:
         a = self.bound.get(name)
         if a is not None and a.text and len(a.text) <= 30:
             return f"`{a.text}`"
@@ -174,23 +175,25 @@ class Call:
     def facts(self) -> Any:
         return self.ctx.facts
 
-    def fresh(self, base: str) -> Dim:
+    def fresh(self, base: builtins.str) -> Dim:
         return self.ctx.fresh(base)
 
     # -- reporting -------------------------------------------------------------
-    def error(self, code: Code, message: str, at: str | None = None, hint: str | None = None) -> None:
+    def error(
+        self, code: Code, message: builtins.str, at: builtins.str | None = None, hint: builtins.str | None = None
+    ) -> None:
         self.ctx.report(code, f"{self.name}: {message}", self.at(at), hint)
 
     def check(
         self,
         t: Truth,
         dims: Sequence[Dim],
-        message: str,
+        message: builtins.str,
         *,
-        at: str | None = None,
-        hint: str | None = None,
+        at: builtins.str | None = None,
+        hint: builtins.str | None = None,
         code: Code = codes.SHAPE_MISMATCH,
-        checks: Sequence[tuple[str, str]] = (),
+        checks: Sequence[tuple[builtins.str, builtins.str]] = (),
     ) -> Verdict:
         """Report a requirement on ``dims`` whose truth is ``t``.
 
@@ -211,29 +214,29 @@ class Call:
             self.oblige(message, [(p, s) for p, s in checks])
         return verdict
 
-    def oblige(self, reason: str, checks: Sequence[tuple[str, str]]) -> None:
+    def oblige(self, reason: builtins.str, checks: Sequence[tuple[builtins.str, builtins.str]]) -> None:
         spec_checks = tuple(SpecCheck(self.at(p), self.arg(p).text, s) for p, s in checks)
         self.ctx.oblige(Obligation(ObligationKind.OP, self.span, spec_checks, f"{self.name}: {reason}"))
 
     # -- declarative matching from Python rules ------------------------------------
     def match(
         self,
-        specs: Mapping[str, str | ShapeSpec],
-        returns: str | ShapeSpec | None = None,
-        known: Mapping[str, Dim] | None = None,
+        specs: Mapping[builtins.str, builtins.str | ShapeSpec],
+        returns: builtins.str | ShapeSpec | None = None,
+        known: Mapping[builtins.str, Dim] | None = None,
     ) -> Shape | None:
         """Match tensor arguments against shape strings jointly, report, and instantiate ``returns``.
 
         ``known`` pre-binds names (sizes computed by the rule).
         """
         b = Bindings(self.ctx.facts)
-        subst: dict[str, str] = {}
+        subst: dict[builtins.str, builtins.str] = {}
         for k, v in (known or {}).items():
             b.bind(k, v, "")
             if type(v) is int:
                 subst[k] = str(v)
         operands: list[Operand] = []
-        params: list[str] = []
+        params: list[builtins.str] = []
         for pname, spec in specs.items():
             t = self.tensor(pname)
             if t is None:

@@ -55,7 +55,7 @@ class RuleContext:
 
     def fresh(self, base: str) -> Dim:
         """A fresh opaque symbol for a size that exists but is not known."""
-        return self.symbols.fresh(base)  # type: ignore[no-any-return]
+        return self.symbols.fresh(base)
 
     def report(
         self,

@@ -17,14 +17,14 @@ from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.shape import Shape
 from ..model.values import (
     NONE,
-    SeqV,
-    StrV,
     BoolV,
     FloatV,
     IntV,
     ModuleV,
     NoneV,
     SeqKind,
+    SeqV,
+    StrV,
     TensorV,
     TupleV,
     UnknownV,
@@ -32,7 +32,7 @@ from ..model.values import (
     unknown_tensor,
 )
 from ..unify.match import Bindings, Operand, instantiate, match
-from .call import Call, _rendered_spec, as_dim, as_dims, report_problems
+from .call import Call, as_dim, as_dims, report_problems
 from .context import Arg, RuleContext
 from .registry import get_rule
 from .stubs import OpDef, ParamKind, Returns, Table, load_table
@@ -94,7 +94,11 @@ def bind(op: OpDef, args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> dict[str,
             if p.default is None:
                 return None
             bound[p.name] = Arg(p.default)
-        elif p.kind is not ParamKind.VAR_POSITIONAL and p.name in bound and not _fits(p.type, p.spec is not None, bound[p.name].value):
+        elif (
+            p.kind is not ParamKind.VAR_POSITIONAL
+            and p.name in bound
+            and not _fits(p.type, p.spec is not None, bound[p.name].value)
+        ):
             return None
     return bound
 
@@ -121,7 +125,9 @@ def _fits(type_name: str | None, has_spec: bool, v: Value) -> bool:
     return True
 
 
-def _apply(op: OpDef, bound: dict[str, Arg], ctx: RuleContext, span: Span | None, module: ModuleV | None = None) -> Value:
+def _apply(
+    op: OpDef, bound: dict[str, Arg], ctx: RuleContext, span: Span | None, module: ModuleV | None = None
+) -> Value:
     call = Call(op, bound, ctx, span, module)
     if op.rule is not None:
         fn = get_rule(op.rule)
@@ -243,7 +249,9 @@ def _result_dtype(call: Call) -> str | None:
     return None
 
 
-def _first_binding(defs: list[OpDef], args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> tuple[OpDef, dict[str, Arg]] | None:
+def _first_binding(
+    defs: list[OpDef], args: Sequence[Arg], kwargs: Mapping[str, Arg]
+) -> tuple[OpDef, dict[str, Arg]] | None:
     for op in defs:
         bound = bind(op, args, kwargs)
         if bound is not None:

@@ -34,7 +34,6 @@ from typing import Any
 from ..lang.parse import ShapeSyntaxError, parse_shape
 from ..model.spec import ShapeSpec
 from ..model.values import (
-    ELLIPSIS,
     NONE,
     BoolV,
     FloatV,
@@ -252,7 +251,10 @@ def _returns(node: ast.expr | None, where: str) -> Returns:
         )
         return Returns("tuple", specs)
     if isinstance(node, ast.Name):
-        return Returns({"Tensor": "tensor", "int": "int", "bool": "bool", "Self": "same"}.get(node.id, "unknown"), (None,) if node.id == "Tensor" else ())
+        return Returns(
+            {"Tensor": "tensor", "int": "int", "bool": "bool", "Self": "same"}.get(node.id, "unknown"),
+            (None,) if node.id == "Tensor" else (),
+        )
     return Returns("unknown")
 
 
@@ -286,8 +288,7 @@ def _function(node: ast.FunctionDef, namespace: str, path: str, method: bool = F
     if rule is None and returns.kind == "unknown" and not kinds:
         pass  # a declaration whose result is an unknown tensor is still useful (it is known)
     return [
-        OpDef(f"{namespace}.{n}", params, returns, rule, rule_args, frozenset(kinds), path, node.lineno)
-        for n in names
+        OpDef(f"{namespace}.{n}", params, returns, rule, rule_args, frozenset(kinds), path, node.lineno) for n in names
     ]
 
 

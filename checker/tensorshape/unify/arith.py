@@ -13,7 +13,24 @@ from typing import Any
 from ..model.dims import Dim, Unknown, UnknownSource
 from .symbols import sp
 
-__all__ = ["MAX_OPS", "to_sympy", "norm", "add", "sub", "mul", "neg", "floordiv", "ceildiv", "mod", "dmin", "dmax", "dpow", "prod", "dsum", "as_int"]
+__all__ = [
+    "MAX_OPS",
+    "to_sympy",
+    "norm",
+    "add",
+    "sub",
+    "mul",
+    "neg",
+    "floordiv",
+    "ceildiv",
+    "mod",
+    "dmin",
+    "dmax",
+    "dpow",
+    "prod",
+    "dsum",
+    "as_int",
+]
 
 #: Expressions with more operations than this give up (become unknown).
 MAX_OPS = 40
@@ -26,18 +43,18 @@ def to_sympy(d: int | Any) -> Any:
 def norm(e: Any) -> Dim:
     """Normalise a sympy result: ints become ``int``; huge expressions become unknown."""
     if type(e) is int or isinstance(e, Unknown):
-        return e  # type: ignore[no-any-return]
+        return e
     if e.is_Integer:
         return int(e)
     if e.is_Atom:
-        return e  # type: ignore[no-any-return]
+        return e
     if not e.is_integer and e.is_integer is not None:
         # A non-integer rational (``d/2`` with nothing saying 2 | d) is not a dim.
         return Unknown(UnknownSource.TOO_COMPLEX)
     if len(e.args) > 2 or any(not a.is_Atom for a in e.args):
         if sp().count_ops(e) > MAX_OPS:
             return Unknown(UnknownSource.TOO_COMPLEX)
-    return e  # type: ignore[no-any-return]
+    return e
 
 
 def _unknown(*ds: Dim) -> Unknown | None:
@@ -68,9 +85,9 @@ def mul(a: Dim, b: Dim) -> Dim:
 
 
 def neg(a: Dim) -> Dim:
-    if type(a) is int:
+    if isinstance(a, int):
         return -a
-    return _unknown(a) or norm(-a)
+    return _unknown(a) or norm(-a)  # type: ignore[operator]
 
 
 def floordiv(a: Dim, b: Dim) -> Dim:
@@ -114,13 +131,13 @@ def dpow(a: Dim, b: Dim) -> Dim:
 
 def dmin(*ds: Dim) -> Dim:
     if all(type(d) is int for d in ds):
-        return min(ds)  # type: ignore[type-var,return-value]
+        return min(ds)  # type: ignore[type-var]
     return _unknown(*ds) or norm(sp().Min(*[to_sympy(d) for d in ds]))
 
 
 def dmax(*ds: Dim) -> Dim:
     if all(type(d) is int for d in ds):
-        return max(ds)  # type: ignore[type-var,return-value]
+        return max(ds)  # type: ignore[type-var]
     return _unknown(*ds) or norm(sp().Max(*[to_sympy(d) for d in ds]))
 
 

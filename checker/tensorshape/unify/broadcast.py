@@ -69,18 +69,18 @@ def broadcast_shapes(shapes: Sequence[Shape], facts: Facts = NO_FACTS) -> tuple[
         out: list[Item] = []
         for pos in range(-n, 0):
             col = tuple(s.items[pos] if -pos <= len(s.items) else None for s in shapes)
-            d, v = broadcast_dims([c for c in col if c is not None], facts)  # type: ignore[misc]
+            d, v = broadcast_dims([c for c in col if c is not None], facts)
             if v is not Verdict.OK:
-                issues.append(BroadcastIssue(pos, col, v))  # type: ignore[arg-type]
+                issues.append(BroadcastIssue(pos, col, v))
             out.append(d)
         return Shape(tuple(out)), issues
     k = min(len(s.suffix) for s in starred)
     out_suffix: list[Item] = []
     for pos in range(-k, 0) if k else ():
         col = tuple(s.items[pos] if -pos <= len(s.items) else None for s in shapes)
-        d, v = broadcast_dims([c for c in col if c is not None], facts)  # type: ignore[misc]
+        d, v = broadcast_dims([c for c in col if c is not None], facts)
         if v is not Verdict.OK:
-            issues.append(BroadcastIssue(pos, col, v))  # type: ignore[arg-type]
+            issues.append(BroadcastIssue(pos, col, v))
         out_suffix.append(d)
     names = {s.star.name for s in starred if s.star is not None}
     exact = (

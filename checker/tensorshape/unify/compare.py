@@ -69,7 +69,7 @@ def ne1(a: Dim, facts: Facts = NO_FACTS) -> Truth:
 
 
 def free_symbols(d: Dim) -> frozenset[Any]:
-    if type(d) is int or isinstance(d, Unknown):
+    if isinstance(d, (int, Unknown)):
         return frozenset()
     return frozenset(d.free_symbols)
 

@@ -80,9 +80,9 @@ class Facts:
 
     # -- using facts ----------------------------------------------------------
     def simplify(self, d: Dim) -> Dim:
-        if type(d) is int or isinstance(d, Unknown):
+        if isinstance(d, (int, Unknown)):
             return d
-        e = d
+        e: Any = d
         if self.subst:
             e = e.xreplace(dict(self.subst))
         if self.divides and (e.has(sp().floor) or e.has(sp().Mod)):

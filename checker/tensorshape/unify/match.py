@@ -23,7 +23,7 @@ from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.shape import Item, Shape
 from ..model.spec import DimKind, ShapeSpec, SpecDim
 from .broadcast import broadcast_dims, broadcast_shapes
-from .compare import Truth, Verdict, classify, eq3
+from .compare import Verdict, classify, eq3
 from .facts import NO_FACTS, Facts
 from .solve import solve_for
 from .specexpr import evaluate, render_expr, to_sympy_with
@@ -126,7 +126,12 @@ def _align(i: int, op: Operand, out: _Aligned) -> None:
 
     def rank_problem(verdict: Verdict, expected: str) -> None:
         out.problems.append(
-            Problem(ProblemKind.RANK, verdict, f"{op.label} has shape {shown}, expected {expected} dims ({op.spec.text!r})", i)
+            Problem(
+                ProblemKind.RANK,
+                verdict,
+                f"{op.label} has shape {shown}, expected {expected} dims ({op.spec.text!r})",
+                i,
+            )
         )
 
     if v is None:
@@ -270,7 +275,7 @@ def _check_pair(p: _Pair, labels: list[str], b: Bindings, problems: list[Problem
     if sd.kind is DimKind.ANON:
         return
     if sd.kind is DimKind.FIXED:
-        expected: Dim = sd.size  # type: ignore[assignment]
+        expected: Dim = sd.size
         what = str(sd.size)
     elif sd.kind is DimKind.NAMED:
         assert sd.name is not None
@@ -374,7 +379,7 @@ def instantiate(
     for sd in spec.dims:
         k = sd.kind
         if k is DimKind.FIXED:
-            items.append(sd.size)  # type: ignore[arg-type]
+            items.append(sd.size)
         elif k is DimKind.NAMED:
             assert sd.name is not None
             v = b.get(sd.name)

@@ -36,7 +36,7 @@ def _iroot(v: int, k: int) -> int | None:
     r = round(v ** (1.0 / k))
     for c in (r - 1, r, r + 1):
         if c >= 0 and c**k == v:
-            return c
+            return int(c)
     return None
 
 

@@ -46,12 +46,16 @@ def evaluate(
         if any(v is None for v in vals):
             return None
         fn = arith.dmin if e.func == "min" else arith.dmax
-        return fn(*vals)  # type: ignore[arg-type]
+        return fn(*vals)
     raise TypeError(e)
 
 
 def to_sympy_with(
-    e: SpecExpr, names: Callable[[str], Dim | None], unknown: str, x: Any, refs: Callable[[str], Dim | None] | None = None
+    e: SpecExpr,
+    names: Callable[[str], Dim | None],
+    unknown: str,
+    x: Any,
+    refs: Callable[[str], Dim | None] | None = None,
 ) -> Any:
     """``e`` as a sympy expression in ``x``, which stands for the unbound name ``unknown``."""
 

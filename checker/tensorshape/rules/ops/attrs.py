@@ -41,7 +41,7 @@ def size(call: Call) -> Value:
     if t.shape.rank == 0:
         call.error(codes.DIM_RANGE, "a 0-dim tensor has no sizes", "dim")
         return IntV(Unknown(UnknownSource.ERROR))
-    return IntV(t.shape.items[i])  # type: ignore[arg-type]
+    return IntV(t.shape.items[i])
 
 
 @rule("ndim")

@@ -109,9 +109,9 @@ def arange(call: Call) -> Value:
         return TensorV(Shape((Unknown(UnknownSource.DATA_DEPENDENT),)), dtype)
     s, e, st = start, end, step
     if st == 1:
-        length = arith.sub(e, s)  # type: ignore[arg-type]
+        length = arith.sub(e, s)
     else:
-        length = arith.ceildiv(arith.sub(e, s), st)  # type: ignore[arg-type]
+        length = arith.ceildiv(arith.sub(e, s), st)
     return TensorV(Shape((length,)), dtype)
 
 
@@ -175,7 +175,9 @@ def _literal_shape(call: Call, v: Value) -> tuple[Shape | None, str | None]:
         shapes = [_literal_shape(call, item) for item in v.items]
         first = shapes[0][0]
         if first is None or any(s is None for s, _ in shapes):
-            return Shape((len(v.items),) + ((Unknown(UnknownSource.UNANNOTATED),) if first is None else first.items)) if first and first.rank is not None else None, None
+            return Shape(
+                (len(v.items),) + ((Unknown(UnknownSource.UNANNOTATED),) if first is None else first.items)
+            ) if first and first.rank is not None else None, None
         for k, (s, _) in enumerate(shapes[1:], 1):
             if s != first:
                 call.error(

@@ -43,6 +43,7 @@ def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | Non
     if st != 1:
         if type(st) is not int or st < 1:
             return Unknown(UnknownSource.UNANNOTATED)
+
     def resolve(x: Dim | None, default: Dim) -> Dim:
         if x is None:
             return default
@@ -58,7 +59,7 @@ def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | Non
     if type(b) is int and type(size) is not int:
         pass
     elif eq3(b, size) is not Truth.TRUE and type(b) is int and type(size) is int:
-        b = min(b, size)  # type: ignore[type-var,assignment]
+        b = min(b, size)
     length = arith.sub(b, a)
     if st != 1:
         length = arith.ceildiv(length, st)
@@ -146,12 +147,12 @@ def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | Non
             continue
         if pos >= len(items) or isinstance(items[pos], Star):
             return Shape.unknown()
-        size: Dim = items[pos]  # type: ignore[assignment]
+        size: Dim = items[pos]
         if isinstance(v, IntV) or (isinstance(v, TensorV) and v.shape.rank == 0 and v.dtype != "bool"):
             i = as_dim(v) if isinstance(v, IntV) else Unknown(_DATA)
             if type(i) is int and not isinstance(size, Unknown):
-                lo_ok = _le(arith.neg(size), i, call) if i < 0 else Truth.TRUE  # type: ignore[arg-type]
-                hi_ok = _le(i + 1, size, call) if i >= 0 else Truth.TRUE  # type: ignore[operator]
+                lo_ok = _le(arith.neg(size), i, call) if i < 0 else Truth.TRUE
+                hi_ok = _le(i + 1, size, call) if i >= 0 else Truth.TRUE
                 for t in (lo_ok, hi_ok):
                     if t is not Truth.TRUE:
                         verdict = call.check(
@@ -182,7 +183,7 @@ def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | Non
             if is_mask and isinstance(v, TensorV) and s.rank is not None and s.rank >= 1:
                 for j, md in enumerate(s.dims):
                     if pos + j < len(items) and not isinstance(items[pos + j], Star):
-                        ad: Dim = items[pos + j]  # type: ignore[assignment]
+                        ad: Dim = items[pos + j]
                         verdict = call.check(
                             eq3(md, ad, call.facts),
                             (md, ad),
@@ -246,7 +247,7 @@ def index_select(call: Call) -> Value:
     i = wrap_dim(call, call.int("dim"), t.shape, "dim")
     if i is None:
         return TensorV(Shape.unknown(), t.dtype)
-    n: Dim = idx.items[0] if idx.rank == 1 else 1 if idx.rank == 0 else Unknown(UnknownSource.UNANNOTATED)  # type: ignore[assignment]
+    n: Dim = idx.items[0] if idx.rank == 1 else 1 if idx.rank == 0 else Unknown(UnknownSource.UNANNOTATED)
     if t.shape.rank == 0:
         return TensorV(t.shape, t.dtype)
     return TensorV(replace(t.shape, i, (n,)), t.dtype)
@@ -301,7 +302,7 @@ def masked(call: Call) -> Value:
     if t is None or m is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     out, issues = broadcast_shapes([t.shape, m.shape], call.facts)
-    src = "input" if call.has("input") else "self"
+    "input" if call.has("input") else "self"
     for iss in issues:
         if iss.verdict is Verdict.ERROR:
             call.error(
@@ -314,7 +315,11 @@ def masked(call: Call) -> Value:
         if iss.verdict is Verdict.OBLIGATION:
             call.oblige(f"mask must broadcast to the input (dim {iss.position})", [])
     if out.rank is not None and t.shape.rank is not None and out.rank > t.shape.rank:
-        call.error(codes.BROADCAST, f"mask {render_shape(m.shape)} has more dims than the input {render_shape(t.shape)}", "mask")
+        call.error(
+            codes.BROADCAST,
+            f"mask {render_shape(m.shape)} has more dims than the input {render_shape(t.shape)}",
+            "mask",
+        )
     return TensorV(t.shape, t.dtype)
 
 
@@ -326,7 +331,9 @@ def masked_select(call: Call) -> Value:
     _, issues = broadcast_shapes([t.shape, m.shape], call.facts)
     for iss in issues:
         if iss.verdict is Verdict.ERROR:
-            call.error(codes.BROADCAST, f"mask {render_shape(m.shape)} does not broadcast with {render_shape(t.shape)}", "mask")
+            call.error(
+                codes.BROADCAST, f"mask {render_shape(m.shape)} does not broadcast with {render_shape(t.shape)}", "mask"
+            )
             return unknown_tensor(UnknownSource.ERROR)
     return TensorV(Shape((Unknown(_DATA),)), t.dtype)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
-from ...model.dims import Dim, Unknown, UnknownSource
+from ...model.dims import Dim, UnknownSource
 from ...model.shape import Shape
 from ...model.values import TensorV, Value, unknown_tensor
 from ...unify.broadcast import broadcast_shapes
@@ -134,10 +134,18 @@ def addmm(call: Call) -> Value:
         out, issues = broadcast_shapes([inp, prod], call.facts)
         for iss in issues:
             if iss.verdict is Verdict.ERROR:
-                call.error(codes.BROADCAST, f"`input` {render_shape(inp)} does not broadcast to the product {render_shape(prod)}", "input")
+                call.error(
+                    codes.BROADCAST,
+                    f"`input` {render_shape(inp)} does not broadcast to the product {render_shape(prod)}",
+                    "input",
+                )
                 return unknown_tensor(UnknownSource.ERROR)
         if out.rank is not None and prod.rank is not None and out.rank != prod.rank:
-            call.error(codes.BROADCAST, f"`input` {render_shape(inp)} has more dims than the product {render_shape(prod)}", "input")
+            call.error(
+                codes.BROADCAST,
+                f"`input` {render_shape(inp)} has more dims than the product {render_shape(prod)}",
+                "input",
+            )
         return TensorV(prod)
     return TensorV(prod)
 
@@ -166,5 +174,3 @@ def bilinear(call: Call) -> Value:
     if not call.is_none("bias"):
         call.match({"weight": "o n m", "bias": "o"})
     return TensorV(shape or Shape.unknown())
-
-

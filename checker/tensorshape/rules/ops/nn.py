@@ -13,7 +13,6 @@ from ...model.values import (
     NONE,
     IntV,
     ModuleV,
-    SeqKind,
     StrV,
     TensorV,
     TupleV,
@@ -23,7 +22,7 @@ from ...model.values import (
 )
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
-from ...unify.compare import Truth, Verdict, eq3
+from ...unify.compare import Verdict, eq3
 from ..call import Call, as_dim, as_dims
 from ..context import Arg
 from ..registry import rule
@@ -146,7 +145,10 @@ def conv(call: Call) -> Value:
     spatial = shape.dims[c_axis + 1 :]
     if transposed:
         op = _tuple(call, "output_padding", n, 0) or (0,) * n
-        outs = [_convt_out(sz, kk, st, pp, dd, o) for sz, kk, st, pp, dd, o in zip(spatial, k, stride, padding, dilation, op)]
+        outs = [
+            _convt_out(sz, kk, st, pp, dd, o)
+            for sz, kk, st, pp, dd, o in zip(spatial, k, stride, padding, dilation, op)
+        ]
     elif same:
         outs = list(spatial)
     else:
@@ -155,7 +157,10 @@ def conv(call: Call) -> Value:
     if not _check_positive_out(call, outs, shape, "input", f"conv{n}d"):
         return _ERR
     lead = shape.dims[:c_axis]
-    return TensorV(Shape(tuple(lead) + (cout if cout is not None else Unknown(),) + tuple(outs)), (call.tensor("input") or unknown_tensor()).dtype)
+    return TensorV(
+        Shape(tuple(lead) + (cout if cout is not None else Unknown(),) + tuple(outs)),
+        (call.tensor("input") or unknown_tensor()).dtype,
+    )
 
 
 @rule("pool")
@@ -281,7 +286,9 @@ def layer_norm(call: Call) -> Value:
         call.match({"input": spec}, None, {f"n{i}": d for i, d in enumerate(ns)})
         for name in ("weight", "bias"):
             if call.has(name) and not call.is_none(name) and call.module is None:
-                call.match({name: " ".join(f"n{i}" for i in range(len(ns)))}, None, {f"n{i}": d for i, d in enumerate(ns)})
+                call.match(
+                    {name: " ".join(f"n{i}" for i in range(len(ns)))}, None, {f"n{i}": d for i, d in enumerate(ns)}
+                )
     t = call.tensor("input")
     return TensorV(s, t.dtype if t else None)
 
@@ -299,7 +306,11 @@ def group_norm(call: Call) -> Value:
     elif s.rank is not None and s.rank >= 2 and g is not None:
         c = s.dims[1]
         if call.facts.divisible(c, g) is False:
-            call.error(codes.INVALID_ARG, f"{render_dim(c)} channels are not divisible into {render_dim(g)} groups", "num_groups")
+            call.error(
+                codes.INVALID_ARG,
+                f"{render_dim(c)} channels are not divisible into {render_dim(g)} groups",
+                "num_groups",
+            )
     return TensorV(s, (call.tensor("input") or unknown_tensor()).dtype)
 
 
@@ -307,7 +318,11 @@ def group_norm(call: Call) -> Value:
 def group_norm_init(call: Call) -> Value:
     g, c = call.int("num_groups"), call.int("num_channels")
     if g is not None and c is not None and call.facts.divisible(c, g) is False:
-        call.error(codes.INVALID_ARG, f"num_channels={render_dim(c)} must be divisible by num_groups={render_dim(g)}", "num_channels")
+        call.error(
+            codes.INVALID_ARG,
+            f"num_channels={render_dim(c)} must be divisible by num_groups={render_dim(g)}",
+            "num_channels",
+        )
     return ModuleV(call.op.qualname.rsplit(".", 1)[0], {k: a.value for k, a in call.bound.items()})
 
 
@@ -358,8 +373,8 @@ def embedding_bag(call: Call) -> Value:
             return _ERR
         n = offs.items[0] if offs.rank == 1 else Unknown()
         if call.bool("include_last_offset"):
-            n = arith.sub(n, 1)  # type: ignore[arg-type]
-        return TensorV(Shape((n, dd)))  # type: ignore[arg-type]
+            n = arith.sub(n, 1)
+        return TensorV(Shape((n, dd)))
     if idx.rank is not None:
         call.error(codes.RANK_MISMATCH, f"input must be 1-D or 2-D, got {render_shape(idx)}", "input")
         return _ERR
@@ -393,21 +408,21 @@ def rnn(call: Call) -> Value:
     d = x.dims
     if batched:
         n, L = (d[0], d[1]) if batch_first else (d[1], d[0])
-        out = (n, L, arith.mul(bi, hout)) if batch_first else (L, n, arith.mul(bi, hout))  # type: ignore[arg-type]
+        out = (n, L, arith.mul(bi, hout)) if batch_first else (L, n, arith.mul(bi, hout))
         h = (arith.mul(bi, layers), n, hout)
         c = (arith.mul(bi, layers), n, hid)
     else:
         L = d[0]
-        out = (L, arith.mul(bi, hout))  # type: ignore[assignment,arg-type]
+        out = (L, arith.mul(bi, hout))  # type: ignore[assignment]
         h = (arith.mul(bi, layers), hout)  # type: ignore[assignment]
         c = (arith.mul(bi, layers), hid)  # type: ignore[assignment]
     h0 = call.value("hx") if call.has("hx") else NONE
     if isinstance(h0, TensorV) and not lstm:
         call.match({"hx": " ".join("h" + str(i) for i in range(len(h)))}, None, {f"h{i}": v for i, v in enumerate(h)})
-    output = TensorV(Shape(out))  # type: ignore[arg-type]
+    output = TensorV(Shape(out))
     if lstm:
-        return TupleV((output, TupleV((TensorV(Shape(h)), TensorV(Shape(c))))))  # type: ignore[arg-type]
-    return TupleV((output, TensorV(Shape(h))))  # type: ignore[arg-type]
+        return TupleV((output, TupleV((TensorV(Shape(h)), TensorV(Shape(c))))))
+    return TupleV((output, TensorV(Shape(h))))
 
 
 @rule("mha_init")
@@ -448,7 +463,10 @@ def mha(call: Call) -> Value:
         weights: Value = NONE
     else:
         ws = ("n l s" if avg is not False else "n h l s") if q.rank == 3 else ("l s" if avg is not False else "h l s")
-        weights = TensorV(call.match({"query": qs, "key": ks}, ws, {**known, **({"h": heads} if heads is not None else {})}) or Shape.unknown())
+        weights = TensorV(
+            call.match({"query": qs, "key": ks}, ws, {**known, **({"h": heads} if heads is not None else {})})
+            or Shape.unknown()
+        )
     return TupleV((TensorV(out or Shape.unknown()), weights))
 
 
@@ -495,7 +513,13 @@ def sequential(call: Call) -> Value:
             value = call_module(child, [arg], {}, call.ctx, call.span) or UnknownV()
         else:
             value = UnknownV()
-        if isinstance(value, TensorV) and value.shape.items and isinstance(value.shape.items[0], Unknown) and value.shape.items[0].source is UnknownSource.ERROR and value.shape.rank == 1:
+        if (
+            isinstance(value, TensorV)
+            and value.shape.items
+            and isinstance(value.shape.items[0], Unknown)
+            and value.shape.items[0].source is UnknownSource.ERROR
+            and value.shape.rank == 1
+        ):
             break
     return value
 
@@ -530,7 +554,11 @@ def sdpa(call: Call) -> Value:
             _, issues = broadcast_shapes([m, target], call.facts)
             for iss in issues:
                 if iss.verdict is Verdict.ERROR:
-                    call.error(codes.BROADCAST, f"attn_mask {render_shape(m)} does not broadcast to {render_shape(target)}", "attn_mask")
+                    call.error(
+                        codes.BROADCAST,
+                        f"attn_mask {render_shape(m)} does not broadcast to {render_shape(target)}",
+                        "attn_mask",
+                    )
     return TensorV(out, (call.tensor("query") or unknown_tensor()).dtype)
 
 
@@ -653,7 +681,7 @@ def class_loss(call: Call) -> Value:
                     "input is [N C ...] scores; target is [N ...] class indices (or [N C ...] probabilities)",
                 )
                 return _ERR
-            for j, (a, b) in enumerate(zip(y.shape.dims, expected.dims)):
+            for _j, (a, b) in enumerate(zip(y.shape.dims, expected.dims)):
                 v = call.check(
                     eq3(a, b, call.facts),
                     (a, b),
@@ -696,4 +724,4 @@ def glu(call: Call) -> Value:
     if type(d) is int and d % 2:
         call.error(codes.INVALID_ARG, f"halving dim {i} of {render_shape(s)} needs an even size, got {d}", "input")
         return _ERR
-    return TensorV(replace(s, i, (arith.floordiv(d, 2),)))  # type: ignore[arg-type]
+    return TensorV(replace(s, i, (arith.floordiv(d, 2),)))

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
-from ...model.dims import Dim, UnknownSource
+from ...model.dims import UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import SeqKind, TensorV, TupleV, Value, unknown_tensor
-from ...unify.compare import Truth
 from ..call import Call
 from ..registry import rule
 from .shape_ops import _le, _self
@@ -26,7 +25,9 @@ def reduced_shape(call: Call, shape: Shape, dim_param: str = "dim") -> Shape | N
         return Shape.unknown()
     if len(dims) == 0:
         # ``dim=[]`` reduces over everything (sum/mean), like None.
-        return Shape((1,) * shape.rank) if keep and shape.rank is not None else Shape(()) if not keep else Shape.unknown()
+        return (
+            Shape((1,) * shape.rank) if keep and shape.rank is not None else Shape(()) if not keep else Shape.unknown()
+        )
     if shape.rank == 0:
         for d in dims:
             wrap_dim(call, d, shape, dim_param)
@@ -69,7 +70,13 @@ def reduce_indices(call: Call) -> Value:
         k = call.int("k")
         if i is not None and k is not None and shape.rank != 0:
             size = shape.items[i]
-            call.check(_le(k, size, call), (k, size), f"k={render_dim(k)} is larger than dim {i} of {render_shape(shape)}", at="k", code=codes.INDEX_RANGE)  # type: ignore[arg-type]
+            call.check(
+                _le(k, size, call),
+                (k, size),
+                f"k={render_dim(k)} is larger than dim {i} of {render_shape(shape)}",
+                at="k",
+                code=codes.INDEX_RANGE,
+            )
     out = reduced_shape(call, shape)
     if out is None:
         return unknown_tensor(UnknownSource.ERROR)
@@ -93,8 +100,8 @@ def topk(call: Call) -> Value:
     else:
         size = shape.items[i]
         call.check(
-            _le(k, size, call),  # type: ignore[arg-type]
-            (k, size),  # type: ignore[arg-type]
+            _le(k, size, call),
+            (k, size),
             f"k={render_dim(k)} is larger than dim {i} of {render_shape(shape)}",
             at="k",
             code=codes.INDEX_RANGE,
@@ -115,5 +122,3 @@ def sort(call: Call) -> Value:
     if call.has("dim") and not call.is_none("dim") and shape.rank != 0:
         wrap_dim(call, call.int("dim"), shape, "dim")
     return TupleV((TensorV(shape, t.dtype if t else None), TensorV(shape, "int64")), SeqKind.TUPLE)
-
-

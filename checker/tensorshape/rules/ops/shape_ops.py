@@ -8,7 +8,7 @@ from ...lang.render import render_dim, render_shape
 from ...model import codes
 from ...model.dims import Dim, Unknown, UnknownSource
 from ...model.shape import Item, Shape
-from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
+from ...model.values import SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.compare import Truth, Verdict, eq3, ne1
 from ..call import Call, as_dims
@@ -62,7 +62,9 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
                 "the product of the new dims must equal the number of elements",
             )
             return None
-        inferred = arith.floordiv(total, known) if not isinstance(total, Unknown) else Unknown(UnknownSource.UNANNOTATED)
+        inferred = (
+            arith.floordiv(total, known) if not isinstance(total, Unknown) else Unknown(UnknownSource.UNANNOTATED)
+        )
         if div is None and not isinstance(total, Unknown) and not isinstance(known, Unknown):
             inferred_sym = call.facts.simplify(arith.floordiv(total, known))
             call.check(
@@ -170,7 +172,7 @@ def squeeze(call: Call) -> Value:
         return _same(call, Shape.unknown())
     items = list(shape.items)
     for i in sorted(idx, reverse=True):
-        t = ne1(items[i], call.facts)  # type: ignore[arg-type]
+        t = ne1(items[i], call.facts)
         if t is Truth.FALSE:
             del items[i]
         elif t is Truth.UNKNOWN:
@@ -241,7 +243,12 @@ def t(call: Call) -> Value:
     if shape.rank is None:
         return _same(call, Shape.unknown())
     if shape.rank > 2:
-        call.error(codes.RANK_MISMATCH, f"t() expects at most 2 dims, got {render_shape(shape)}", src, "use `.mT` or `transpose(-2, -1)`")
+        call.error(
+            codes.RANK_MISMATCH,
+            f"t() expects at most 2 dims, got {render_shape(shape)}",
+            src,
+            "use `.mT` or `transpose(-2, -1)`",
+        )
         return _ERR
     return _same(call, Shape(tuple(reversed(shape.dims))))
 
@@ -335,7 +342,9 @@ def movedim(call: Call) -> Value:
     if shape.rank is None:
         return _same(call, Shape.unknown())
     if len(src_d) != len(dst_d):
-        call.error(codes.INVALID_ARG, f"source and destination need as many dims ({len(src_d)} vs {len(dst_d)})", "destination")
+        call.error(
+            codes.INVALID_ARG, f"source and destination need as many dims ({len(src_d)} vs {len(dst_d)})", "destination"
+        )
         return _ERR
     s = wrap_dims(call, src_d, shape, "source")
     d = wrap_dims(call, dst_d, shape, "destination")
@@ -366,8 +375,8 @@ def narrow(call: Call) -> Value:
         end = arith.add(start, length)
         call.check(
             _le(end, size, call),
-            (end, size),  # type: ignore[arg-type]
-            f"start {render_dim(start)} + length {render_dim(length)} exceeds dim {i} of size {render_dim(size)}",  # type: ignore[arg-type]
+            (end, size),
+            f"start {render_dim(start)} + length {render_dim(length)} exceeds dim {i} of size {render_dim(size)}",
             at="length",
             code=codes.INDEX_RANGE,
         )
@@ -409,9 +418,9 @@ def split(call: Call) -> Value:
             return SeqV(TensorV(Shape.unknown()), SeqKind.TUPLE)
         total = arith.dsum(sections)
         call.check(
-            eq3(total, size, call.facts),  # type: ignore[arg-type]
-            (total, size),  # type: ignore[arg-type]
-            f"split sizes {list(map(render_dim, sections))} sum to {render_dim(total)}, but dim {i} has size {render_dim(size)}",  # type: ignore[arg-type]
+            eq3(total, size, call.facts),
+            (total, size),
+            f"split sizes {list(map(render_dim, sections))} sum to {render_dim(total)}, but dim {i} has size {render_dim(size)}",
             at=pname,
             code=codes.INVALID_ARG,
         )
@@ -426,11 +435,13 @@ def split(call: Call) -> Value:
         if not sizes:
             sizes = [0]
         return _pieces(shape, i, sizes, t)
-    if step is not None and not isinstance(step, Unknown) and call.facts.divisible(size, step) is True:  # type: ignore[arg-type]
-        count = arith.floordiv(size, step)  # type: ignore[arg-type]
+    if step is not None and not isinstance(step, Unknown) and call.facts.divisible(size, step) is True:
+        count = arith.floordiv(size, step)
         if type(count) is int:
             return _pieces(shape, i, [step] * count, t)
-    return SeqV(TensorV(replace(shape, i, (Unknown(UnknownSource.DATA_DEPENDENT),)), t.dtype if t else None), SeqKind.TUPLE)
+    return SeqV(
+        TensorV(replace(shape, i, (Unknown(UnknownSource.DATA_DEPENDENT),)), t.dtype if t else None), SeqKind.TUPLE
+    )
 
 
 @rule("chunk")
@@ -453,11 +464,13 @@ def chunk(call: Call) -> Value:
         full, last = divmod(size, step) if step else (0, 0)
         sizes = [step] * full + ([last] if last else [])
         return _pieces(shape, i, sizes or [0], t)
-    if n is not None and type(n) is int and call.facts.divisible(size, n) is True:  # type: ignore[arg-type]
-        return _pieces(shape, i, [arith.floordiv(size, n)] * n, t)  # type: ignore[arg-type]
+    if n is not None and type(n) is int and call.facts.divisible(size, n) is True:
+        return _pieces(shape, i, [arith.floordiv(size, n)] * n, t)
     if type(n) is int:
         # Sizes unknown, but usually ``n`` equal pieces of ``size // n``; keep the count unknown.
-        return SeqV(TensorV(replace(shape, i, (Unknown(UnknownSource.DATA_DEPENDENT),)), t.dtype if t else None), SeqKind.TUPLE)
+        return SeqV(
+            TensorV(replace(shape, i, (Unknown(UnknownSource.DATA_DEPENDENT),)), t.dtype if t else None), SeqKind.TUPLE
+        )
     return SeqV(TensorV(Shape.unknown()), SeqKind.TUPLE)
 
 
@@ -512,7 +525,9 @@ def cat(call: Call) -> Value:
     if ref is None:
         return TensorV(Shape.unknown(), tensors[0].dtype)
     if ref.rank == 0:
-        call.error(codes.RANK_MISMATCH, "zero-dimensional tensors cannot be concatenated", "tensors", "use `torch.stack`")
+        call.error(
+            codes.RANK_MISMATCH, "zero-dimensional tensors cannot be concatenated", "tensors", "use `torch.stack`"
+        )
         return _ERR
     i = wrap_dim(call, call.int("dim"), ref, "dim")
     if i is None:

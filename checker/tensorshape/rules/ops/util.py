@@ -98,7 +98,7 @@ def spec_text(items: Sequence[Item]) -> str:
             out.append("...")
         elif isinstance(d, Unknown):
             out.append("_")
-        elif type(d) is int or (getattr(d, "is_Symbol", False) and str(d.name).isidentifier()):
+        elif isinstance(d, int) or (getattr(d, "is_Symbol", False) and str(getattr(d, "name", "")).isidentifier()):
             out.append(render_dim(d))
         else:
             out.append("_")
