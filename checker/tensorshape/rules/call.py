@@ -214,9 +214,14 @@ class Call:
             self.oblige(message, [(p, s) for p, s in checks])
         return verdict
 
-    def oblige(self, reason: builtins.str, checks: Sequence[tuple[builtins.str, builtins.str]]) -> None:
+    def oblige(
+        self,
+        reason: builtins.str,
+        checks: Sequence[tuple[builtins.str, builtins.str]],
+        kind: ObligationKind = ObligationKind.OP,
+    ) -> None:
         spec_checks = tuple(SpecCheck(self.at(p), self.arg(p).text, s) for p, s in checks)
-        self.ctx.oblige(Obligation(ObligationKind.OP, self.span, spec_checks, f"{self.name}: {reason}"))
+        self.ctx.oblige(Obligation(kind, self.span, spec_checks, f"{self.name}: {reason}"))
 
     # -- declarative matching from Python rules ------------------------------------
     def match(
@@ -258,6 +263,7 @@ def report_problems(
     specs: Sequence[ShapeSpec],
     subst: Mapping[str, str],
     hint: str | None = None,
+    kind: ObligationKind = ObligationKind.OP,
 ) -> bool:
     """Report match problems; one obligation gathers the undecided ones.  True when no error."""
     ok = True
@@ -279,7 +285,7 @@ def report_problems(
             pending.append(pr.message)
     if pending and ok:
         checks = [(p, _rendered_spec(s, subst)) for p, s in zip(params, specs)]
-        call.oblige("; ".join(dict.fromkeys(pending)), checks)
+        call.oblige("; ".join(dict.fromkeys(pending)), checks, kind)
     return ok
 
 

@@ -1,0 +1,165 @@
+"""Check a file or a string: the libcst front end's entry points."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..model import codes
+from ..model.diagnostics import Diagnostic, Severity, Span
+from ..model.obligations import Obligation
+from ..rules.context import Options
+from .analyzer import Analyzer
+from .project import ModuleInfo, Project
+
+__all__ = ["CheckSettings", "FileResult", "check_source", "check_file", "analyze_module"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSettings:
+    """What to check and how to report it."""
+
+    options: Options = field(default_factory=Options)
+    #: Severity overrides by code id (``TS101``); ``None`` turns a code off.
+    severity: Mapping[str, Severity | None] = field(default_factory=dict)
+    #: Codes off by default that are turned on (``TS006`` unknown-op, ``TS901`` obligations).
+    enable: frozenset[str] = frozenset()
+    #: Keep runtime obligations (``tensorshape instrument``).
+    obligations: bool = False
+    #: Keep every tensor expression's value (LSP hover and inlay hints).
+    record: bool = False
+
+
+@dataclass(slots=True)
+class FileResult:
+    path: str
+    diagnostics: list[Diagnostic]
+    obligations: list[Obligation] = field(default_factory=list)
+    #: Counts: ``known``/``symbolic``/``unknown`` tensor expressions, ``unknown-op``...
+    stats: dict[str, int] = field(default_factory=dict)
+    #: ``(path, content digest)`` of every project file the result depends on.
+    dependencies: list[tuple[str, str]] = field(default_factory=list)
+    #: The analyzer (kept only with ``record``: the LSP reads observations from it).
+    analyzer: Analyzer | None = None
+    module: ModuleInfo | None = None
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+
+def check_source(
+    source: str, path: str = "<string>", settings: CheckSettings | None = None, project: Project | None = None
+) -> FileResult:
+    """Check Python source text (``path`` names it in diagnostics)."""
+    project = project or Project([Path(path).resolve().parent] if path != "<string>" else [])
+    info = project.add_source(source, path)
+    return analyze_module(project, info, settings or CheckSettings())
+
+
+def check_file(path: str | Path, settings: CheckSettings | None = None, project: Project | None = None) -> FileResult:
+    """Check a file on disk (imports of the project's own modules are followed)."""
+    p = Path(path)
+    project = project or Project()
+    info = project.load_path(p)
+    if isinstance(info, str):
+        d = Diagnostic(codes.SYNTAX_ERROR, info, Span(1, 0, 1, 0), Severity.ERROR, "check the file's encoding", str(p))
+        return FileResult(str(p), [d])
+    return analyze_module(project, info, settings or CheckSettings())
+
+
+def analyze_module(project: Project, info: ModuleInfo, settings: CheckSettings) -> FileResult:
+    if info.failure is not None or info.tree is None or info.spans is None:
+        f = info.failure
+        line, col = (f.line, f.column) if f else (1, 0)
+        d = Diagnostic(
+            codes.SYNTAX_ERROR,
+            f"syntax error: {f.message if f else 'cannot parse'}",
+            Span(max(line, 1), max(col, 0), max(line, 1), max(col, 0) + 1),
+            Severity.ERROR,
+            "tensorshape checks files that Python can parse",
+            info.path,
+        )
+        return FileResult(info.path, [d], dependencies=[(info.path, info.digest)])
+    an = Analyzer(project, settings.options, record=settings.record)
+    an.report_unknown_ops = codes.UNKNOWN_OP.id in settings.enable
+    raw, obligations = an.analyze(info)
+    diags = _dedupe(raw)
+    diags = info.spans.resolve_all(diags)
+    diags = [d.with_path(info.path) for d in diags]
+    diags = _filter(diags, info.source, settings)
+    diags.sort(key=lambda d: d.sort_key)
+    obls: list[Obligation] = []
+    if settings.obligations:
+        obls = [replace(o, path=info.path) for o in info.spans.resolve_all(_dedupe_obligations(obligations))]
+    deps = sorted({(m.path, m.digest) for m in project.by_path.values() if m.state})
+    if (info.path, info.digest) not in deps:
+        deps.append((info.path, info.digest))
+    return FileResult(
+        info.path,
+        diags,
+        obls,
+        dict(an.statistics()),
+        deps,
+        an if settings.record else None,
+        info,
+    )
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[Span, str]] = set()
+    out = []
+    for d in diags:
+        key = (d.span, d.code.id)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(d)
+    return out
+
+
+def _dedupe_obligations(obls: list[Obligation]) -> list[Obligation]:
+    seen: set[tuple[Span, str]] = set()
+    out = []
+    for o in obls:
+        key = (o.span, o.reason)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(o)
+    return out
+
+
+_IGNORE = re.compile(r"#\s*tensorshape:\s*ignore(?:\[([^\]]*)\])?")
+
+
+def suppressed(line_text: str, d: Diagnostic) -> bool:
+    """``# tensorshape: ignore`` or ``# tensorshape: ignore[TS101, broadcast-mismatch]`` on the line."""
+    for m in _IGNORE.finditer(line_text):
+        if m.group(1) is None:
+            return True
+        wanted = {c.strip().lower() for c in m.group(1).split(",")}
+        if d.code.id.lower() in wanted or d.code.name in wanted:
+            return True
+    return False
+
+
+def _filter(diags: list[Diagnostic], source: str, settings: CheckSettings) -> list[Diagnostic]:
+    lines = source.splitlines()
+    out = []
+    for d in diags:
+        if d.code.id in settings.severity:
+            sev = settings.severity[d.code.id]
+            if sev is None:
+                continue
+            d = replace(d, severity=sev)
+        elif not d.code.default_enabled and d.code.id not in settings.enable:
+            continue
+        if d.code is not codes.REVEAL:
+            text = "\n".join(lines[d.span.line - 1 : d.span.end_line]) if 0 < d.span.line <= len(lines) else ""
+            if text and "tensorshape" in text and suppressed(text, d):
+                continue
+        out.append(d)
+    return out

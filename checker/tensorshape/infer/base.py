@@ -1,0 +1,175 @@
+"""The analyzer's shared state and the interface its parts use.
+
+:class:`~tensorshape.infer.analyzer.Analyzer` is assembled from mixins, one
+per job (:mod:`.statements`, :mod:`.expressions`, :mod:`.calls`,
+:mod:`.refine`).  They call each other through the methods declared here, so
+each module type-checks on its own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from ..model.diagnostics import Code, Diagnostic, Span
+from ..model.dims import Dim
+from ..model.obligations import Obligation
+from ..model.shape import Shape
+from ..model.spec import ShapeSpec
+from ..model.values import TensorV, Value
+from ..rules.context import Arg, Options, RuleContext
+from .project import ModuleInfo, Project
+from .values import ClassV, FunctionV, InstanceV
+
+if TYPE_CHECKING:
+    from ..unify.match import Bindings
+    from .annotations import Annotation
+    from .signature import Signature
+    from .state import State
+
+__all__ = ["Frame", "AnalyzerBase"]
+
+
+@dataclass(eq=False, slots=True)
+class Frame:
+    """One function activation being interpreted."""
+
+    module: ModuleInfo
+    ctx: RuleContext
+    function: FunctionV | None = None
+    signature: Signature | None = None
+    #: Values returned so far.
+    returns: list[Value] = field(default_factory=list)
+    depth: int = 0
+    #: Opaque symbols by path (``config.hidden_size``), shared by one root analysis.
+    opaque: dict[str, Dim] = field(default_factory=dict)
+    #: Is this a generic analysis (parameters from annotations)?
+    generic: bool = True
+    #: ``self`` while interpreting ``__init__`` (attribute assignments go there).
+    building: InstanceV | None = None
+    #: Enclosing loops (for ``break``/``continue``).
+    loops: list[Any] = field(default_factory=list)
+
+    def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
+        assert self.module.spans is not None
+        return self.module.spans.ticket(node, start, length)
+
+
+class AnalyzerBase:
+    """State shared by the analyzer's parts, and the methods they call on each other."""
+
+    project: Project
+    options: Options
+    stats: Counter[str]
+    record: bool
+    checked: ModuleInfo | None
+    report_unknown_ops: bool
+    _observed: dict[int, tuple[cst.CSTNode, TensorV]]
+    _call_memo: dict[Any, tuple[Value, list[Diagnostic]]]
+    _instances: dict[Any, InstanceV]
+    _generic_instances: dict[ClassV, InstanceV]
+    _active: set[Any]
+    _signatures: dict[int, Signature]
+    _module_diags: list[Diagnostic]
+    _module_obligations: list[Obligation]
+
+    if TYPE_CHECKING:
+        # analyzer.py
+        def new_context(self) -> RuleContext: ...
+        def report(self, frame: Frame, code: Code, message: str, span: Span, hint: str | None = None) -> None: ...
+        def signature(self, f: FunctionV) -> Signature: ...
+        def run_module(self, info: ModuleInfo) -> None: ...
+        def opaque_int(self, frame: Frame, path: str) -> Dim: ...
+        def ref_value(self, frame: Frame, path: str, instance: InstanceV | None, state: State) -> Dim | None: ...
+        def rigid_shape(self, frame: Frame, spec: ShapeSpec, instance: InstanceV | None, state: State) -> Shape: ...
+        def merge_callee(self, caller: Frame, callee: Frame, span: Span, what: str) -> None: ...
+        def observe(self, node: cst.CSTNode, value: Value) -> None: ...
+
+        # statements.py
+        def exec_block(
+            self, frame: Frame, state: State, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
+        ) -> State | None: ...
+        def exec_suite(self, frame: Frame, state: State, suite: cst.BaseSuite) -> State | None: ...
+        def exec_stmt(self, frame: Frame, state: State, stmt: cst.CSTNode) -> State | None: ...
+        def exec_small(self, frame: Frame, state: State, stmt: cst.BaseSmallStatement) -> State | None: ...
+        def assign(
+            self,
+            frame: Frame,
+            state: State,
+            target: cst.BaseExpression,
+            value: Value,
+            value_node: cst.BaseExpression | None,
+        ) -> None: ...
+        def iteration_items(
+            self, frame: Frame, state: State, it: Value, node: cst.BaseExpression
+        ) -> list[Value] | None: ...
+        def element_value(self, it: Value) -> Value: ...
+        def make_class(self, frame: Frame, state: State, node: cst.ClassDef) -> ClassV: ...
+
+        # expressions.py
+        def eval(self, frame: Frame, state: State, node: cst.BaseExpression, observe: bool = True) -> Value: ...
+        def static_value(self, module: ModuleInfo, expr: cst.BaseExpression) -> Value: ...
+        def arg(self, frame: Frame, value: Value, node: cst.CSTNode | None) -> Arg: ...
+        def attribute(
+            self, frame: Frame, state: State, recv: Value, name: str, node: cst.Attribute | None
+        ) -> Value: ...
+        def binop(
+            self,
+            frame: Frame,
+            state: State,
+            op: str,
+            left: Value,
+            right: Value,
+            lnode: cst.CSTNode | None,
+            rnode: cst.CSTNode | None,
+            node: cst.CSTNode,
+        ) -> Value: ...
+        def index_value(self, frame: Frame, state: State, node: cst.Subscript) -> Value: ...
+        def _int(self, frame: Frame, v: Value) -> Dim | None: ...
+
+        # calls.py
+        def call(
+            self,
+            frame: Frame,
+            state: State,
+            func: Value,
+            args: Sequence[Arg],
+            kwargs: Mapping[str, Arg],
+            node: cst.CSTNode,
+        ) -> Value: ...
+        def call_user(
+            self,
+            frame: Frame,
+            state: State,
+            f: FunctionV,
+            receiver: Value | None,
+            args: Sequence[Arg],
+            kwargs: Mapping[str, Arg],
+            node: cst.CSTNode | None,
+        ) -> Value: ...
+        def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value: ...
+        def result_of(self, frame: Frame, ann: Annotation | None, b: Bindings) -> Value: ...
+
+        # refine.py
+        def refine_unpack(
+            self,
+            frame: Frame,
+            state: State,
+            value_node: cst.BaseExpression,
+            elements: list[cst.BaseElement],
+            value: Value,
+        ) -> Value | None: ...
+        def refine_dim_read(
+            self, frame: Frame, state: State, value_node: cst.BaseExpression, name: str, value: Value
+        ) -> Value: ...
+        def refine_condition(self, frame: Frame, state: State, test: cst.BaseExpression, truth: bool) -> None: ...
+        def exec_assert(self, frame: Frame, state: State, stmt: cst.Assert) -> None: ...
+        def check_return(self, frame: Frame, state: State, value: Value, node: cst.CSTNode) -> None: ...
+        def check_against(
+            self, frame: Frame, state: State, value: Value, ann: Annotation, node: cst.CSTNode, what: str
+        ) -> Value: ...
+        def check_setitem(self, frame: Frame, state: State, target: cst.Subscript, value: Value) -> None: ...

@@ -1,0 +1,648 @@
+"""Calls: torch ops through the rule engine, builtins, the project's functions and classes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from ..lang.render import render_dim, render_shape
+from ..model import codes
+from ..model.dims import Dim, Unknown, UnknownSource
+from ..model.obligations import ObligationKind
+from ..model.values import (
+    NONE,
+    BoolV,
+    FloatV,
+    IntV,
+    ModuleV,
+    SeqKind,
+    SeqV,
+    StrV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+)
+from ..rules import engine
+from ..rules.call import Call, report_problems
+from ..rules.context import Arg
+from ..unify import arith
+from ..unify.match import Bindings, Operand, instantiate, match
+from .annotations import Annotation
+from .base import AnalyzerBase
+from .state import State, join_values
+from .values import BoundMethodV, ClassV, ExternalV, FunctionV, InstanceV, OpaqueV, RangeV, SuperV
+
+if TYPE_CHECKING:
+    from .base import Frame
+    from .signature import Signature
+
+__all__ = ["Calls", "canonical"]
+
+#: External names that are the same op as a canonical one.
+_ALIASES = {
+    "torch.functional.einsum": "torch.einsum",
+    "torch.functional.split": "torch.split",
+    "torch.functional.norm": "torch.norm",
+    "torch.functional.broadcast_tensors": "torch.broadcast_tensors",
+    "torch.nn.parameter.Parameter": "torch.nn.Parameter",
+    "torch.concat": "torch.cat",
+}
+
+_CONTEXT_MANAGERS = {
+    "torch.no_grad",
+    "torch.inference_mode",
+    "torch.enable_grad",
+    "torch.set_grad_enabled",
+    "torch.autocast",
+    "torch.cuda.amp.autocast",
+    "torch.amp.autocast",
+}
+
+
+def canonical(qualname: str) -> str:
+    """``torch.nn.modules.linear.Linear`` -> ``torch.nn.Linear``, and known aliases."""
+    q = _ALIASES.get(qualname, qualname)
+    if q.startswith("torch.nn.modules."):
+        q = "torch.nn." + q.rsplit(".", 1)[-1]
+    return q
+
+
+class Calls(AnalyzerBase):
+    """Mixin of :class:`~tensorshape.infer.analyzer.Analyzer`: calls."""
+
+    def core_arg(self, frame: Frame, a: Arg) -> Arg:
+        v = a.value
+        if isinstance(v, OpaqueV):
+            v = IntV(self.opaque_int(frame, v.path)) if "." in v.path else UnknownV()
+        elif isinstance(v, RangeV):
+            v = SeqV(IntV(Unknown()), SeqKind.LIST)
+        return Arg(v, a.span, a.text) if v is not a.value else a
+
+    def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
+        func = self.eval(frame, state, node.func, observe=False)
+        args: list[Arg] = []
+        kwargs: dict[str, Arg] = {}
+        opaque = False
+        for a in node.args:
+            v = self.eval(frame, state, a.value)
+            if a.star == "*":
+                if isinstance(v, TupleV):
+                    args.extend(Arg(item, frame.ticket(a.value), None) for item in v.items)
+                else:
+                    opaque = True
+            elif a.star == "**":
+                opaque = True
+            elif a.keyword is not None:
+                kwargs[a.keyword.value] = Arg(v, frame.ticket(a.value), _text(a.value))
+            else:
+                args.append(Arg(v, frame.ticket(a.value), _text(a.value)))
+        if _is_reveal(func, node):
+            return self.reveal(frame, args, node)
+        if opaque:
+            if isinstance(func, (FunctionV, BoundMethodV, ClassV)):
+                return UnknownV()
+            return UnknownV(UnknownSource.UNSUPPORTED)
+        return self.call(frame, state, func, args, kwargs, node)
+
+    def call(
+        self,
+        frame: Frame,
+        state: State,
+        func: Value,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+    ) -> Value:
+        span = frame.ticket(node)
+        frame.ctx.facts = state.facts
+        frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
+        from .expressions import TensorMethodV
+
+        if isinstance(func, TensorMethodV):
+            v = engine.call_method(
+                func.receiver_arg,
+                func.name,
+                [self.core_arg(frame, a) for a in args],
+                {k: self.core_arg(frame, a) for k, a in kwargs.items()},
+                frame.ctx,
+                span,
+            )
+            if v is None:
+                self.stats["unknown-op"] += 1
+                self.stats[f"unknown-op:Tensor.{func.name}"] += 1
+                return UnknownV(UnknownSource.UNSUPPORTED)
+            return v
+        if isinstance(func, ExternalV):
+            return self.call_external(frame, state, canonical(func.qualname), args, kwargs, node)
+        if isinstance(func, BoundMethodV):
+            return self.call_user(frame, state, func.function, func.receiver, args, kwargs, node)
+        if isinstance(func, FunctionV):
+            return self.call_user(frame, state, func, None, args, kwargs, node)
+        if isinstance(func, ClassV):
+            return self.instantiate(frame, state, func, args, kwargs, node)
+        if isinstance(func, InstanceV):
+            return self.call_instance(frame, state, func, args, kwargs, node)
+        if isinstance(func, ModuleV):
+            v = engine.call_module(
+                func,
+                [self.core_arg(frame, a) for a in args],
+                {k: self.core_arg(frame, a) for k, a in kwargs.items()},
+                frame.ctx,
+                span,
+            )
+            return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
+        return UnknownV()
+
+    # -- external (torch, einops, builtins) ---------------------------------------------------
+    def call_external(
+        self, frame: Frame, state: State, q: str, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
+    ) -> Value:
+        span = frame.ticket(node)
+        if q.startswith("builtins.") or q.startswith("math."):
+            return self.call_builtin(frame, state, q, args, kwargs, node)
+        if q == "torch.nn.Parameter" or q == "torch.nn.Buffer":
+            return args[0].value if args else UnknownV()
+        if q in _CONTEXT_MANAGERS:
+            return UnknownV()
+        if q == "torch.Size":
+            return _size_of(args[0].value) if args else TupleV((), SeqKind.SIZE)
+        if q.startswith("torch.Tensor.") and args:
+            v = engine.call_method(
+                self.core_arg(frame, args[0]),
+                q.rsplit(".", 1)[1],
+                [self.core_arg(frame, a) for a in args[1:]],
+                {k: self.core_arg(frame, a) for k, a in kwargs.items()},
+                frame.ctx,
+                span,
+            )
+            return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
+        cargs = [self.core_arg(frame, a) for a in args]
+        ckw = {k: self.core_arg(frame, a) for k, a in kwargs.items()}
+        if q in engine.table().classes:
+            v = engine.construct_module(q, cargs, ckw, frame.ctx, span)
+            return v if v is not None else UnknownV()
+        v = engine.call_function(q, cargs, ckw, frame.ctx, span)
+        if v is not None:
+            return v
+        if q.split(".")[0] in ("torch", "einops", "functorch"):
+            self.stats["unknown-op"] += 1
+            self.stats[f"unknown-op:{q}"] += 1
+            if getattr(self, "report_unknown_ops", False):
+                self.report(
+                    frame,
+                    codes.UNKNOWN_OP,
+                    f"`{q}` is not modelled; its result has an unknown shape",
+                    span,
+                    "add a signature to the stubs (docs/stubs.md) or annotate the result",
+                )
+            return UnknownV(UnknownSource.UNSUPPORTED)
+        return UnknownV()
+
+    def call_builtin(
+        self, frame: Frame, state: State, q: str, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
+    ) -> Value:
+        name = q.split(".", 1)[1]
+        vals = [a.value for a in args]
+        ints = [self._int(frame, v) for v in vals]
+        if name == "range":
+            if not vals or len(vals) > 3 or any(i is None for i in ints):
+                return RangeV(Unknown())
+            if len(ints) == 1:
+                return RangeV(_range_len(0, ints[0], 1), 0, 1)
+            start, stop = ints[0], ints[1]
+            step = ints[2] if len(ints) == 3 else 1
+            return RangeV(_range_len(start, stop, step), start, step)
+        if name == "len" and vals:
+            return _len(vals[0])
+        if name == "int" and vals:
+            v = vals[0]
+            if isinstance(v, IntV):
+                return v
+            if isinstance(v, FloatV) and v.value is not None:
+                return IntV(int(v.value))
+            if isinstance(v, BoolV) and v.value is not None:
+                return IntV(int(v.value))
+            return IntV(Unknown(UnknownSource.DATA_DEPENDENT if isinstance(v, TensorV) else UnknownSource.UNANNOTATED))
+        if name == "float":
+            v = vals[0] if vals else FloatV(0.0)
+            if isinstance(v, FloatV):
+                return v
+            if isinstance(v, IntV) and type(v.value) is int:
+                return FloatV(float(v.value))
+            return FloatV(None)
+        if name == "bool":
+            return BoolV(None)
+        if name == "str":
+            return StrV(None)
+        if name in ("min", "max"):
+            seq = vals
+            if len(vals) == 1 and isinstance(vals[0], TupleV):
+                seq = list(vals[0].items)
+            dims = [self._int(frame, v) for v in seq]
+            if seq and all(d is not None for d in dims):
+                fn = arith.dmin if name == "min" else arith.dmax
+                return IntV(fn(*dims))
+            if seq and all(isinstance(v, (IntV, FloatV)) for v in seq):
+                return FloatV(None)
+            return UnknownV()
+        if name == "abs" and vals:
+            d = ints[0]
+            if d is not None and type(d) is int:
+                return IntV(abs(d))
+            return vals[0] if isinstance(vals[0], (IntV, FloatV, TensorV)) else UnknownV()
+        if name == "sum" and vals and isinstance(vals[0], TupleV):
+            dims = [self._int(frame, v) for v in vals[0].items]
+            if all(d is not None for d in dims):
+                return IntV(arith.dsum(dims))
+            return UnknownV()
+        if name in ("tuple", "list"):
+            kind = SeqKind.TUPLE if name == "tuple" else SeqKind.LIST
+            if not vals:
+                return TupleV((), kind)
+            v = vals[0]
+            if isinstance(v, TupleV):
+                return TupleV(v.items, kind)
+            if isinstance(v, SeqV):
+                return SeqV(v.elem, kind)
+            if (
+                isinstance(v, RangeV)
+                and type(v.length) is int
+                and v.length <= 64
+                and type(v.start) is int
+                and type(v.step) is int
+            ):
+                return TupleV(tuple(IntV(v.start + i * v.step) for i in range(v.length)), kind)
+            if isinstance(v, ModuleV) and v.children:
+                return TupleV(v.children, kind)
+            return SeqV(self.element_value(v), kind)
+        if name == "enumerate" and vals:
+            items = self.iteration_items(frame, state, vals[0], node)  # type: ignore[arg-type]
+            if items is not None:
+                return TupleV(tuple(TupleV((IntV(i), it)) for i, it in enumerate(items)), SeqKind.LIST)
+            return SeqV(TupleV((IntV(Unknown()), self.element_value(vals[0]))), SeqKind.LIST)
+        if name == "zip" and vals:
+            seqs = [self.iteration_items(frame, state, v, node) for v in vals]  # type: ignore[arg-type]
+            if all(s is not None for s in seqs):
+                n = min(len(s) for s in seqs)  # type: ignore[arg-type]
+                return TupleV(tuple(TupleV(tuple(s[i] for s in seqs)) for i in range(n)), SeqKind.LIST)  # type: ignore[index]
+            return SeqV(TupleV(tuple(self.element_value(v) for v in vals)), SeqKind.LIST)
+        if name == "reversed" and vals and isinstance(vals[0], TupleV):
+            return TupleV(tuple(reversed(vals[0].items)), vals[0].kind)
+        if name == "isinstance" and len(vals) == 2:
+            cls = vals[1]
+            if isinstance(vals[0], TensorV) and isinstance(cls, ExternalV) and cls.qualname == "torch.Tensor":
+                return BoolV(True)
+            if isinstance(vals[0], TensorV) and isinstance(cls, ExternalV) and cls.qualname.startswith("builtins."):
+                return BoolV(False)
+            return BoolV(None)
+        if name == "getattr" and len(vals) >= 2 and isinstance(vals[1], StrV) and vals[1].value:
+            return self.attribute(frame, state, vals[0], vals[1].value, None)
+        if name == "super":
+            inst = state.vars.get("self")
+            owner = frame.function.owner if frame.function is not None else None
+            return SuperV(inst if inst is not None else UnknownV(), owner)
+        if name == "round" and vals:
+            return IntV(Unknown()) if len(vals) == 1 else FloatV(None)
+        if name == "divmod" and len(ints) == 2 and ints[0] is not None and ints[1] is not None:
+            return TupleV((IntV(arith.floordiv(ints[0], ints[1])), IntV(arith.mod(ints[0], ints[1]))))
+        if name in ("math.prod", "prod") and vals:
+            seq = vals[0]
+            if isinstance(seq, TupleV):
+                dims = [self._int(frame, v) for v in seq.items]
+                if all(d is not None for d in dims):
+                    return IntV(arith.prod(dims))
+            return IntV(Unknown())
+        if name in ("sqrt", "log", "exp", "log2", "sin", "cos", "pi"):
+            f = vals[0] if vals else None
+            if isinstance(f, (IntV, FloatV)):
+                x = f.value if isinstance(f, FloatV) else f.value if type(f.value) is int else None
+                if isinstance(x, (int, float)):
+                    try:
+                        return FloatV(float(getattr(math, name)(x)))
+                    except (ValueError, OverflowError):
+                        return FloatV(None)
+            return FloatV(None)
+        if name in ("ceil", "floor") and vals:
+            f = vals[0]
+            if isinstance(f, FloatV) and f.value is not None:
+                return IntV(math.ceil(f.value) if name == "ceil" else math.floor(f.value))
+            if isinstance(f, IntV):
+                return f
+            return IntV(Unknown())
+        if name == "print":
+            return NONE
+        return UnknownV()
+
+    # -- the project's functions ---------------------------------------------------------------
+    def call_user(
+        self,
+        frame: Frame,
+        state: State,
+        f: FunctionV,
+        receiver: Value | None,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode | None,
+    ) -> Value:
+        sig = self.signature(f)
+        all_args = list(args)
+        if sig.is_method and receiver is not None:
+            all_args.insert(0, Arg(receiver))
+        call_node = node if node is not None else f.node
+        if sig.has_shapes:
+            result = self.check_call(frame, f, sig, all_args, kwargs, call_node, receiver)
+            if sig.returns_shape:
+                return result
+        return self.inline(frame, f, sig, all_args, kwargs, call_node, receiver)
+
+    def check_call(
+        self,
+        frame: Frame,
+        f: FunctionV,
+        sig: Signature,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+        receiver: Value | None,
+    ) -> Value:
+        """Check a call against the callee's shape annotations; its result from the return annotation."""
+        op = sig.opdef(f.qualname)
+        span = frame.ticket(node)
+        cargs = [self.core_arg(frame, a) for a in args]
+        ckw = {k: self.core_arg(frame, a) for k, a in kwargs.items()}
+        bound = engine.bind(op, cargs, ckw)
+        if bound is None:
+            return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts))
+        call = Call(op, bound, frame.ctx, span)
+
+        def refs(path: str) -> Dim | None:
+            head, _, rest = path.partition(".")
+            if head == "self" and isinstance(receiver, InstanceV) and rest:
+                v = self.attribute(frame, State(), receiver, rest.split(".")[0], None)
+                return v.value if isinstance(v, IntV) else None
+            a = bound.get(head)
+            return a.value.value if a is not None and isinstance(a.value, IntV) and not rest else None
+
+        b = Bindings(frame.ctx.facts, refs)
+        operands: list[Operand] = []
+        params: list[str] = []
+        for p in op.params:
+            if p.spec is None or p.name not in bound:
+                continue
+            v = bound[p.name].value
+            if isinstance(v, TensorV):
+                shape = v.shape
+            elif isinstance(v, UnknownV):
+                from ..model.shape import Shape
+
+                shape = Shape.unknown(v.source)
+            else:
+                continue
+            operands.append(Operand(p.spec, shape, call.label(p.name)))
+            params.append(p.name)
+        problems = match(operands, b)
+        report_problems(
+            call,
+            problems,
+            params,
+            [o.spec for o in operands],
+            {},
+            hint=f"the arguments must fit `{f.node.name.value}`'s annotations",
+            kind=ObligationKind.ARGUMENT,
+        )
+        return self.result_of(frame, sig.returns, b)
+
+    def result_of(self, frame: Frame, ann: Annotation | None, b: Bindings) -> Value:
+        """The value an annotation promises, under a call's bindings."""
+        if ann is None:
+            return UnknownV()
+        if ann.kind == "tensor":
+            if ann.spec is None:
+                return TensorV(_unknown_shape())
+            return TensorV(instantiate(ann.spec, b, frame.ctx.fresh))
+        if ann.kind == "tuple":
+            return TupleV(tuple(self.result_of(frame, a, b) for a in ann.items))
+        if ann.kind == "list" and ann.items:
+            return SeqV(self.result_of(frame, ann.items[0], b), SeqKind.LIST)
+        if ann.kind == "int":
+            return IntV(Unknown())
+        if ann.kind == "float":
+            return FloatV(None)
+        if ann.kind == "bool":
+            return BoolV(None)
+        if ann.kind == "none":
+            return NONE
+        return UnknownV()
+
+    def inline(
+        self,
+        frame: Frame,
+        f: FunctionV,
+        sig: Signature,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+        receiver: Value | None,
+        building: InstanceV | None = None,
+    ) -> Value:
+        """Interpret ``f`` with the actual arguments (memoised, depth bounded)."""
+        from .analyzer import MAX_DEPTH, Frame
+
+        key: Any
+        try:
+            key = (
+                id(f.node),
+                id(building) if building is not None else None,
+                tuple(a.value for a in args),
+                tuple(sorted((k, a.value) for k, a in kwargs.items())),
+            )
+            hash(key)
+        except TypeError:
+            key = None
+        if frame.depth >= MAX_DEPTH or (key is not None and key in self._active) or f.node.asynchronous is not None:
+            return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
+        span = frame.ticket(node)
+        what = f"call to `{f.node.name.value}`"
+        if key is not None and key in self._call_memo and building is None:
+            result, diags = self._call_memo[key]
+            callee = Frame(f.module, self.new_context(), f, sig)
+            callee.ctx.diagnostics.extend(diags)
+            self.merge_callee(frame, callee, span, what)
+            return result
+        callee = Frame(
+            f.module,
+            self.new_context(),
+            f,
+            sig,
+            depth=frame.depth + 1,
+            opaque=frame.opaque,
+            generic=False,
+            building=building,
+        )
+        callee.ctx.symbols = frame.ctx.symbols
+        state = State()
+        op = sig.opdef(f.qualname)
+        bound = engine.bind(op, list(args), dict(kwargs))
+        for i, p in enumerate(sig.params):
+            a = bound.get(p.name) if bound is not None else (args[i] if i < len(args) else kwargs.get(p.name))
+            if a is None:
+                state.vars[p.name] = p.default if p.default is not None else UnknownV()
+            elif p.kind == "var_keyword":
+                state.vars[p.name] = UnknownV()
+            else:
+                state.vars[p.name] = a.value
+        if key is not None:
+            self._active.add(key)
+        try:
+            end = self.exec_block(callee, state, _body(f.node))
+        finally:
+            if key is not None:
+                self._active.discard(key)
+        joined: Value | None = None
+        for r in callee.returns:
+            joined = r if joined is None else join_values(joined, r)
+        if end is not None:
+            joined = NONE if joined is None else join_values(joined, NONE)
+        result = joined if joined is not None else UnknownV()
+        self.merge_callee(frame, callee, span, what)
+        if key is not None and building is None:
+            self._call_memo[key] = (result, list(callee.ctx.diagnostics))
+        return result
+
+    # -- the project's classes ----------------------------------------------------------------------
+    def instantiate(
+        self, frame: Frame, state: State, cls: ClassV, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
+    ) -> Value:
+        if cls.dataclass_fields is not None:
+            inst = InstanceV(cls, key=f"{cls.qualname}(...)")
+            names = [n for n, _ in cls.dataclass_fields]
+            for (n, default), i in zip(cls.dataclass_fields, range(len(names))):
+                if i < len(args):
+                    inst.attrs[n] = args[i].value
+                elif n in kwargs:
+                    inst.attrs[n] = kwargs[n].value
+                elif default is not None:
+                    inst.attrs[n] = default
+            return inst
+        try:
+            key: Any = (
+                id(cls.node),
+                tuple(a.value for a in args),
+                tuple(sorted((k, a.value) for k, a in kwargs.items())),
+            )
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._instances:
+            return self._instances[key]
+        inst = InstanceV(cls, key=f"{cls.qualname}#{len(self._instances)}")
+        if key is not None:
+            self._instances[key] = inst
+        init = cls.lookup("__init__")
+        if isinstance(init, FunctionV):
+            sig = self.signature(init)
+            self.inline(frame, init, sig, [Arg(inst), *args], kwargs, node, inst, building=inst)
+        return inst
+
+    def call_instance(
+        self,
+        frame: Frame,
+        state: State,
+        inst: InstanceV,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+    ) -> Value:
+        name = "forward" if inst.cls.is_module else "__call__"
+        method = inst.cls.lookup(name)
+        if method is None and inst.cls.is_module:
+            method = inst.cls.lookup("__call__")
+        if isinstance(method, FunctionV):
+            return self.call_user(frame, state, method, inst, args, kwargs, node)
+        return UnknownV()
+
+    # -- reveal_shape ------------------------------------------------------------------------------------
+    def reveal(self, frame: Frame, args: Sequence[Arg], node: cst.Call) -> Value:
+        if not args:
+            return UnknownV()
+        v: Value = args[0].value
+        text = describe_value(v)
+        self.report(frame, codes.REVEAL, f"revealed shape: {text}", frame.ticket(node), None)
+        return v
+
+
+def describe_value(v: Value) -> str:
+    if isinstance(v, TensorV):
+        return render_shape(v.shape)
+    if isinstance(v, IntV):
+        return f"int {render_dim(v.value)}"
+    if isinstance(v, TupleV):
+        return "(" + ", ".join(describe_value(i) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
+    if isinstance(v, SeqV):
+        return f"[{describe_value(v.elem)}, ...]"
+    if isinstance(v, ModuleV):
+        return v.qualname.rsplit(".", 1)[-1] + "(...)"
+    if isinstance(v, InstanceV):
+        return v.cls.node.name.value + "(...)"
+    if isinstance(v, UnknownV):
+        return "unknown"
+    return type(v).__name__.removesuffix("V").lower()
+
+
+def _is_reveal(func: Value, node: cst.Call) -> bool:
+    if isinstance(func, ExternalV) and func.qualname.endswith(".reveal_shape"):
+        return True
+    f = node.func
+    return isinstance(f, cst.Name) and f.value == "reveal_shape" and not isinstance(func, (FunctionV, ClassV))
+
+
+def _text(node: cst.CSTNode) -> str | None:
+    from .expressions import simple_text
+
+    return simple_text(node)
+
+
+def _range_len(start: Dim, stop: Dim, step: Dim) -> Dim:
+    if type(start) is int and type(stop) is int and type(step) is int and step:
+        return len(range(start, stop, step))
+    if step == 1:
+        return arith.sub(stop, start)
+    return Unknown()
+
+
+def _len(v: Value) -> Value:
+    if isinstance(v, TupleV):
+        return IntV(len(v.items))
+    if isinstance(v, TensorV):
+        d = v.shape.dim(0) if v.shape.rank != 0 else None
+        return IntV(d if d is not None else Unknown())
+    if isinstance(v, ModuleV) and v.children:
+        return IntV(len(v.children))
+    if isinstance(v, RangeV):
+        return IntV(v.length)
+    if isinstance(v, StrV) and v.value is not None:
+        return IntV(len(v.value))
+    return IntV(Unknown())
+
+
+def _size_of(v: Value) -> Value:
+    if isinstance(v, TupleV):
+        return TupleV(v.items, SeqKind.SIZE)
+    return SeqV(IntV(Unknown()), SeqKind.SIZE)
+
+
+def _unknown_shape() -> Any:
+    from ..model.shape import Shape
+
+    return Shape.unknown(UnknownSource.ANNOTATED)
+
+
+def _body(node: cst.FunctionDef) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
+    b = node.body
+    if isinstance(b, cst.IndentedBlock):
+        return b.body
+    return b.body

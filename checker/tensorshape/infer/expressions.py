@@ -1,0 +1,623 @@
+"""Expressions: names, attributes, operators, subscripts, literals, comprehensions."""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ..model.dims import Dim, Unknown, UnknownSource
+from ..model.values import (
+    ELLIPSIS,
+    NONE,
+    BoolV,
+    DTypeV,
+    EllipsisV,
+    FloatV,
+    IntV,
+    ModuleV,
+    NoneV,
+    SeqKind,
+    SeqV,
+    SliceV,
+    StrV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+)
+from ..rules import engine
+from ..rules.context import Arg
+from ..unify import arith
+from ..unify.compare import Truth, eq3
+from .base import AnalyzerBase
+from .state import State, join_values
+from .values import (
+    AnnotationV,
+    BoundMethodV,
+    ClassV,
+    ExternalV,
+    FunctionV,
+    InstanceV,
+    ModuleNsV,
+    OpaqueV,
+    RangeV,
+    SuperV,
+    to_core,
+)
+
+if TYPE_CHECKING:
+    from .base import Frame
+    from .project import ModuleInfo
+
+__all__ = ["Expressions", "TensorMethodV", "DTYPES", "simple_text"]
+
+#: ``torch.<name>`` dtypes.
+DTYPES: dict[str, str] = {
+    **{
+        n: n
+        for n in (
+            "float16",
+            "float32",
+            "float64",
+            "bfloat16",
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "uint8",
+            "bool",
+            "complex64",
+            "complex128",
+        )
+    },
+    "float": "float32",
+    "double": "float64",
+    "half": "float16",
+    "long": "int64",
+    "int": "int32",
+    "short": "int16",
+    "cfloat": "complex64",
+}
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+_BINOPS: dict[type, str] = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.MatrixMultiply: "@",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
+    cst.LeftShift: "<<",
+    cst.RightShift: ">>",
+}
+
+_CMPOPS: dict[type, str] = {
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TensorMethodV(Value):
+    """``x.view`` before it is called."""
+
+    receiver: Value
+    name: str
+    receiver_arg: Arg
+
+
+def simple_text(node: cst.CSTNode | None) -> str | None:
+    """Source text of a name or attribute chain (``x``, ``self.proj``), else ``None``."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = simple_text(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+class Expressions(AnalyzerBase):
+    """Mixin of :class:`~tensorshape.infer.analyzer.Analyzer`: evaluates expressions."""
+
+    def static_value(self, module: ModuleInfo, expr: cst.BaseExpression) -> Value:
+        """Evaluate an expression in a module's globals (annotations, defaults); reports nothing."""
+        from .analyzer import Frame
+
+        self.run_module(module)
+        frame = Frame(module, self.new_context(), generic=False)
+        return self.eval(frame, State(dict(module.globals)), expr, observe=False)
+
+    def arg(self, frame: Frame, value: Value, node: cst.CSTNode | None) -> Arg:
+        """An engine argument: the value (converted for the core), its span ticket and text."""
+        span = frame.ticket(node) if node is not None else None
+        core = (
+            to_core(value, lambda p: self.opaque_int(frame, p))
+            if isinstance(value, OpaqueV) and "." in value.path
+            else value
+        )
+        if isinstance(core, OpaqueV):
+            core = UnknownV()
+        return Arg(core, span, simple_text(node))
+
+    def lookup(self, frame: Frame, state: State, name: str) -> Value:
+        v = state.vars.get(name)
+        if v is not None:
+            return v
+        v = frame.module.globals.get(name)
+        if v is not None:
+            return v
+        if name == "True":
+            return BoolV(True)
+        if name == "False":
+            return BoolV(False)
+        if name == "None":
+            return NONE
+        if name in _BUILTIN_NAMES:
+            return ExternalV(f"builtins.{name}")
+        return UnknownV()
+
+    def eval(self, frame: Frame, state: State, node: cst.BaseExpression, observe: bool = True) -> Value:
+        v = self._eval(frame, state, node)
+        if observe and isinstance(v, TensorV) and frame.generic and frame.module is self.checked:
+            self.observe(node, v)
+        return v
+
+    def _eval(self, frame: Frame, state: State, node: cst.BaseExpression) -> Value:
+        if isinstance(node, cst.Name):
+            return self.lookup(frame, state, node.value)
+        if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name):
+                overlay = state.vars.get(f"{node.value.value}.{node.attr.value}")
+                if overlay is not None:
+                    return overlay
+            recv = self.eval(frame, state, node.value)
+            return self.attribute(frame, state, recv, node.attr.value, node)
+        if isinstance(node, cst.Call):
+            return self.eval_call(frame, state, node)
+        if isinstance(node, cst.Integer):
+            try:
+                return IntV(int(node.value.replace("_", ""), 0))
+            except ValueError:
+                return IntV(Unknown())
+        if isinstance(node, cst.Float):
+            try:
+                return FloatV(float(node.value.replace("_", "")))
+            except ValueError:
+                return FloatV(None)
+        if isinstance(node, cst.Imaginary):
+            return UnknownV()
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            text = node.evaluated_value
+            return StrV(text if isinstance(text, str) else None)
+        if isinstance(node, cst.FormattedString):
+            return StrV(None)
+        if isinstance(node, cst.BinaryOperation):
+            op = _BINOPS.get(type(node.operator))
+            left = self.eval(frame, state, node.left)
+            right = self.eval(frame, state, node.right)
+            if op is None:
+                return UnknownV()
+            return self.binop(frame, state, op, left, right, node.left, node.right, node)
+        if isinstance(node, cst.UnaryOperation):
+            return self.unaryop(frame, state, node)
+        if isinstance(node, cst.BooleanOperation):
+            left = self.eval(frame, state, node.left)
+            right = self.eval(frame, state, node.right)
+            if isinstance(left, BoolV) and isinstance(right, BoolV):
+                if isinstance(node.operator, cst.And):
+                    if left.value is False or right.value is False:
+                        return BoolV(False)
+                    return BoolV(True if left.value and right.value else None)
+                if left.value is True or right.value is True:
+                    return BoolV(True)
+                return BoolV(False if left.value is False and right.value is False else None)
+            if isinstance(left, NoneV):
+                return right
+            return join_values(left, right)
+        if isinstance(node, cst.Comparison):
+            return self.compare(frame, state, node)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(frame, state, node)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            kind = SeqKind.TUPLE if isinstance(node, cst.Tuple) else SeqKind.LIST
+            items: list[Value] = []
+            for el in node.elements:
+                item = self.eval(frame, state, el.value)
+                if isinstance(el, cst.StarredElement):
+                    if isinstance(item, TupleV):
+                        items.extend(item.items)
+                        continue
+                    return SeqV(UnknownV(), kind)
+                items.append(item)
+            return TupleV(tuple(items), kind)
+        if isinstance(node, cst.Set):
+            for el in node.elements:
+                self.eval(frame, state, el.value)
+            return UnknownV()
+        if isinstance(node, cst.Dict):
+            for de in node.elements:
+                if isinstance(de, cst.DictElement):
+                    self.eval(frame, state, de.key)
+                self.eval(frame, state, de.value)
+            return UnknownV()
+        if isinstance(node, cst.IfExp):
+            test = self.eval(frame, state, node.test, observe=False)
+            if isinstance(test, BoolV) and test.value is True:
+                return self.eval(frame, state, node.body)
+            if isinstance(test, BoolV) and test.value is False:
+                return self.eval(frame, state, node.orelse)
+            return join_values(self.eval(frame, state, node.body), self.eval(frame, state, node.orelse))
+        if isinstance(node, cst.Ellipsis):
+            return ELLIPSIS
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return self.comprehension(frame, state, node)
+        if isinstance(node, cst.DictComp):
+            return UnknownV()
+        if isinstance(node, cst.NamedExpr):
+            named = self.eval(frame, state, node.value)
+            self.assign(frame, state, node.target, named, node.value)
+            return named
+        if isinstance(node, cst.Lambda):
+            return UnknownV()
+        return UnknownV()
+
+    # -- attributes ------------------------------------------------------------------------------
+    def attribute(self, frame: Frame, state: State, recv: Value, name: str, node: cst.Attribute | None) -> Value:
+        if isinstance(recv, ExternalV):
+            q = recv.qualname
+            if q == "torch" and name in DTYPES:
+                return DTypeV(DTYPES[name])
+            return ExternalV(f"{q}.{name}")
+        if isinstance(recv, TensorV):
+            arg = self.arg(frame, recv, node.value if node is not None else None)
+            v = engine.tensor_attr(arg, name, frame.ctx, frame.ticket(node) if node is not None else None)
+            if v is not None:
+                return v
+            return TensorMethodV(recv, name, arg)
+        if isinstance(recv, InstanceV):
+            if name in recv.attrs:
+                return recv.attrs[name]
+            member = recv.cls.lookup(name)
+            if isinstance(member, FunctionV):
+                decos = {_deco(d) for d in member.node.decorators}
+                if "property" in decos or "cached_property" in decos:
+                    return self.call_user(frame, state, member, recv, [], {}, node)
+                if "staticmethod" in decos:
+                    return member
+                return BoundMethodV(recv, member)
+            if member is not None:
+                return member
+            if recv.cls.is_module and name in ("training",):
+                return BoolV(None)
+            return UnknownV()
+        if isinstance(recv, ModuleV):
+            v = engine.module_attr(recv, name, frame.ctx)
+            return v if v is not None else UnknownV()
+        if isinstance(recv, ModuleNsV):
+            self.run_module(recv.info)
+            v = recv.info.globals.get(name)
+            if v is not None:
+                return v
+            sub = self.project.import_module(f"{recv.info.name}.{name}")
+            return ModuleNsV(sub) if sub is not None else UnknownV()
+        if isinstance(recv, ClassV):
+            member = recv.lookup(name)
+            return member if member is not None else UnknownV()
+        if isinstance(recv, OpaqueV):
+            return OpaqueV(f"{recv.path}.{name}")
+        if isinstance(recv, SuperV):
+            cls = recv.cls
+            if isinstance(cls, ClassV):
+                for b in cls.bases:
+                    if isinstance(b, ClassV):
+                        m = b.lookup(name)
+                        if isinstance(m, FunctionV):
+                            return BoundMethodV(recv.instance, m)
+            return UnknownV()
+        return UnknownV()
+
+    # -- operators ----------------------------------------------------------------------------------
+    def binop(
+        self,
+        frame: Frame,
+        state: State,
+        op: str,
+        left: Value,
+        right: Value,
+        lnode: cst.CSTNode | None,
+        rnode: cst.CSTNode | None,
+        node: cst.CSTNode,
+    ) -> Value:
+        if isinstance(left, TensorV) or isinstance(right, TensorV):
+            la, ra = self.arg(frame, left, lnode), self.arg(frame, right, rnode)
+            if (
+                not isinstance(left, TensorV)
+                and op in ("-", "/", "//", "%", "**")
+                and isinstance(la.value, (IntV, FloatV, BoolV))
+            ):
+                # ``2 - x``: the scalar broadcasts; only the shape matters.
+                pass
+            v = engine.binary_op(op, la, ra, frame.ctx, frame.ticket(node))
+            return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
+        li, ri = self._int(frame, left), self._int(frame, right)
+        if li is not None and ri is not None:
+            if op == "/":
+                if type(li) is int and type(ri) is int and ri:
+                    return FloatV(li / ri)
+                return FloatV(None)
+            fn = _INT_OPS.get(op)
+            if fn is not None:
+                return IntV(frame.ctx.facts.simplify(fn(li, ri)))
+            return IntV(Unknown())
+        if isinstance(left, (IntV, FloatV)) and isinstance(right, (IntV, FloatV)):
+            lf, rf = _float(left), _float(right)
+            if lf is not None and rf is not None:
+                try:
+                    return FloatV(float(_FLOAT_OPS[op](lf, rf)))
+                except (KeyError, ZeroDivisionError, OverflowError, ValueError):
+                    return FloatV(None)
+            return FloatV(None)
+        if isinstance(left, TupleV) and isinstance(right, TupleV) and op == "+":
+            kind = left.kind if left.kind is not SeqKind.SIZE else SeqKind.SIZE
+            return TupleV(left.items + right.items, kind)
+        if isinstance(left, TupleV) and op == "*" and isinstance(right, IntV) and type(right.value) is int:
+            return TupleV(left.items * max(right.value, 0), left.kind)
+        if isinstance(left, StrV) or isinstance(right, StrV):
+            return StrV(None)
+        return UnknownV()
+
+    def _int(self, frame: Frame, v: Value) -> Dim | None:
+        if isinstance(v, IntV):
+            return v.value
+        if isinstance(v, BoolV) and v.value is not None:
+            return int(v.value)
+        if isinstance(v, OpaqueV):
+            return self.opaque_int(frame, v.path)
+        return None
+
+    def unaryop(self, frame: Frame, state: State, node: cst.UnaryOperation) -> Value:
+        v = self.eval(frame, state, node.expression)
+        if isinstance(node.operator, cst.Not):
+            return BoolV(None if not isinstance(v, BoolV) or v.value is None else not v.value)
+        if isinstance(v, TensorV):
+            op = (
+                "-"
+                if isinstance(node.operator, cst.Minus)
+                else "~"
+                if isinstance(node.operator, cst.BitInvert)
+                else "+"
+            )
+            r = engine.unary_op(op, self.arg(frame, v, node.expression), frame.ctx, frame.ticket(node))
+            return r if r is not None else v
+        if isinstance(v, IntV) and isinstance(node.operator, cst.Minus):
+            return IntV(arith.neg(v.value))
+        if isinstance(v, FloatV) and isinstance(node.operator, cst.Minus):
+            return FloatV(None if v.value is None else -v.value)
+        if isinstance(node.operator, cst.Plus):
+            return v
+        return UnknownV()
+
+    def compare(self, frame: Frame, state: State, node: cst.Comparison) -> Value:
+        left = self.eval(frame, state, node.left)
+        result: Value = BoolV(True)
+        left_node: cst.BaseExpression = node.left
+        for target in node.comparisons:
+            right = self.eval(frame, state, target.comparator)
+            op = target.operator
+            sym = _CMPOPS.get(type(op))
+            if sym is not None and (isinstance(left, TensorV) or isinstance(right, TensorV)):
+                v = engine.binary_op(
+                    sym,
+                    self.arg(frame, left, left_node),
+                    self.arg(frame, right, target.comparator),
+                    frame.ctx,
+                    frame.ticket(node),
+                )
+                return v if v is not None else UnknownV()
+            r = self._compare_values(frame, op, left, right)
+            if isinstance(result, BoolV) and isinstance(r, BoolV):
+                if result.value is False or r.value is False:
+                    result = BoolV(False)
+                elif result.value is None or r.value is None:
+                    result = BoolV(None)
+            left, left_node = right, target.comparator
+        return result
+
+    def _compare_values(self, frame: Frame, op: cst.BaseCompOp, left: Value, right: Value) -> BoolV:
+        if isinstance(op, (cst.Is, cst.IsNot)):
+            known: bool | None = None
+            if isinstance(right, NoneV):
+                if isinstance(left, NoneV):
+                    known = True
+                elif isinstance(left, (TensorV, IntV, ModuleV, InstanceV, TupleV, StrV, FloatV, FunctionV)):
+                    known = False
+            return BoolV(None if known is None else (known if isinstance(op, cst.Is) else not known))
+        li, ri = self._int(frame, left), self._int(frame, right)
+        if li is not None and ri is not None:
+            facts = frame.ctx.facts
+            if isinstance(op, (cst.Equal, cst.NotEqual)):
+                t = eq3(li, ri, facts)
+                if t is Truth.UNKNOWN:
+                    return BoolV(None)
+                return BoolV((t is Truth.TRUE) == isinstance(op, cst.Equal))
+            if type(li) is int and type(ri) is int:
+                fn = {
+                    cst.LessThan: int.__lt__,
+                    cst.LessThanEqual: int.__le__,
+                    cst.GreaterThan: int.__gt__,
+                    cst.GreaterThanEqual: int.__ge__,
+                }.get(type(op))
+                if fn is not None:
+                    return BoolV(bool(fn(li, ri)))
+            return BoolV(None)
+        if isinstance(left, StrV) and isinstance(right, StrV) and left.value is not None and right.value is not None:
+            if isinstance(op, cst.Equal):
+                return BoolV(left.value == right.value)
+            if isinstance(op, cst.NotEqual):
+                return BoolV(left.value != right.value)
+        if isinstance(left, TupleV) and isinstance(right, TupleV) and isinstance(op, (cst.Equal, cst.NotEqual)):
+            if len(left.items) != len(right.items):
+                return BoolV(isinstance(op, cst.NotEqual))
+        return BoolV(None)
+
+    # -- subscripts ------------------------------------------------------------------------------
+    def subscript(self, frame: Frame, state: State, node: cst.Subscript) -> Value:
+        recv = self.eval(frame, state, node.value)
+        index = self.index_value(frame, state, node)
+        if isinstance(recv, TensorV):
+            v = engine.getitem(
+                self.arg(frame, recv, node.value), Arg(index, frame.ticket(node), None), frame.ctx, frame.ticket(node)
+            )
+            return v if v is not None else UnknownV()
+        if isinstance(recv, TupleV):
+            return _index_tuple(recv, index)
+        if isinstance(recv, SeqV):
+            if isinstance(index, SliceV):
+                return recv
+            return recv.elem
+        if isinstance(recv, ModuleV) and recv.children:
+            return _index_tuple(TupleV(recv.children), index)
+        if isinstance(recv, (ExternalV, AnnotationV)):
+            return recv  # a generic alias such as List[int]
+        return UnknownV()
+
+    def index_value(self, frame: Frame, state: State, node: cst.Subscript) -> Value:
+        parts: list[Value] = []
+        for el in node.slice:
+            s = el.slice
+            if isinstance(s, cst.Index):
+                v = self.eval(frame, state, s.value)
+                if isinstance(v, OpaqueV):
+                    v = IntV(self.opaque_int(frame, v.path)) if "." in v.path else UnknownV()
+                parts.append(v)
+            elif isinstance(s, cst.Slice):
+                parts.append(
+                    SliceV(
+                        self._slice_part(frame, state, s.lower),
+                        self._slice_part(frame, state, s.upper),
+                        self._slice_part(frame, state, s.step),
+                    )
+                )
+        if len(parts) == 1 and len(node.slice) == 1 and not _has_trailing_comma(node):
+            return parts[0]
+        return TupleV(tuple(parts), SeqKind.TUPLE)
+
+    def _slice_part(self, frame: Frame, state: State, e: cst.BaseExpression | None) -> Value:
+        if e is None:
+            return NONE
+        v = self.eval(frame, state, e)
+        if isinstance(v, OpaqueV):
+            return IntV(self.opaque_int(frame, v.path))
+        return v
+
+    # -- comprehensions ------------------------------------------------------------------------------
+    def comprehension(self, frame: Frame, state: State, node: cst.ListComp | cst.GeneratorExp | cst.SetComp) -> Value:
+        clauses = []
+        f: cst.CompFor | None = node.for_in
+        while f is not None:
+            clauses.append(f)
+            f = f.inner_for_in
+        first = clauses[0]
+        it = self.eval(frame, state, first.iter)
+        items = self.iteration_items(frame, state, it, first.iter)
+        kind = SeqKind.LIST
+        if items is not None and len(clauses) == 1 and not first.ifs:
+            out = []
+            for item in items:
+                s = state.copy()
+                self.assign(frame, s, first.target, item, None)
+                out.append(self.eval(frame, s, node.elt))
+            return TupleV(tuple(out), kind)
+        s = state.copy()
+        for c in clauses:
+            cit = self.eval(frame, s, c.iter) if c is not first else it
+            self.assign(frame, s, c.target, self.element_value(cit), None)
+            for cond in c.ifs:
+                self.eval(frame, s, cond.test, observe=False)
+        return SeqV(self.eval(frame, s, node.elt), kind)
+
+
+def _index_tuple(t: TupleV, index: Value) -> Value:
+    if isinstance(index, IntV) and type(index.value) is int:
+        i = index.value
+        if -len(t.items) <= i < len(t.items):
+            return t.items[i]
+        return UnknownV()
+    if isinstance(index, SliceV):
+        parts: list[int | None] = []
+        for p in (index.start, index.stop, index.step):
+            if isinstance(p, NoneV):
+                parts.append(None)
+            elif isinstance(p, IntV) and type(p.value) is int:
+                parts.append(p.value)
+            else:
+                return SeqV(UnknownV(), t.kind)
+        return TupleV(t.items[slice(*parts)], t.kind)
+    if t.items and isinstance(index, IntV):
+        return join_all(list(t.items))
+    return UnknownV()
+
+
+def join_all(values: list[Value]) -> Value:
+    out = values[0]
+    for v in values[1:]:
+        out = join_values(out, v)
+    return out
+
+
+def _has_trailing_comma(node: cst.Subscript) -> bool:
+    return bool(node.slice) and node.slice[-1].comma is not cst.MaybeSentinel.DEFAULT
+
+
+def _float(v: Value) -> float | None:
+    if isinstance(v, FloatV):
+        return v.value
+    if isinstance(v, IntV) and type(v.value) is int:
+        return float(v.value)
+    return None
+
+
+def _deco(d: cst.Decorator) -> str:
+    e = d.decorator
+    if isinstance(e, cst.Call):
+        e = e.func
+    if isinstance(e, cst.Attribute):
+        return e.attr.value
+    if isinstance(e, cst.Name):
+        return e.value
+    return ""
+
+
+_INT_OPS = {
+    "+": arith.add,
+    "-": arith.sub,
+    "*": arith.mul,
+    "//": arith.floordiv,
+    "%": arith.mod,
+    "**": arith.dpow,
+}
+
+_FLOAT_OPS = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "//": lambda a, b: a // b,
+    "%": lambda a, b: a % b,
+    "**": lambda a, b: a**b,
+}
+
+_UNUSED = (EllipsisV, RangeV)

@@ -1,0 +1,170 @@
+"""The analysed project: files, module names, imports between them, parsing.
+
+A file's module name comes from its package (folders with ``__init__.py``);
+imports resolve against the roots of the analysed files, so ``from .layers
+import Block`` and ``from mypkg.layers import Block`` reach the project's own
+code, and anything not found there is external (``torch``, ``einops``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from ..model.values import Value
+from .spans import SpanTable
+
+__all__ = ["ModuleInfo", "Project", "ParseFailure"]
+
+
+@dataclass(frozen=True, slots=True)
+class ParseFailure:
+    message: str
+    line: int
+    column: int
+
+
+@dataclass(eq=False, slots=True)
+class ModuleInfo:
+    name: str
+    path: str
+    source: str
+    tree: cst.Module | None
+    spans: SpanTable | None
+    is_package: bool = False
+    globals: dict[str, Value] = field(default_factory=dict)
+    #: 0: not run, 1: running (imports in a cycle see partial globals), 2: done.
+    state: int = 0
+    failure: ParseFailure | None = None
+    digest: str = ""
+
+    @property
+    def package(self) -> str:
+        return self.name if self.is_package else self.name.rpartition(".")[0]
+
+
+def module_name_for(path: Path) -> tuple[str, Path, bool]:
+    """``(dotted name, root folder, is_package)`` for a source file."""
+    path = path.resolve()
+    is_pkg = path.name == "__init__.py"
+    parts = [] if is_pkg else [path.stem]
+    d = path.parent
+    while (d / "__init__.py").exists():
+        parts.insert(0, d.name)
+        if d.parent == d:
+            break
+        d = d.parent
+    return ".".join(parts) or path.stem, d, is_pkg
+
+
+def parse_source(source: str) -> tuple[cst.Module | None, ParseFailure | None]:
+    try:
+        return cst.parse_module(source), None
+    except cst.ParserSyntaxError as e:
+        return None, ParseFailure(e.message, e.raw_line, e.raw_column)
+    except Exception as e:  # libcst raises other errors on some odd inputs
+        return None, ParseFailure(str(e) or type(e).__name__, 1, 0)
+
+
+def read_source(path: Path) -> tuple[str | None, str | None]:
+    """The file's text, or an error message (undecodable, unreadable)."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return None, f"cannot read file: {e.strerror or e}"
+    try:
+        import io
+        import tokenize
+
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding), None
+    except (SyntaxError, UnicodeDecodeError, LookupError) as e:
+        return None, f"cannot decode file: {e}"
+
+
+class Project:
+    """Loads and caches modules; resolves imports within the project."""
+
+    def __init__(self, roots: list[Path] | None = None):
+        self.roots: list[Path] = [r.resolve() for r in roots or []]
+        self.by_name: dict[str, ModuleInfo | None] = {}
+        self.by_path: dict[str, ModuleInfo] = {}
+
+    def add_source(self, source: str, path: str = "<string>", name: str | None = None) -> ModuleInfo:
+        """A module from text (the LSP's unsaved buffers, tests)."""
+        tree, failure = parse_source(source)
+        if name is None:
+            p = Path(path)
+            if p.suffix == ".py" and p.exists():
+                name, root, is_pkg = module_name_for(p)
+                self._add_root(root)
+            else:
+                name, is_pkg = Path(path).stem or "__main__", False
+        else:
+            is_pkg = path.endswith("__init__.py")
+        info = ModuleInfo(
+            name,
+            path,
+            source,
+            tree,
+            SpanTable(tree) if tree is not None else None,
+            is_pkg,
+            failure=failure,
+            digest=hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
+        )
+        self.by_name[name] = info
+        self.by_path[path] = info
+        return info
+
+    def _add_root(self, root: Path) -> None:
+        r = root.resolve()
+        if r not in self.roots:
+            self.roots.append(r)
+
+    def load_path(self, path: Path) -> ModuleInfo | str:
+        """The module of a file on disk, or an error message."""
+        key = str(path)
+        if key in self.by_path:
+            return self.by_path[key]
+        text, err = read_source(path)
+        if text is None:
+            return err or "cannot read file"
+        name, root, _ = module_name_for(path)
+        self._add_root(root)
+        existing = self.by_name.get(name)
+        if existing is not None and existing.path != key:
+            name = key  # two files claim one module name: keep both apart
+        return self.add_source(text, key, name)
+
+    def import_module(self, name: str) -> ModuleInfo | None:
+        """A project module by dotted name, or ``None`` when it is external."""
+        if name in self.by_name:
+            return self.by_name[name]
+        found: ModuleInfo | None = None
+        rel = name.replace(".", "/")
+        for root in self.roots:
+            for cand in (root / f"{rel}.py", root / rel / "__init__.py"):
+                if cand.is_file():
+                    text, _ = read_source(cand)
+                    if text is not None:
+                        found = self.add_source(text, str(cand), name)
+                    break
+            if found is not None:
+                break
+        self.by_name[name] = found
+        return found
+
+    def resolve_relative(self, current: ModuleInfo, module: str | None, level: int) -> str:
+        """The absolute module name of ``from .{module} import ...``."""
+        if level == 0:
+            return module or ""
+        base = current.package.split(".") if current.package else []
+        if level > 1:
+            base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+        parts = [p for p in base if p]
+        if module:
+            parts.append(module)
+        return ".".join(parts)

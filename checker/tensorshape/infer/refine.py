@@ -1,0 +1,429 @@
+"""What code tells us about shapes beyond op results.
+
+* ``b, t, d = x.shape`` (or ``n = x.size(-1)``) names the dims: unknown dims of
+  ``x`` become opaque symbols named after the targets, so later code relates to them;
+* ``assert x.shape[1] == 3``, ``assert d % h == 0``, ``if x.ndim == 3:`` refine
+  shapes and add facts (equalities, divisibility) on the path where they hold;
+* returns and annotated assignments are checked against their annotations
+  (a mismatch is an error; an unknown value is a runtime obligation, then
+  takes the annotated shape, as a gradual cast);
+* ``y[i] = v`` checks that ``v`` broadcasts into ``y[i]``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ..lang.render import render_dim, render_shape
+from ..model import codes
+from ..model.dims import Dim, Star, Unknown, UnknownSource
+from ..model.obligations import Obligation, ObligationKind, SpecCheck
+from ..model.shape import Item, Shape
+from ..model.values import BoolV, IntV, SeqKind, TensorV, TupleV, UnknownV, Value
+from ..rules import engine
+from ..rules.context import Arg
+from ..unify.broadcast import broadcast_shapes
+from ..unify.compare import Truth, Verdict, eq3
+from ..unify.match import Bindings, Operand, match
+from ..unify.symbols import rigid
+from .annotations import Annotation
+from .base import AnalyzerBase
+from .state import State
+from .values import OpaqueV
+
+if TYPE_CHECKING:
+    from .base import Frame
+
+__all__ = ["Refinements"]
+
+
+def _shape_source(node: cst.BaseExpression) -> str | None:
+    """``x`` for ``x.shape`` / ``x.size()`` (a local name)."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape" and isinstance(node.value, cst.Name):
+        return node.value.value
+    if (
+        isinstance(node, cst.Call)
+        and not node.args
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "size"
+        and isinstance(node.func.value, cst.Name)
+    ):
+        return node.func.value.value
+    return None
+
+
+def _dim_source(node: cst.BaseExpression) -> tuple[str, int] | None:
+    """``(x, i)`` for ``x.shape[i]`` / ``x.size(i)`` with a literal ``i``."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        src = _shape_source(node.value)
+        i = _literal_int(node.slice[0].slice.value)
+        if src is not None and i is not None:
+            return src, i
+    if (
+        isinstance(node, cst.Call)
+        and len(node.args) == 1
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "size"
+        and isinstance(node.func.value, cst.Name)
+    ):
+        i = _literal_int(node.args[0].value)
+        if i is not None:
+            return node.func.value.value, i
+    return None
+
+
+def _rank_source(node: cst.BaseExpression) -> str | None:
+    """``x`` for ``x.ndim`` / ``x.dim()`` / ``len(x.shape)``."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "ndim" and isinstance(node.value, cst.Name):
+        return node.value.value
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("dim", "ndimension")
+    ):
+        if not node.args and isinstance(node.func.value, cst.Name):
+            return node.func.value.value
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "len"
+        and len(node.args) == 1
+    ):
+        return _shape_source(node.args[0].value)
+    return None
+
+
+def _literal_int(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.value)
+    return None
+
+
+def _target_name(el: cst.BaseElement) -> str:
+    v = el.value
+    if isinstance(v, cst.Name) and v.value != "_":
+        return v.value
+    return "n"
+
+
+def _with_dim(shape: Shape, i: int, d: Dim) -> Shape | None:
+    idx = i if i >= 0 else None
+    if shape.rank is not None:
+        if not -shape.rank <= i < shape.rank:
+            return None
+        idx = i % shape.rank
+    elif i >= 0:
+        if i >= len(shape.prefix):
+            return None
+    else:
+        if -i > len(shape.suffix):
+            return None
+        idx = len(shape.items) + i
+    assert idx is not None
+    items = list(shape.items)
+    items[idx] = d
+    return Shape(tuple(items))
+
+
+class Refinements(AnalyzerBase):
+    """Mixin of :class:`~tensorshape.infer.analyzer.Analyzer`."""
+
+    def refine_unpack(
+        self, frame: Frame, state: State, value_node: cst.BaseExpression, elements: list[cst.BaseElement], value: Value
+    ) -> Value | None:
+        """``b, t, d = x.shape``: name ``x``'s unknown dims after the targets."""
+        src = _shape_source(value_node)
+        if src is None:
+            return None
+        x = state.vars.get(src)
+        if not isinstance(x, TensorV) or any(isinstance(e, cst.StarredElement) for e in elements):
+            return None
+        n = len(elements)
+        s = x.shape
+        if s.rank is None:
+            if s.min_rank > n:
+                return None
+            prefix, suffix = s.prefix, s.suffix
+            middle = n - len(prefix) - len(suffix)
+            fresh = tuple(frame.ctx.fresh(_target_name(elements[len(prefix) + k])) for k in range(middle))
+            new = Shape(tuple(prefix) + fresh + tuple(suffix))
+        elif s.rank == n:
+            new = Shape(
+                tuple(
+                    frame.ctx.fresh(_target_name(elements[k])) if isinstance(d, Unknown) else d
+                    for k, d in enumerate(s.dims)
+                )
+            )
+        else:
+            return None
+        if new != s:
+            state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
+        return TupleV(tuple(IntV(d) for d in new.dims), SeqKind.SIZE)
+
+    def refine_dim_read(
+        self, frame: Frame, state: State, value_node: cst.BaseExpression, name: str, value: Value
+    ) -> Value:
+        """``n = x.size(-1)``: an unknown dim gets a symbol named ``n`` (and ``x`` gets it too)."""
+        if not (isinstance(value, IntV) and isinstance(value.value, Unknown)):
+            return value
+        got = _dim_source(value_node)
+        if got is None:
+            return value
+        src, i = got
+        x = state.vars.get(src)
+        if not isinstance(x, TensorV):
+            return value
+        d = frame.ctx.fresh(name)
+        new = _with_dim(x.shape, i, d)
+        if new is not None:
+            state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
+        return IntV(d)
+
+    # -- conditions and asserts --------------------------------------------------------------
+    def refine_condition(self, frame: Frame, state: State, test: cst.BaseExpression, truth: bool) -> None:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self.refine_condition(frame, state, test.expression, not truth)
+            return
+        if isinstance(test, cst.BooleanOperation):
+            if (isinstance(test.operator, cst.And) and truth) or (isinstance(test.operator, cst.Or) and not truth):
+                self.refine_condition(frame, state, test.left, truth)
+                self.refine_condition(frame, state, test.right, truth)
+            return
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return
+        op = test.comparisons[0].operator
+        right = test.comparisons[0].comparator
+        equal = (isinstance(op, cst.Equal) and truth) or (isinstance(op, cst.NotEqual) and not truth)
+        if not equal:
+            return
+        left = test.left
+        # d % h == 0
+        for a, b in ((left, right), (right, left)):
+            if isinstance(a, cst.BinaryOperation) and isinstance(a.operator, cst.Modulo) and _literal_int(b) == 0:
+                d = self._dim_of(frame, state, a.left)
+                h = self._dim_of(frame, state, a.right)
+                if d is not None and h is not None:
+                    state.facts = state.facts.assume_divides(h, d)
+                return
+        for a, b in ((left, right), (right, left)):
+            src = _rank_source(a)
+            k = _literal_int(b)
+            if src is not None and k is not None:
+                self._refine_rank(state, src, k)
+                return
+            got = _dim_source(a)
+            if got is not None:
+                val = self._dim_of(frame, state, b)
+                if val is not None:
+                    self._refine_dim(state, got[0], got[1], val)
+                    cur = self._dim_of(frame, state, a)
+                    if cur is not None:
+                        state.facts = state.facts.assume_eq(cur, val)
+                return
+            src = _shape_source(a)
+            if src is not None and isinstance(b, (cst.Tuple, cst.List)):
+                dims = [self._dim_of(frame, state, e.value) for e in b.elements]
+                x = state.vars.get(src)
+                if isinstance(x, TensorV) and all(d is not None for d in dims):
+                    if x.shape.rank is None or x.shape.rank == len(dims):
+                        old = x.shape.dims if x.shape.rank is not None else None
+                        state.vars[src] = TensorV(Shape(tuple(dims)), x.dtype, x.layout, x.names)
+                        for o, d in zip(old or (), dims):
+                            state.facts = state.facts.assume_eq(o, d)
+                return
+        a_dim, b_dim = self._dim_of(frame, state, left), self._dim_of(frame, state, right)
+        if a_dim is not None and b_dim is not None:
+            state.facts = state.facts.assume_eq(a_dim, b_dim)
+
+    def _dim_of(self, frame: Frame, state: State, node: cst.BaseExpression) -> Dim | None:
+        v = self.eval(frame, state, node, observe=False)
+        if isinstance(v, IntV):
+            return v.value
+        if isinstance(v, OpaqueV):
+            return self.opaque_int(frame, v.path)
+        return None
+
+    def _refine_rank(self, state: State, src: str, k: int) -> None:
+        x = state.vars.get(src)
+        if not isinstance(x, TensorV) or x.shape.rank is not None or x.shape.min_rank > k:
+            return
+        s = x.shape
+        fill = k - s.min_rank
+        new = Shape(tuple(s.prefix) + (Unknown(UnknownSource.UNANNOTATED),) * fill + tuple(s.suffix))
+        state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
+
+    def _refine_dim(self, state: State, src: str, i: int, d: Dim) -> None:
+        x = state.vars.get(src)
+        if not isinstance(x, TensorV):
+            return
+        cur = x.shape.dim(i)
+        if cur is None or not isinstance(cur, Unknown):
+            return
+        new = _with_dim(x.shape, i, d)
+        if new is not None:
+            state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
+
+    def exec_assert(self, frame: Frame, state: State, stmt: cst.Assert) -> None:
+        test = self.eval(frame, state, stmt.test, observe=False)
+        if isinstance(test, BoolV) and test.value is False and _is_shape_test(stmt.test):
+            self.report(
+                frame,
+                codes.SHAPE_MISMATCH,
+                f"this assertion always fails: {_explain(self, frame, state, stmt.test)}",
+                frame.ticket(stmt.test),
+                "the shapes reaching here cannot satisfy the assertion",
+            )
+            return
+        self.refine_condition(frame, state, stmt.test, True)
+
+    # -- annotations ---------------------------------------------------------------------------------
+    def check_return(self, frame: Frame, state: State, value: Value, node: cst.CSTNode) -> None:
+        sig = frame.signature
+        if sig is None or sig.returns is None or not frame.generic:
+            return
+        ann = sig.returns
+        if ann.kind in ("tensor", "tuple") and sig.returns_shape:
+            self.check_against(frame, state, value, ann, node, "return")
+
+    def check_against(
+        self, frame: Frame, state: State, value: Value, ann: Annotation, node: cst.CSTNode, what: str
+    ) -> Value:
+        """Check a value against an annotation whose dims are the function's rigid symbols."""
+        if ann.kind == "tuple":
+            if isinstance(value, TupleV) and len(value.items) == len(ann.items):
+                items = tuple(
+                    self.check_against(frame, state, v, a, node, what) for v, a in zip(value.items, ann.items)
+                )
+                return TupleV(items, value.kind)
+            return value
+        if ann.kind != "tensor" or ann.spec is None:
+            return value
+        spec = ann.spec
+        if isinstance(value, TensorV):
+            shape = value.shape
+        elif isinstance(value, UnknownV):
+            shape = Shape.unknown(value.source)
+        else:
+            return value
+        b = Bindings(state.facts, lambda p: self.ref_value(frame, p, state.vars.get("self"), state))  # type: ignore[arg-type]
+        for n in spec.names():
+            b.bind(n, rigid(n), "the annotation")
+        for d in spec.dims:
+            if d.kind.name == "VARIADIC" and d.name:
+                b.vars[d.name] = (Star(d.name),)
+        problems = match([Operand(spec, shape, what)], b)
+        span = frame.ticket(node)
+        pending = []
+        for p in problems:
+            if p.verdict is Verdict.ERROR:
+                self.report(
+                    frame,
+                    codes.RANK_MISMATCH if p.kind.name == "RANK" else codes.SHAPE_MISMATCH,
+                    f"{what} value has shape {render_shape(shape)}, but the annotation says {spec.text!r}: {p.message}",
+                    span,
+                    "fix the computation or the annotation",
+                )
+            elif p.verdict is Verdict.UNPROVEN:
+                self.report(
+                    frame,
+                    codes.SYMBOLIC_MISMATCH,
+                    f"{what} value has shape {render_shape(shape)}, but the annotation says {spec.text!r}: {p.message}",
+                    span,
+                    "use the same dim names, or `assert` the relation",
+                )
+            elif p.verdict is Verdict.OBLIGATION:
+                pending.append(p.message)
+        if pending and not any(p.verdict in (Verdict.ERROR, Verdict.UNPROVEN) for p in problems):
+            kind = ObligationKind.RETURN if what == "return" else ObligationKind.ASSIGNMENT
+            text = _simple(node)
+            frame.ctx.oblige(
+                Obligation(
+                    kind, span, (SpecCheck(span, text, spec.text),), f"{what}: {'; '.join(dict.fromkeys(pending))}"
+                )
+            )
+            # Gradual cast: past this point the value has the annotated shape.
+            rigid_shape = self.rigid_shape(frame, spec, None, state)
+            if isinstance(value, TensorV):
+                return TensorV(_merge(shape, rigid_shape), value.dtype, value.layout, value.names)
+            return TensorV(rigid_shape)
+        return value
+
+    def check_setitem(self, frame: Frame, state: State, target: cst.Subscript, value: Value) -> None:
+        base = self.eval(frame, state, target.value, observe=False)
+        if not isinstance(base, TensorV) or not isinstance(value, TensorV):
+            return
+        index = self.index_value(frame, state, target)
+        from ..rules.context import RuleContext
+
+        quiet = RuleContext(facts=state.facts, options=frame.ctx.options, symbols=frame.ctx.symbols)
+        part = engine.getitem(Arg(base), Arg(index), quiet)
+        if (
+            not isinstance(part, TensorV)
+            or quiet.diagnostics
+            and any(d.severity.name == "ERROR" for d in quiet.diagnostics)
+        ):
+            return
+        out, issues = broadcast_shapes([part.shape, value.shape], state.facts)
+        bad = [i for i in issues if i.verdict is Verdict.ERROR]
+        grows = out.rank is not None and part.shape.rank is not None and out.rank > part.shape.rank
+        grows_dim = (
+            not bad
+            and out.rank is not None
+            and part.shape.rank == out.rank
+            and any(eq3(a, b) is Truth.FALSE for a, b in zip(part.shape.dims, out.dims))
+        )
+        if bad or grows or grows_dim:
+            self.report(
+                frame,
+                codes.BROADCAST,
+                f"cannot assign a tensor of shape {render_shape(value.shape)} into a slice of shape {render_shape(part.shape)}",
+                frame.ticket(target),
+                "the assigned value must broadcast to the indexed region",
+            )
+
+
+def _merge(actual: Shape, annotated: Shape) -> Shape:
+    """Keep what is known of ``actual``; take the annotation's dims where it is unknown."""
+    if actual.rank is None or annotated.rank is None or actual.rank != annotated.rank:
+        return annotated
+    items: list[Item] = [b if isinstance(a, Unknown) else a for a, b in zip(actual.dims, annotated.dims)]
+    return Shape(tuple(items))
+
+
+def _simple(node: cst.CSTNode) -> str | None:
+    from .expressions import simple_text
+
+    return simple_text(node)
+
+
+def _is_shape_test(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Comparison):
+        parts = [node.left] + [c.comparator for c in node.comparisons]
+        return any(_dim_source(p) or _rank_source(p) or _shape_source(p) for p in parts)
+    if isinstance(node, cst.BooleanOperation):
+        return _is_shape_test(node.left) or _is_shape_test(node.right)
+    return False
+
+
+def _explain(an: Refinements, frame: Frame, state: State, node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+        left = an.eval(frame, state, node.left, observe=False)
+        right = an.eval(frame, state, node.comparisons[0].comparator, observe=False)
+        return f"{_show(left)} vs {_show(right)}"
+    return "the shapes make it false"
+
+
+def _show(v: Value) -> str:
+    if isinstance(v, IntV):
+        return render_dim(v.value)
+    if isinstance(v, TupleV):
+        return "(" + ", ".join(_show(i) for i in v.items) + ")"
+    return "?"

@@ -1,0 +1,553 @@
+"""Statements: assignments and unpacking, control flow (join, loop fixpoints), imports, definitions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ..lang.render import render_shape
+from ..model import codes
+from ..model.dims import Unknown, UnknownSource
+from ..model.shape import Shape
+from ..model.values import NONE, BoolV, IntV, ModuleV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value
+from .annotations import read_annotation
+from .base import AnalyzerBase
+from .state import State, join_states
+from .values import ClassV, ExternalV, FunctionV, InstanceV, ModuleNsV, RangeV
+
+if TYPE_CHECKING:
+    from .base import Frame
+
+__all__ = ["Statements", "MAX_ITERATIONS", "MAX_UNROLL"]
+
+#: Iterations of a loop body before its state is taken as the fixpoint.
+MAX_ITERATIONS = 3
+#: Loops over a known, short sequence (a ModuleList, a tuple) are unrolled up to this length.
+MAX_UNROLL = 24
+
+
+class _Loop:
+    __slots__ = ("breaks", "continues")
+
+    def __init__(self) -> None:
+        self.breaks: list[State] = []
+        self.continues: list[State] = []
+
+
+class Statements(AnalyzerBase):
+    """Mixin of :class:`~tensorshape.infer.analyzer.Analyzer`: executes statements."""
+
+    def exec_block(
+        self, frame: Frame, state: State, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
+    ) -> State | None:
+        cur: State | None = state
+        for stmt in stmts:
+            if cur is None:
+                return None
+            cur = self.exec_stmt(frame, cur, stmt)
+        return cur
+
+    def exec_suite(self, frame: Frame, state: State, suite: cst.BaseSuite) -> State | None:
+        if isinstance(suite, cst.IndentedBlock):
+            return self.exec_block(frame, state, suite.body)
+        assert isinstance(suite, cst.SimpleStatementSuite)
+        return self.exec_block(frame, state, suite.body)
+
+    def exec_stmt(self, frame: Frame, state: State, stmt: cst.CSTNode) -> State | None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            cur: State | None = state
+            for small in stmt.body:
+                if cur is None:
+                    return None
+                cur = self.exec_small(frame, cur, small)
+            return cur
+        if isinstance(stmt, cst.BaseSmallStatement):
+            return self.exec_small(frame, state, stmt)
+        if isinstance(stmt, cst.If):
+            return self.exec_if(frame, state, stmt)
+        if isinstance(stmt, cst.For):
+            return self.exec_for(frame, state, stmt)
+        if isinstance(stmt, cst.While):
+            return self.exec_while(frame, state, stmt)
+        if isinstance(stmt, cst.With):
+            for item in stmt.items:
+                v = self.eval(frame, state, item.item)
+                if item.asname is not None and isinstance(item.asname.name, cst.BaseAssignTargetExpression):
+                    self.assign(frame, state, item.asname.name, v if isinstance(v, TensorV) else UnknownV(), None)
+            return self.exec_suite(frame, state, stmt.body)
+        if isinstance(stmt, cst.Try) or type(stmt).__name__ == "TryStar":
+            return self.exec_try(frame, state, stmt)  # type: ignore[arg-type]
+        if isinstance(stmt, cst.FunctionDef):
+            state.vars[stmt.name.value] = FunctionV(stmt, frame.module, None, f"{frame.module.name}.{stmt.name.value}")
+            return state
+        if isinstance(stmt, cst.ClassDef):
+            state.vars[stmt.name.value] = self.make_class(frame, state, stmt)
+            return state
+        if isinstance(stmt, cst.Match):
+            out: State | None = None
+            for case in stmt.cases:
+                out = join_states(out, self.exec_suite(frame, state.copy(), case.body))
+            return out
+        return state
+
+    # -- simple statements -----------------------------------------------------------
+    def exec_small(self, frame: Frame, state: State, stmt: cst.BaseSmallStatement) -> State | None:
+        if isinstance(stmt, cst.Expr):
+            self.eval(frame, state, stmt.value)
+            return state
+        if isinstance(stmt, cst.Assign):
+            value = self.eval(frame, state, stmt.value)
+            for t in stmt.targets:
+                v = value
+                if isinstance(t.target, cst.Name):
+                    v = self.refine_dim_read(frame, state, stmt.value, t.target.value, value)
+                self.assign(frame, state, t.target, v, stmt.value)
+            return state
+        if isinstance(stmt, cst.AnnAssign):
+            return self.exec_annassign(frame, state, stmt)
+        if isinstance(stmt, cst.AugAssign):
+            return self.exec_augassign(frame, state, stmt)
+        if isinstance(stmt, cst.Return):
+            value = self.eval(frame, state, stmt.value) if stmt.value is not None else NONE
+            self.check_return(frame, state, value, stmt.value or stmt)
+            frame.returns.append(value)
+            return None
+        if isinstance(stmt, cst.Raise):
+            if stmt.exc is not None:
+                self.eval(frame, state, stmt.exc)
+            return None
+        if isinstance(stmt, cst.Assert):
+            self.exec_assert(frame, state, stmt)
+            return state
+        if isinstance(stmt, cst.Break):
+            if frame.loops:
+                frame.loops[-1].breaks.append(state)
+            return None
+        if isinstance(stmt, cst.Continue):
+            if frame.loops:
+                frame.loops[-1].continues.append(state)
+            return None
+        if isinstance(stmt, cst.Import):
+            self.exec_import(frame, state, stmt)
+            return state
+        if isinstance(stmt, cst.ImportFrom):
+            self.exec_import_from(frame, state, stmt)
+            return state
+        if isinstance(stmt, cst.Del):
+            for el in _del_targets(stmt.target):
+                if isinstance(el, cst.Name):
+                    state.vars.pop(el.value, None)
+            return state
+        return state
+
+    def exec_annassign(self, frame: Frame, state: State, stmt: cst.AnnAssign) -> State:
+        ann = read_annotation(
+            stmt.annotation.annotation,
+            lambda e: self.eval(frame, state, e, observe=False),
+            lambda code, msg, span, hint: self.report(frame, code, msg, span, hint),
+            frame.ticket,
+        )
+        if stmt.value is None:
+            return state
+        value = self.eval(frame, state, stmt.value)
+        if ann.kind == "tensor" and ann.spec is not None:
+            value = self.check_against(frame, state, value, ann, stmt.value, "assignment")
+        self.assign(frame, state, stmt.target, value, stmt.value)
+        return state
+
+    def exec_augassign(self, frame: Frame, state: State, stmt: cst.AugAssign) -> State:
+        target = self.eval(frame, state, stmt.target, observe=False)
+        value = self.eval(frame, state, stmt.value)
+        op = _AUG.get(type(stmt.operator))
+        result: Value = UnknownV()
+        if op is not None:
+            result = self.binop(frame, state, op, target, value, stmt.target, stmt.value, stmt)
+            if isinstance(target, TensorV) and isinstance(result, TensorV) and result.shape.rank is not None:
+                if (
+                    target.shape.rank is not None
+                    and result.shape.rank != target.shape.rank
+                    or (target.shape.is_static and result.shape.is_static and result.shape != target.shape)
+                ):
+                    self.report(
+                        frame,
+                        codes.BROADCAST,
+                        f"in-place `{_op_text(stmt.operator)}`: result {render_shape(result.shape)} does not fit "
+                        f"the tensor it writes into, {render_shape(target.shape)}",
+                        frame.ticket(stmt),
+                        "an in-place op cannot change its tensor's shape; write `x = x <op> y`",
+                    )
+                    result = target
+                else:
+                    result = TensorV(target.shape, target.dtype, result.layout, target.names)
+        self.assign(frame, state, stmt.target, result, None)
+        return state
+
+    # -- control flow --------------------------------------------------------------------
+    def exec_if(self, frame: Frame, state: State, stmt: cst.If) -> State | None:
+        test = self.eval(frame, state, stmt.test, observe=False)
+        known = test.value if isinstance(test, BoolV) else None
+        then_state: State | None = None
+        else_state: State | None = None
+        if known is not False:
+            s = state.copy()
+            self.refine_condition(frame, s, stmt.test, True)
+            then_state = self.exec_suite(frame, s, stmt.body)
+        if known is not True:
+            s = state.copy()
+            self.refine_condition(frame, s, stmt.test, False)
+            if isinstance(stmt.orelse, cst.If):
+                else_state = self.exec_if(frame, s, stmt.orelse)
+            elif isinstance(stmt.orelse, cst.Else):
+                else_state = self.exec_suite(frame, s, stmt.orelse.body)
+            else:
+                else_state = s
+        return join_states(then_state, else_state)
+
+    def exec_for(self, frame: Frame, state: State, stmt: cst.For) -> State | None:
+        it = self.eval(frame, state, stmt.iter)
+        items = self.iteration_items(frame, state, it, stmt.iter)
+        loop = _Loop()
+        frame.loops.append(loop)
+        try:
+            if items is not None:
+                cur: State | None = state
+                for item in items:
+                    if cur is None:
+                        break
+                    s = cur.copy()
+                    self.assign(frame, s, stmt.target, item, None)
+                    end = self.exec_suite(frame, s, stmt.body)
+                    for c in loop.continues:
+                        end = join_states(end, c)
+                    loop.continues.clear()
+                    cur = end
+                exit_state = cur
+            else:
+                elem = self.element_value(it)
+                exit_state = self._fixpoint(
+                    frame, state, stmt.body, loop, lambda s: self.assign(frame, s, stmt.target, elem, None)
+                )
+        finally:
+            frame.loops.pop()
+        for b in loop.breaks:
+            exit_state = join_states(exit_state, b)
+        if stmt.orelse is not None and exit_state is not None:
+            exit_state = self.exec_suite(frame, exit_state, stmt.orelse.body)
+        return exit_state
+
+    def exec_while(self, frame: Frame, state: State, stmt: cst.While) -> State | None:
+        loop = _Loop()
+        frame.loops.append(loop)
+        try:
+
+            def enter(s: State) -> None:
+                self.eval(frame, s, stmt.test, observe=False)
+                self.refine_condition(frame, s, stmt.test, True)
+
+            exit_state = self._fixpoint(frame, state, stmt.body, loop, enter)
+        finally:
+            frame.loops.pop()
+        for b in loop.breaks:
+            exit_state = join_states(exit_state, b)
+        if stmt.orelse is not None and exit_state is not None:
+            exit_state = self.exec_suite(frame, exit_state, stmt.orelse.body)
+        return exit_state
+
+    def _fixpoint(self, frame: Frame, state: State, body: cst.BaseSuite, loop: _Loop, enter: object) -> State | None:
+        """Iterate a loop body until the state stops changing (or widen after a few rounds)."""
+        entry = state
+        for _ in range(MAX_ITERATIONS):
+            s = entry.copy()
+            enter(s)  # type: ignore[operator]
+            end = self.exec_suite(frame, s, body)
+            for c in loop.continues:
+                end = join_states(end, c)
+            loop.continues.clear()
+            new = join_states(entry, end)
+            assert new is not None
+            if new.vars == entry.vars:
+                break
+            entry = new
+        return entry
+
+    def exec_try(self, frame: Frame, state: State, stmt: cst.Try) -> State | None:
+        body = self.exec_suite(frame, state.copy(), stmt.body)
+        if stmt.orelse is not None and body is not None:
+            body = self.exec_suite(frame, body, stmt.orelse.body)
+        out = body
+        for h in stmt.handlers:
+            s = state.copy()
+            if h.name is not None and isinstance(h.name.name, cst.Name):
+                s.vars[h.name.name.value] = UnknownV()
+            out = join_states(out, self.exec_suite(frame, s, h.body))
+        if stmt.finalbody is not None:
+            base = out if out is not None else state.copy()
+            fin = self.exec_suite(frame, base, stmt.finalbody.body)
+            return fin if out is not None else None
+        return out
+
+    # -- iteration ---------------------------------------------------------------------------
+    def iteration_items(self, frame: Frame, state: State, it: Value, node: cst.BaseExpression) -> list[Value] | None:
+        """The values a loop target takes, when the sequence is known and short."""
+        if isinstance(it, TupleV) and len(it.items) <= MAX_UNROLL:
+            return list(it.items)
+        if isinstance(it, ModuleV) and it.children and len(it.children) <= MAX_UNROLL:
+            return list(it.children)
+        if isinstance(it, RangeV) and type(it.length) is int and 0 <= it.length <= 8:
+            start, step = it.start, it.step
+            if type(start) is int and type(step) is int:
+                return [IntV(start + i * step) for i in range(it.length)]
+        return None
+
+    def element_value(self, it: Value) -> Value:
+        if isinstance(it, SeqV):
+            return it.elem
+        if isinstance(it, TupleV):
+            from .state import _join_all
+
+            return _join_all(list(it.items))
+        if isinstance(it, RangeV):
+            return IntV(Unknown(UnknownSource.UNANNOTATED))
+        if isinstance(it, TensorV):
+            s = it.shape
+            if s.rank == 0:
+                return UnknownV()
+            return TensorV(Shape(s.items[1:]) if s.rank is not None else Shape.unknown(), it.dtype)
+        if isinstance(it, ModuleV) and it.children:
+            from .state import _join_all
+
+            return _join_all(list(it.children))
+        return UnknownV()
+
+    # -- assignment -------------------------------------------------------------------------
+    def assign(
+        self,
+        frame: Frame,
+        state: State,
+        target: cst.BaseExpression,
+        value: Value,
+        value_node: cst.BaseExpression | None,
+    ) -> None:
+        if isinstance(target, cst.Name):
+            state.vars[target.value] = value
+            self.observe(target, value)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [e for e in target.elements]
+            values = self.unpack(frame, state, value, elements, value_node, target)
+            for el, v in zip(elements, values):
+                self.assign(frame, state, el.value, v, None)
+            return
+        if isinstance(target, cst.Attribute):
+            recv = self.eval(frame, state, target.value, observe=False)
+            name = target.attr.value
+            if isinstance(recv, InstanceV):
+                if frame.building is recv:
+                    recv.attrs[name] = value
+                elif isinstance(target.value, cst.Name):
+                    state.vars[f"{target.value.value}.{name}"] = value
+                self.observe(target, value)
+            return
+        if isinstance(target, cst.Subscript):
+            self.check_setitem(frame, state, target, value)
+            return
+        if isinstance(target, cst.StarredElement):
+            self.assign(frame, state, target.value, value, None)
+
+    def unpack(
+        self,
+        frame: Frame,
+        state: State,
+        value: Value,
+        elements: list[cst.BaseElement],
+        value_node: cst.BaseExpression | None,
+        target: cst.CSTNode,
+    ) -> list[Value]:
+        n = len(elements)
+        star = next((i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)), None)
+        if value_node is not None:
+            refined = self.refine_unpack(frame, state, value_node, elements, value)
+            if refined is not None:
+                value = refined
+        if isinstance(value, TupleV):
+            items = list(value.items)
+            if star is None:
+                if len(items) != n:
+                    self._unpack_error(frame, value, n, target)
+                    return [UnknownV()] * n
+                return items
+            after = n - star - 1
+            if len(items) < n - 1:
+                self._unpack_error(frame, value, n, target)
+                return [UnknownV()] * n
+            middle = TupleV(tuple(items[star : len(items) - after]), SeqKind.LIST)
+            return items[:star] + [middle] + items[len(items) - after :]
+        if isinstance(value, TensorV):
+            s = value.shape
+            row = TensorV(Shape(s.items[1:]), value.dtype) if s.rank else TensorV(Shape.unknown(), value.dtype)
+            if s.rank is not None and s.rank >= 1 and type(s.items[0]) is int and star is None and s.items[0] != n:
+                self.report(
+                    frame,
+                    codes.SHAPE_MISMATCH,
+                    f"cannot unpack a tensor of shape {render_shape(s)} into {n} values (dim 0 is {s.items[0]})",
+                    frame.ticket(target),
+                    "unpacking a tensor iterates over its first dim",
+                )
+            return [row] * n
+        if isinstance(value, SeqV):
+            return [value.elem if i != star else value for i in range(n)]
+        if isinstance(value, ModuleV) and value.children and len(value.children) == n:
+            return list(value.children)
+        return [UnknownV()] * n
+
+    def _unpack_error(self, frame: Frame, value: TupleV, n: int, target: cst.CSTNode) -> None:
+        if value.kind is SeqKind.SIZE:
+            self.report(
+                frame,
+                codes.RANK_MISMATCH,
+                f"cannot unpack a shape of {len(value.items)} dims into {n} names",
+                frame.ticket(target),
+                "the tensor has a different number of dims than the names unpacked from its shape",
+            )
+
+    # -- imports ------------------------------------------------------------------------------
+    def exec_import(self, frame: Frame, state: State, stmt: cst.Import) -> None:
+        for alias in stmt.names:
+            full = _dotted(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                state.vars[alias.asname.name.value] = self.module_value(full)
+            else:
+                head = full.split(".")[0]
+                state.vars[head] = self.module_value(head)
+
+    def exec_import_from(self, frame: Frame, state: State, stmt: cst.ImportFrom) -> None:
+        level = len(stmt.relative)
+        mod = _dotted(stmt.module) if stmt.module is not None else None
+        absolute = self.project.resolve_relative(frame.module, mod, level) if level else (mod or "")
+        source = self.project.import_module(absolute) if absolute else None
+        if source is not None and source is not frame.module:
+            self.run_module(source)
+        if isinstance(stmt.names, cst.ImportStar):
+            if source is not None:
+                for k, g in source.globals.items():
+                    if not k.startswith("_"):
+                        state.vars[k] = g
+            return
+        for alias in stmt.names:
+            name = _dotted(alias.name)
+            local = (
+                alias.asname.name.value
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
+                else name
+            )
+            if source is not None:
+                found = source.globals.get(name)
+                v: Value
+                if found is not None:
+                    v = found
+                else:
+                    sub = self.project.import_module(f"{absolute}.{name}")
+                    v = ModuleNsV(sub) if sub is not None else UnknownV()
+                state.vars[local] = v
+            else:
+                sub = self.project.import_module(f"{absolute}.{name}") if absolute else None
+                state.vars[local] = (
+                    ModuleNsV(sub) if sub is not None else ExternalV(f"{absolute}.{name}" if absolute else name)
+                )
+
+    def module_value(self, name: str) -> Value:
+        info = self.project.import_module(name)
+        if info is not None:
+            return ModuleNsV(info)
+        return ExternalV(name)
+
+    # -- classes ---------------------------------------------------------------------------------
+    def make_class(self, frame: Frame, state: State, node: cst.ClassDef) -> ClassV:
+        bases = tuple(self.eval(frame, state, a.value, observe=False) for a in node.bases if a.keyword is None)
+        qual = f"{frame.module.name}.{node.name.value}"
+        cls = ClassV(node, frame.module, bases, qual)
+        ns = State(dict(state.vars), state.facts)
+        before = set(ns.vars)
+        fields: list[tuple[str, Value | None]] = []
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                fn = FunctionV(stmt, frame.module, cls, f"{qual}.{stmt.name.value}")
+                ns.vars[stmt.name.value] = fn
+                continue
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        default = self.eval(frame, ns, small.value, observe=False) if small.value is not None else None
+                        fields.append((small.target.value, default))
+                        if default is not None:
+                            ns.vars[small.target.value] = default
+                        continue
+                    self.exec_small(frame, ns, small)
+                continue
+            self.exec_stmt(frame, ns, stmt)
+        cls.members = {k: v for k, v in ns.vars.items() if k not in before or k in _own_names(body)}
+        if any(_is_dataclass_decorator(d) for d in node.decorators):
+            cls.dataclass_fields = tuple(fields)
+        return cls
+
+
+_AUG: dict[type, str] = {
+    cst.AddAssign: "+",
+    cst.SubtractAssign: "-",
+    cst.MultiplyAssign: "*",
+    cst.DivideAssign: "/",
+    cst.FloorDivideAssign: "//",
+    cst.ModuloAssign: "%",
+    cst.PowerAssign: "**",
+    cst.MatrixMultiplyAssign: "@",
+    cst.BitAndAssign: "&",
+    cst.BitOrAssign: "|",
+    cst.BitXorAssign: "^",
+    cst.LeftShiftAssign: "<<",
+    cst.RightShiftAssign: ">>",
+}
+
+
+def _op_text(op: cst.BaseAugOp) -> str:
+    return _AUG.get(type(op), "?") + "="
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _del_targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [e.value for e in node.elements]
+    return [node]
+
+
+def _own_names(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> set[str]:
+    out: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            out.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        if isinstance(t.target, cst.Name):
+                            out.add(t.target.value)
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    out.add(small.target.value)
+    return out
+
+
+def _is_dataclass_decorator(d: cst.Decorator) -> bool:
+    e = d.decorator
+    if isinstance(e, cst.Call):
+        e = e.func
+    name = e.attr.value if isinstance(e, cst.Attribute) else e.value if isinstance(e, cst.Name) else ""
+    return name in ("dataclass", "define", "frozen", "attrs")

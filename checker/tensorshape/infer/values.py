@@ -1,0 +1,154 @@
+"""Values only the libcst front end has: functions, classes, instances, imports.
+
+They subclass the core's :class:`~tensorshape.model.values.Value`; the rule
+engine treats them as unknown, except where the front end converts them first
+(:func:`to_core`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from ..model.values import IntV, Value
+
+if TYPE_CHECKING:
+    from .annotations import Annotation
+    from .project import ModuleInfo
+
+__all__ = [
+    "ExternalV",
+    "ModuleNsV",
+    "FunctionV",
+    "ClassV",
+    "InstanceV",
+    "BoundMethodV",
+    "OpaqueV",
+    "AnnotationV",
+    "RangeV",
+    "SuperV",
+    "to_core",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalV(Value):
+    """Something from outside the analysed project, known by its qualified name
+    (``torch``, ``torch.nn.functional.relu``, ``jaxtyping.Float``, ``einops.rearrange``)."""
+
+    qualname: str
+
+
+@dataclass(eq=False, slots=True)
+class ModuleNsV(Value):
+    """A module of the analysed project (``from . import layers``)."""
+
+    info: ModuleInfo
+
+
+@dataclass(eq=False, slots=True)
+class FunctionV(Value):
+    """A function (or method) defined in the analysed project."""
+
+    node: cst.FunctionDef
+    module: ModuleInfo
+    #: The class that defines it, for methods.
+    owner: ClassV | None = None
+    qualname: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class ClassV(Value):
+    node: cst.ClassDef
+    module: ModuleInfo
+    bases: tuple[Value, ...]
+    qualname: str = ""
+    #: Class-level assignments and methods.
+    members: dict[str, Value] = field(default_factory=dict)
+    #: ``@dataclass`` fields (name, default value or None), in order.
+    dataclass_fields: tuple[tuple[str, Value | None], ...] | None = None
+
+    def lookup(self, name: str) -> Value | None:
+        """A member, through the project base classes (first match, depth first)."""
+        if name in self.members:
+            return self.members[name]
+        for b in self.bases:
+            if isinstance(b, ClassV):
+                v = b.lookup(name)
+                if v is not None:
+                    return v
+        return None
+
+    def external_bases(self) -> list[str]:
+        """Qualified names of external base classes (``torch.nn.Module``), through project bases."""
+        out: list[str] = []
+        for b in self.bases:
+            if isinstance(b, ExternalV):
+                out.append(b.qualname)
+            elif isinstance(b, ClassV):
+                out.extend(b.external_bases())
+        return out
+
+    @property
+    def is_module(self) -> bool:
+        """Is this an ``nn.Module`` subclass?"""
+        return any(q.startswith("torch.nn") for q in self.external_bases())
+
+
+@dataclass(eq=False, slots=True)
+class InstanceV(Value):
+    """An instance of a project class: its attributes as far as ``__init__`` set them."""
+
+    cls: ClassV
+    attrs: dict[str, Value] = field(default_factory=dict)
+    #: A key describing how it was built, for memoising calls of its methods.
+    key: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class BoundMethodV(Value):
+    receiver: Value
+    function: FunctionV
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueV(Value):
+    """An unknown object reached through a path (``config``, ``config.model``).
+
+    Reading an attribute gives another path; where a rule needs an int, the
+    path becomes an opaque symbol (the same symbol for the same path in one
+    analysis), so ``config.hidden_size`` is a size that relates across uses.
+    """
+
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotationV(Value):
+    """A type alias of a shape annotation (``Image = Float[Tensor, "b c h w"]``)."""
+
+    annotation: Annotation
+
+
+@dataclass(frozen=True, slots=True)
+class RangeV(Value):
+    """``range(...)``: an iterable of ints whose length is known or not."""
+
+    length: Any
+    start: Any = 0
+    step: Any = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SuperV(Value):
+    instance: Value
+    cls: Any
+
+
+def to_core(v: Value, opaque_int: Any) -> Value:
+    """Convert a front-end value for the rule engine (opaque paths become int symbols)."""
+    if isinstance(v, OpaqueV):
+        return IntV(opaque_int(v.path))
+    return v
