@@ -570,8 +570,8 @@ class Calls(AnalyzerBase):
         if not args:
             return UnknownV()
         v: Value = args[0].value
-        text = describe_value(v)
-        self.report(frame, codes.REVEAL, f"revealed shape: {text}", frame.ticket(node), None)
+        if frame.generic:
+            self.report(frame, codes.REVEAL, f"revealed shape: {describe_value(v)}", frame.ticket(node), None)
         return v
 
 

@@ -353,6 +353,11 @@ class Expressions(AnalyzerBase):
             v = engine.binary_op(op, la, ra, frame.ctx, frame.ticket(node))
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
         li, ri = self._int(frame, left), self._int(frame, right)
+        # An unannotated parameter is an int only when combined with an int.
+        if li is None and ri is not None and _bare(left) and op in _INT_OPS:
+            li = self.opaque_int(frame, left.path)  # type: ignore[union-attr]
+        if ri is None and li is not None and _bare(right) and op in _INT_OPS:
+            ri = self.opaque_int(frame, right.path)  # type: ignore[union-attr]
         if li is not None and ri is not None:
             if op == "/":
                 if type(li) is int and type(ri) is int and ri:
@@ -384,7 +389,7 @@ class Expressions(AnalyzerBase):
             return v.value
         if isinstance(v, BoolV) and v.value is not None:
             return int(v.value)
-        if isinstance(v, OpaqueV):
+        if isinstance(v, OpaqueV) and "." in v.path:
             return self.opaque_int(frame, v.path)
         return None
 
@@ -580,6 +585,10 @@ def join_all(values: list[Value]) -> Value:
 
 def _has_trailing_comma(node: cst.Subscript) -> bool:
     return bool(node.slice) and node.slice[-1].comma is not cst.MaybeSentinel.DEFAULT
+
+
+def _bare(v: Value) -> bool:
+    return isinstance(v, OpaqueV) and "." not in v.path
 
 
 def _float(v: Value) -> float | None:

@@ -133,6 +133,16 @@ def _with_dim(shape: Shape, i: int, d: Dim) -> Shape | None:
     return Shape(tuple(items))
 
 
+def _tensor_var(state: State, src: str) -> TensorV | None:
+    """The tensor a local names; an unknown value read with ``.shape`` is a tensor of unknown shape."""
+    v = state.vars.get(src)
+    if isinstance(v, TensorV):
+        return v
+    if isinstance(v, UnknownV) or (isinstance(v, OpaqueV) and "." not in v.path):
+        return TensorV(Shape.unknown())
+    return None
+
+
 class Refinements(AnalyzerBase):
     """Mixin of :class:`~tensorshape.infer.analyzer.Analyzer`."""
 
@@ -143,8 +153,8 @@ class Refinements(AnalyzerBase):
         src = _shape_source(value_node)
         if src is None:
             return None
-        x = state.vars.get(src)
-        if not isinstance(x, TensorV) or any(isinstance(e, cst.StarredElement) for e in elements):
+        x = _tensor_var(state, src)
+        if x is None or any(isinstance(e, cst.StarredElement) for e in elements):
             return None
         n = len(elements)
         s = x.shape
@@ -178,8 +188,8 @@ class Refinements(AnalyzerBase):
         if got is None:
             return value
         src, i = got
-        x = state.vars.get(src)
-        if not isinstance(x, TensorV):
+        x = _tensor_var(state, src)
+        if x is None:
             return value
         d = frame.ctx.fresh(name)
         new = _with_dim(x.shape, i, d)
@@ -231,8 +241,8 @@ class Refinements(AnalyzerBase):
             src = _shape_source(a)
             if src is not None and isinstance(b, (cst.Tuple, cst.List)):
                 dims = [self._dim_of(frame, state, e.value) for e in b.elements]
-                x = state.vars.get(src)
-                if isinstance(x, TensorV) and all(d is not None for d in dims):
+                x = _tensor_var(state, src)
+                if x is not None and all(d is not None for d in dims):
                     if x.shape.rank is None or x.shape.rank == len(dims):
                         old = x.shape.dims if x.shape.rank is not None else None
                         state.vars[src] = TensorV(Shape(tuple(dims)), x.dtype, x.layout, x.names)
@@ -252,8 +262,8 @@ class Refinements(AnalyzerBase):
         return None
 
     def _refine_rank(self, state: State, src: str, k: int) -> None:
-        x = state.vars.get(src)
-        if not isinstance(x, TensorV) or x.shape.rank is not None or x.shape.min_rank > k:
+        x = _tensor_var(state, src)
+        if x is None or x.shape.rank is not None or x.shape.min_rank > k:
             return
         s = x.shape
         fill = k - s.min_rank
@@ -261,8 +271,8 @@ class Refinements(AnalyzerBase):
         state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
 
     def _refine_dim(self, state: State, src: str, i: int, d: Dim) -> None:
-        x = state.vars.get(src)
-        if not isinstance(x, TensorV):
+        x = _tensor_var(state, src)
+        if x is None:
             return
         cur = x.shape.dim(i)
         if cur is None or not isinstance(cur, Unknown):

@@ -114,7 +114,12 @@ class Call:
         return self.arg(name).value  # type: ignore[no-any-return]
 
     def tensor(self, name: builtins.str) -> TensorV | None:
-        """The tensor argument ``name`` (an unknown value counts as a tensor of unknown shape)."""
+        """The tensor argument ``name`` (an unknown value counts as a tensor of unknown shape).
+
+        ``None`` when the argument is absent or not a tensor.
+        """
+        if not self.has(name):
+            return None
         v = self.value(name)
         if isinstance(v, TensorV):
             return v

@@ -101,13 +101,15 @@ def matmul_fixed(call: Call) -> Value:
         return unknown_tensor(UnknownSource.ERROR)
     if ra == 3 and a.rank == 3 and b.rank == 3:
         # bmm does not broadcast the batch dim.
-        call.check(
+        verdict = call.check(
             eq3(a.items[0], b.items[0], call.facts),
             (a.items[0], b.items[0]),
             f"batch dims differ: {render_shape(a)} and {render_shape(b)}",
             at=other,
             checks=[("input", spec_text(a.items)), (other, spec_text(b.items))],
         )
+        if verdict is Verdict.ERROR or verdict is Verdict.UNPROVEN:
+            return unknown_tensor(UnknownSource.ERROR)
     return _tensor_result(call, matmul_shapes(call, a, b, "input", other), "input", other)
 
 

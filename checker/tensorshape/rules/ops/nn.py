@@ -245,9 +245,7 @@ def channel_norm(call: Call) -> Value:
         )
         return _ERR
     if s.rank is not None and s.rank >= 1:
-        c_axis = 1 if s.rank >= 2 and (not ranks or s.rank != min(ranks) or call.params.get("batched_min")) else 0
-        if call.params.get("unbatched_rank") == s.rank:
-            c_axis = 0
+        c_axis = 0 if s.rank == 1 or call.params.get("unbatched_rank") == s.rank else 1
         num = call.int("num_features")
         if num is not None:
             c = s.dims[c_axis]
@@ -404,7 +402,7 @@ def rnn(call: Call) -> Value:
         spec = "n l h" if batch_first else "l n h"
     else:
         spec = "l h"
-    call.match({"input": spec}, None, {"h": hin} if hin is not None else None)
+    call.match({"input": spec.replace(" h", " input_size")}, None, {"input_size": hin} if hin is not None else None)
     d = x.dims
     if batched:
         n, L = (d[0], d[1]) if batch_first else (d[1], d[0])

@@ -1,0 +1,1 @@
+"""The ``tensorshape`` command line."""

@@ -1,0 +1,84 @@
+"""A cache of check results, keyed by file content.
+
+An entry is valid while the file and every project file its analysis read
+(imports it followed) have the same content digests, and the tool version,
+stubs and settings are the same.  Entries are JSON files written atomically,
+so parallel runs can share a cache directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .. import __version__
+from ..infer.api import FileResult
+from ..infer.project import read_source
+from ..rules.stubs import stubs_dir
+from .serialize import dump_result, load_result
+
+__all__ = ["Cache", "text_digest", "stubs_digest"]
+
+_FORMAT = 1
+
+
+def text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def stubs_digest() -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for p in sorted(stubs_dir().glob("*.shapes.pyi")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+class Cache:
+    def __init__(self, directory: Path, settings_key: str):
+        self.directory = directory / f"v{_FORMAT}"
+        self.salt = f"{__version__}:{stubs_digest()}:{settings_key}"
+        self._digests: dict[str, str | None] = {}
+
+    def digest(self, path: str) -> str | None:
+        """The content digest of a file (memoised for one run)."""
+        if path not in self._digests:
+            text, _ = read_source(Path(path))
+            self._digests[path] = None if text is None else text_digest(text)
+        return self._digests[path]
+
+    def _entry(self, path: str, digest: str) -> Path:
+        key = hashlib.blake2b(f"{self.salt}\0{os.path.abspath(path)}\0{digest}".encode(), digest_size=20).hexdigest()
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, path: str) -> FileResult | None:
+        digest = self.digest(path)
+        if digest is None:
+            return None
+        entry = self._entry(path, digest)
+        try:
+            data = json.loads(entry.read_text(encoding="utf-8"))
+            result = load_result(data)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        for dep, dep_digest in result.dependencies:
+            if dep != path and self.digest(dep) != dep_digest:
+                return None
+        return result
+
+    def put(self, path: str, result: FileResult) -> None:
+        digest = self.digest(path)
+        if digest is None:
+            return
+        entry = self._entry(path, digest)
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(dump_result(result), f)
+            os.replace(tmp, entry)
+        except OSError:
+            pass  # a read-only or full cache never fails a check

@@ -1,0 +1,113 @@
+"""``tensorshape check [PATH...]``: check files and report shape problems."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..infer.api import CheckSettings
+from ..model import codes
+from ..model.diagnostics import Severity
+from ..report import FORMATS
+from ..report.summary import summarize
+from ..rules.context import Options
+from .cache import Cache
+from .config import Config, ConfigError, default_cache_dir, load_config
+from .files import collect_files
+from .runner import Progress, run_check
+
+__all__ = ["add_parser", "run", "settings_from"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("check", help="check files for shape errors", description=__doc__)
+    p.add_argument("paths", nargs="*", help="files or folders (default: `paths` from [tool.tensorshape], else .)")
+    p.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+    p.add_argument("--output", "-o", help="write the report to a file instead of stdout")
+    p.add_argument("--config", type=Path, help="pyproject.toml to read (default: the nearest one)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
+    p.add_argument("--cache-dir", type=Path, help="cache folder (default: $XDG_CACHE_HOME/tensorshape)")
+    p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
+    p.add_argument("--statistics", action="store_true", help="print how many tensor expressions have known shapes")
+    p.add_argument("--vollo", action="store_true", default=None, help="apply the Vollo data-dimension rules")
+    p.add_argument(
+        "--allow-dynamic-weights", action="store_true", default=None, help="mirror Vollo's allow_dynamic_weights"
+    )
+    p.add_argument(
+        "--enable", action="append", default=[], metavar="CODE", help="turn on a code that is off by default"
+    )
+    p.add_argument("--disable", action="append", default=[], metavar="CODE", help="turn a code off")
+    p.add_argument("--show-obligations", action="store_true", help="also report runtime obligations (TS901)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto")
+    p.set_defaults(run=run)
+
+
+def _code(key: str) -> str:
+    c = codes.lookup(key)
+    if c is None:
+        raise ConfigError(f"unknown diagnostic code {key!r} (see `tensorshape codes`)")
+    return c.id
+
+
+def settings_from(cfg: Config, args: argparse.Namespace) -> CheckSettings:
+    severity: dict[str, Severity | None] = dict(cfg.severity)
+    for k in args.disable:
+        severity[_code(k)] = None
+    enable = set(cfg.enable) | {_code(k) for k in args.enable}
+    if args.show_obligations:
+        enable.add(codes.OBLIGATION.id)
+    vollo = cfg.vollo if args.vollo is None else args.vollo
+    adw = cfg.allow_dynamic_weights if args.allow_dynamic_weights is None else args.allow_dynamic_weights
+    return CheckSettings(Options(vollo=vollo, allow_dynamic_weights=adw), severity, frozenset(enable))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        start = Path(args.paths[0]) if args.paths else Path.cwd()
+        cfg = load_config(args.config, start)
+        settings = settings_from(cfg, args)
+    except ConfigError as e:
+        sys.stderr.write(f"tensorshape: {codes.CONFIG_ERROR.id} {codes.CONFIG_ERROR.name}: {e}\n")
+        return 2
+    paths = args.paths or [str(cfg.root / p) for p in cfg.paths] or ["."]
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        sys.stderr.write(f"tensorshape: error: no such file or folder: {', '.join(missing)}\n")
+        return 2
+    files = collect_files(paths, cfg.root, [*cfg.exclude, *args.exclude])
+    cache = None
+    if not args.no_cache:
+        key = repr(
+            (settings.options, sorted(settings.enable), sorted((k, str(v)) for k, v in settings.severity.items()))
+        )
+        cache = Cache(args.cache_dir or cfg.cache_dir or default_cache_dir(), key)
+    jobs = args.jobs if args.jobs is not None else cfg.jobs
+    enabled = {"always": True, "never": False}.get(args.progress)
+    progress = Progress(len(files), enabled)
+    roots = [cfg.root / r for r in cfg.roots]
+    try:
+        results = run_check(files, settings, cache=cache, jobs=jobs, roots=roots, progress=progress)
+    finally:
+        progress.close()
+    color = {"always": True, "never": False}.get(args.color, sys.stdout.isatty())
+    render = FORMATS[args.format]
+    kwargs: dict[str, Any] = (
+        {"statistics": args.statistics, "color": color and not args.output} if args.format == "text" else {}
+    )
+    text = render(results, **kwargs)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if args.statistics and args.format != "text":
+        s = summarize(results)["tensor_expressions"]
+        sys.stderr.write(f"tensor expressions: {s['known']} known, {s['symbolic']} symbolic, {s['unknown']} unknown\n")
+    internal = any(d.code is codes.INTERNAL_ERROR for r in results for d in r.diagnostics)
+    errors = any(d.severity is Severity.ERROR for r in results for d in r.diagnostics)
+    if errors:
+        return 1
+    return 2 if internal else 0

@@ -1,0 +1,144 @@
+"""Configuration from ``[tool.tensorshape]`` in ``pyproject.toml`` (and the command line).
+
+.. code-block:: toml
+
+    [tool.tensorshape]
+    paths = ["src", "examples"]          # what `tensorshape check` checks by default
+    exclude = ["tests/fixtures/*"]       # glob patterns (relative to the project root)
+    severity = { TS104 = "warning", "unknown-op" = "note", TS109 = "off" }
+    enable = ["runtime-obligation"]      # codes that are off by default
+    vollo = false                        # apply the Vollo data-dimension rules
+    allow_dynamic_weights = false        # mirror the Vollo compiler's flag
+    cache_dir = ".tensorshape_cache"     # default: $XDG_CACHE_HOME/tensorshape
+    jobs = 0                             # worker processes; 0 = one per core
+    roots = ["src"]                      # extra folders to resolve imports from
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..model import codes
+from ..model.diagnostics import Severity
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Config", "ConfigError", "load_config", "find_pyproject", "default_cache_dir"]
+
+_KEYS = {"paths", "exclude", "severity", "enable", "vollo", "allow_dynamic_weights", "cache_dir", "jobs", "roots"}
+
+
+class ConfigError(Exception):
+    """Invalid configuration: reported as ``TS005 config-error`` with exit code 2."""
+
+
+@dataclass(slots=True)
+class Config:
+    root: Path = field(default_factory=Path.cwd)
+    source: Path | None = None
+    paths: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    severity: dict[str, Severity | None] = field(default_factory=dict)
+    enable: set[str] = field(default_factory=set)
+    vollo: bool = False
+    allow_dynamic_weights: bool = False
+    cache_dir: Path | None = None
+    jobs: int = 0
+    roots: list[str] = field(default_factory=list)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    d = start.resolve()
+    if d.is_file():
+        d = d.parent
+    for cand in (d, *d.parents):
+        p = cand / "pyproject.toml"
+        if p.is_file():
+            return p
+    return None
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tensorshape"
+
+
+def _code_id(key: str, where: str) -> str:
+    code = codes.lookup(str(key))
+    if code is None:
+        raise ConfigError(f"{where}: unknown diagnostic code {key!r} (see `tensorshape codes`)")
+    return code.id
+
+
+def _bool(table: dict[str, Any], key: str) -> bool:
+    v = table[key]
+    if not isinstance(v, bool):
+        raise ConfigError(f"[tool.tensorshape] {key} must be true or false, got {v!r}")
+    return v
+
+
+def _strings(table: dict[str, Any], key: str) -> list[str]:
+    v = table[key]
+    if isinstance(v, str):
+        return [v]
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ConfigError(f"[tool.tensorshape] {key} must be a list of strings, got {v!r}")
+    return list(v)
+
+
+def load_config(explicit: Path | None = None, start: Path | None = None) -> Config:
+    """Read the configuration (the nearest ``pyproject.toml`` upwards from ``start``)."""
+    path = explicit or find_pyproject(start or Path.cwd())
+    if path is None:
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read configuration: {e}") from None
+    table = data.get("tool", {}).get("tensorshape", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.tensorshape] must be a table")
+    unknown = set(table) - _KEYS
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown [tool.tensorshape] keys: {', '.join(sorted(unknown))} (known: {', '.join(sorted(_KEYS))})"
+        )
+    cfg = Config(root=path.parent, source=path)
+    if "paths" in table:
+        cfg.paths = _strings(table, "paths")
+    if "exclude" in table:
+        cfg.exclude = _strings(table, "exclude")
+    if "roots" in table:
+        cfg.roots = _strings(table, "roots")
+    if "severity" in table:
+        sev = table["severity"]
+        if not isinstance(sev, dict):
+            raise ConfigError(f"{path}: [tool.tensorshape] severity must be a table of code = level")
+        for k, v in sev.items():
+            cid = _code_id(k, f"{path}: severity")
+            if v == "off":
+                cfg.severity[cid] = None
+            else:
+                try:
+                    cfg.severity[cid] = Severity.parse(str(v))
+                except ValueError as e:
+                    raise ConfigError(f"{path}: severity.{k}: {e}") from None
+    if "enable" in table:
+        cfg.enable = {_code_id(k, f"{path}: enable") for k in _strings(table, "enable")}
+    for key in ("vollo", "allow_dynamic_weights"):
+        if key in table:
+            setattr(cfg, key, _bool(table, key))
+    if "cache_dir" in table:
+        cfg.cache_dir = (path.parent / str(table["cache_dir"])).resolve()
+    if "jobs" in table:
+        if not isinstance(table["jobs"], int) or table["jobs"] < 0:
+            raise ConfigError(f"{path}: [tool.tensorshape] jobs must be a non-negative integer")
+        cfg.jobs = table["jobs"]
+    return cfg

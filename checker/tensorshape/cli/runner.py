@@ -1,0 +1,145 @@
+"""Check many files: cached results first, the rest in parallel worker processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..infer.api import CheckSettings, FileResult, check_file
+from ..infer.project import Project
+from .cache import Cache
+from .serialize import dump_result, load_result
+
+__all__ = ["run_check", "Progress"]
+
+_worker_project: Project | None = None
+_worker_settings: CheckSettings | None = None
+
+
+def _init_worker(roots: list[str], settings: CheckSettings) -> None:
+    global _worker_project, _worker_settings
+    _worker_project = Project([Path(r) for r in roots])
+    _worker_settings = settings
+
+
+def _check_chunk(paths: list[str]) -> list[dict[str, Any]]:
+    assert _worker_project is not None and _worker_settings is not None
+    out = []
+    for p in paths:
+        out.append(dump_result(_check_one(_worker_project, p, _worker_settings)))
+    return out
+
+
+def _check_one(project: Project, path: str, settings: CheckSettings) -> FileResult:
+    try:
+        return check_file(path, settings, project)
+    except RecursionError:
+        return _crash(path, "recursion too deep")
+    except Exception as e:  # noqa: BLE001 - one bad file must not stop a run
+        return _crash(path, f"{type(e).__name__}: {e}")
+
+
+def _crash(path: str, why: str) -> FileResult:
+    from ..model import codes
+    from ..model.diagnostics import Diagnostic, Severity, Span
+
+    return FileResult(
+        path,
+        [
+            Diagnostic(
+                codes.INTERNAL_ERROR,
+                f"tensorshape failed on this file ({why})",
+                Span(1, 0, 1, 0),
+                Severity.ERROR,
+                "please report this with the file that triggers it",
+                path,
+            )
+        ],
+    )
+
+
+class Progress:
+    """A one-line progress bar on a terminal; silent in CI or when piped."""
+
+    def __init__(self, total: int, enabled: bool | None = None):
+        if enabled is None:
+            enabled = sys.stderr.isatty() and not os.environ.get("CI") and total > 20
+        self.enabled = enabled
+        self.total = total
+        self.done = 0
+        self._last = 0.0
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.1 and self.done < self.total:
+            return
+        self._last = now
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} files")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
+def run_check(
+    files: Sequence[Path],
+    settings: CheckSettings,
+    *,
+    cache: Cache | None = None,
+    jobs: int = 0,
+    roots: Sequence[Path] = (),
+    progress: Progress | None = None,
+    on_result: Callable[[FileResult], None] | None = None,
+) -> list[FileResult]:
+    """Results for every file, in the order given."""
+    results: dict[str, FileResult] = {}
+    todo: list[str] = []
+    for f in files:
+        key = str(f)
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None:
+            results[key] = hit
+            if progress:
+                progress.advance()
+        else:
+            todo.append(key)
+    workers = jobs or os.cpu_count() or 1
+    workers = min(workers, max(1, len(todo) // 4))
+    root_list = [str(r) for r in roots]
+
+    def done(r: FileResult) -> None:
+        results[r.path] = r
+        if cache is not None:
+            cache.put(r.path, r)
+        if progress:
+            progress.advance()
+        if on_result:
+            on_result(r)
+
+    if workers <= 1 or len(todo) < 8:
+        project = Project([Path(r) for r in root_list])
+        for p in todo:
+            r = _check_one(project, p, settings)
+            r.analyzer = None
+            r.module = None
+            done(r)
+    else:
+        chunks = [todo[i : i + 4] for i in range(0, len(todo), 4)]
+        ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(root_list, settings)) as pool:
+            for batch in pool.imap_unordered(_check_chunk, chunks):
+                for data in batch:
+                    done(load_result(data))
+    return [results[str(f)] for f in files]

@@ -1,0 +1,106 @@
+"""Human-readable output: one line per diagnostic, a code frame with a caret, and the hint."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..infer.api import FileResult
+from ..model.diagnostics import Diagnostic, Severity
+from .summary import all_diagnostics, summarize
+
+__all__ = ["render_text"]
+
+_COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m", Severity.NOTE: "\033[1;36m"}
+_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+
+
+def _display(path: str | None) -> str:
+    if not path:
+        return "<unknown>"
+    try:
+        rel = os.path.relpath(path)
+        return rel if not rel.startswith("..") else path
+    except ValueError:
+        return path
+
+
+def _frame(d: Diagnostic, lines: list[str], color: bool) -> list[str]:
+    s = d.span
+    if not (1 <= s.line <= len(lines)):
+        return []
+    text = lines[s.line - 1].rstrip("\n").expandtabs(1)
+    width = len(str(s.line))
+    start = min(s.column, len(text))
+    end = s.end_column if s.end_line == s.line else len(text)
+    end = max(start + 1, min(end, len(text) if len(text) > start else start + 1))
+    caret = " " * start + "^" * (end - start)
+    bar = f"{_DIM}|{_RESET}" if color else "|"
+    c = _COLORS.get(d.severity, "") if color else ""
+    reset = _RESET if color else ""
+    return [
+        f"{' ' * width} {bar}",
+        f"{s.line} {bar} {text}",
+        f"{' ' * width} {bar} {c}{caret}{reset}",
+    ]
+
+
+def render_diagnostic(d: Diagnostic, lines: list[str] | None, color: bool = False) -> str:
+    sev = str(d.severity)
+    c = _COLORS.get(d.severity, "") if color else ""
+    b, r = (_BOLD, _RESET) if color else ("", "")
+    head = f"{b}{_display(d.path)}:{d.span.line}:{d.span.column + 1}:{r} {c}{sev}{r}: {d.message}  [{d.code.id} {d.code.name}]"
+    out = [head]
+    if lines is not None and d.span.line > 0:
+        out.extend(_frame(d, lines, color))
+    if d.hint:
+        out.append(f"  = hint: {d.hint}")
+    for rel in d.related:
+        out.append(f"  = note: {_display(rel.path or d.path)}:{rel.span.line}:{rel.span.column + 1}: {rel.message}")
+    return "\n".join(out)
+
+
+def render_text(
+    results: Sequence[FileResult], *, color: bool = False, statistics: bool = False, frames: bool = True
+) -> str:
+    cache: dict[str, list[str] | None] = {}
+    blocks = []
+    for d in all_diagnostics(results):
+        lines = None
+        if frames and d.path:
+            if d.path not in cache:
+                try:
+                    cache[d.path] = Path(d.path).read_text(encoding="utf-8", errors="replace").splitlines()
+                except OSError:
+                    cache[d.path] = None
+            lines = cache[d.path]
+        blocks.append(render_diagnostic(d, lines, color))
+    s = summarize(results)
+    parts = []
+    if s["errors"]:
+        parts.append(f"{s['errors']} error{'s' * (s['errors'] != 1)}")
+    if s["warnings"]:
+        parts.append(f"{s['warnings']} warning{'s' * (s['warnings'] != 1)}")
+    if s["notes"]:
+        parts.append(f"{s['notes']} note{'s' * (s['notes'] != 1)}")
+    tail = (
+        f"Found {', '.join(parts)} in {s['files']} file{'s' * (s['files'] != 1)}."
+        if parts
+        else f"No shape problems in {s['files']} file{'s' * (s['files'] != 1)}."
+    )
+    blocks.append(tail)
+    if statistics:
+        t = s["tensor_expressions"]
+        total = max(t["total"], 1)
+        stat = [
+            "Tensor expressions:",
+            f"  fully known     {t['known']:>7}  ({100 * t['known'] / total:.1f}%)",
+            f"  partly symbolic {t['symbolic']:>7}  ({100 * t['symbolic'] / total:.1f}%)",
+            f"  unknown         {t['unknown']:>7}  ({100 * t['unknown'] / total:.1f}%)",
+        ]
+        for cause, n in t["unknown_by_cause"].items():
+            stat.append(f"    {cause:<14}{n:>7}")
+        stat.append(f"Calls of unmodelled torch functions: {s['unknown_ops']}")
+        blocks.append("\n".join(stat))
+    return "\n\n".join(blocks) + "\n"

@@ -1,0 +1,458 @@
+"""Inference through each language construct of the libcst front end (issue 3 item 1).
+
+``reveal_shape(x)`` makes the checker report what it infers; these tests read
+those notes.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from tensorshape.infer import CheckSettings, check_file, check_source
+from tensorshape.model.diagnostics import Severity
+
+HEADER = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from jaxtyping import Float, Int
+from torch import Tensor
+from tensorshape import reveal_shape
+"""
+
+
+def run(body: str, **kw: object) -> tuple[list[str], list[tuple[int, str, str]]]:
+    src = HEADER + textwrap.dedent(body)
+    result = check_source(src, "t.py", CheckSettings(**kw))  # type: ignore[arg-type]
+    reveals = [d.message.removeprefix("revealed shape: ") for d in result.diagnostics if d.code.id == "TS900"]
+    problems = [
+        (d.span.line - HEADER.count("\n"), d.code.id, d.message)
+        for d in result.diagnostics
+        if d.severity >= Severity.WARNING
+    ]
+    return reveals, problems
+
+
+def test_literals_and_ops() -> None:
+    reveals, problems = run(
+        """
+        x = torch.randn(3, 4)
+        y = x @ torch.randn(4, 5)
+        reveal_shape(y)
+        reveal_shape(y.T)
+        reveal_shape(torch.cat([y, y], dim=0))
+        reveal_shape(y[:, None, :2])
+        """
+    )
+    assert reveals == ["[3 5]", "[5 3]", "[6 5]", "[3 1 2]"]
+    assert problems == []
+
+
+def test_shape_unpacking_gives_symbols_used_later() -> None:
+    reveals, problems = run(
+        """
+        def f(x):
+            b, t, d = x.shape
+            reveal_shape(x)
+            z = torch.zeros(b, 2 * d)
+            reveal_shape(z)
+            n = x.size(-1)
+            reveal_shape(torch.ones(n, n))
+            return x.view(b, t, 4, d // 4)
+        reveal_shape(f(torch.randn(2, 3, 8)))
+        """
+    )
+    assert reveals[0] == "[b t d]"
+    assert reveals[1] == "[b 2*d]"
+    assert reveals[2] == "[d d]", "x.size(-1) is the symbol already named d"
+    assert reveals[3] == "[2 3 4 2]", "inlined with concrete sizes"
+    assert problems == []
+
+
+def test_annotated_function_symbolic_view() -> None:
+    reveals, problems = run(
+        """
+        def heads(x: Float[Tensor, "b t d"], h: int):
+            assert x.shape[2] % h == 0
+            b, t, d = x.shape
+            y = x.view(b, t, h, d // h)
+            reveal_shape(y)
+            z = y.reshape(b, t, d)
+            reveal_shape(z)
+            return z
+        """
+    )
+    assert reveals == ["[b t h d//h]", "[b t d]"]
+    assert problems == []
+
+
+def test_augmented_assignment_keeps_shape_and_checks_broadcast() -> None:
+    reveals, problems = run(
+        """
+        x = torch.randn(4, 5)
+        x += torch.randn(5)
+        reveal_shape(x)
+        x *= torch.randn(3, 4, 5)
+        """
+    )
+    assert reveals == ["[4 5]"]
+    assert [p[:2] for p in problems] == [(5, "TS102")]
+
+
+def test_if_else_join() -> None:
+    reveals, problems = run(
+        """
+        def f(flag: bool):
+            if flag:
+                x = torch.randn(2, 3)
+            else:
+                x = torch.randn(2, 4)
+            reveal_shape(x)
+            y = torch.randn(2, 3) if flag else torch.randn(2, 3)
+            reveal_shape(y)
+        """
+    )
+    assert reveals == ["[2 ?]", "[2 3]"]
+    assert problems == []
+
+
+def test_branch_pruned_on_known_rank() -> None:
+    reveals, problems = run(
+        """
+        def f(x: Float[Tensor, "b d"]):
+            if x.dim() == 3:
+                x = x.flatten(0, 1)
+            reveal_shape(x)
+        """
+    )
+    assert reveals == ["[b d]"]
+    assert problems == []
+
+
+def test_early_return_joins_returns() -> None:
+    reveals, _ = run(
+        """
+        def f(x, flag):
+            if flag:
+                return torch.zeros(2, 3)
+            return torch.ones(2, 3)
+        reveal_shape(f(torch.randn(1), True))
+        """
+    )
+    assert reveals == ["[2 3]"]
+
+
+def test_for_range_fixpoint_widens_what_changes() -> None:
+    reveals, problems = run(
+        """
+        def grow(n: int):
+            x = torch.zeros(1, 4)
+            for i in range(n):
+                x = torch.cat([x, torch.zeros(1, 4)], dim=0)
+            reveal_shape(x)
+            h = torch.zeros(8, 16)
+            for i in range(n):
+                h = torch.tanh(h @ torch.randn(16, 16))
+            reveal_shape(h)
+        """
+    )
+    assert reveals == ["[? 4]", "[8 16]"]
+    assert problems == []
+
+
+def test_loop_over_modulelist_and_sequential() -> None:
+    reveals, problems = run(
+        """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList([nn.Linear(16, 32), nn.Linear(32, 8)])
+                self.head = nn.Sequential(nn.ReLU(), nn.Linear(8, 2))
+
+            def forward(self, x: Float[Tensor, "b 16"]):
+                for layer in self.layers:
+                    x = layer(x)
+                reveal_shape(x)
+                y = self.head(x)
+                reveal_shape(y)
+                return y
+        """
+    )
+    assert reveals == ["[b 8]", "[b 2]"]
+    assert problems == []
+
+
+def test_sizes_from_constructor_parameters_and_config_dataclass() -> None:
+    reveals, problems = run(
+        """
+        from dataclasses import dataclass
+
+        @dataclass
+        class Config:
+            d_model: int = 64
+            vocab: int = 100
+
+        class LM(nn.Module):
+            def __init__(self, cfg: Config, hidden: int):
+                super().__init__()
+                self.emb = nn.Embedding(cfg.vocab, cfg.d_model)
+                self.up = nn.Linear(cfg.d_model, hidden)
+
+            def forward(self, tokens):
+                h = self.up(self.emb(tokens))
+                reveal_shape(h)
+                return h
+
+        lm = LM(Config(), 32)
+        reveal_shape(lm(torch.zeros(2, 7, dtype=torch.long)))
+        """
+    )
+    assert reveals[0] == "[... hidden]", "generic analysis: sizes are the constructor's symbols"
+    assert reveals[1] == "[2 7 32]"
+    assert problems == []
+
+
+def test_config_object_attributes_relate_symbolically() -> None:
+    reveals, problems = run(
+        """
+        class Attn(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.heads = config.num_heads
+                self.head_dim = config.hidden_size // config.num_heads
+                self.q = nn.Linear(config.hidden_size, config.hidden_size)
+
+            def forward(self, x):
+                b, t, _ = x.shape
+                q = self.q(x).view(b, t, self.heads, self.head_dim)
+                reveal_shape(q)
+                return q
+        """
+    )
+    assert reveals == ["[b t num_heads hidden_size//num_heads]"]
+    assert problems == []
+
+
+def test_with_and_comprehension() -> None:
+    reveals, problems = run(
+        """
+        with torch.no_grad():
+            xs = [torch.randn(2, 3) for _ in range(4)]
+            reveal_shape(torch.stack(xs))
+            ys = [t * 2 for t in (torch.randn(5), torch.randn(5))]
+            reveal_shape(ys)
+        """
+    )
+    assert reveals[0] == "[4 2 3]", "short loops over range() are unrolled"
+    assert reveals[1] == "[[5], [5]]" or reveals[1].startswith("([5]")
+    assert problems == []
+
+
+def test_unannotated_inputs_are_unknown_and_silent() -> None:
+    reveals, problems = run(
+        """
+        def f(x, w):
+            y = x @ w
+            z = y.sum(dim=-1) + x.mean()
+            reveal_shape(z)
+            return z.softmax(0)
+        """
+    )
+    assert reveals == ["unknown"]
+    assert problems == []
+
+
+def test_annotated_call_checks_arguments_and_returns_annotation() -> None:
+    reveals, problems = run(
+        """
+        def proj(x: Float[Tensor, "b n"], w: Float[Tensor, "n m"]) -> Float[Tensor, "b m"]:
+            return x @ w
+
+        a = proj(torch.randn(4, 3), torch.randn(3, 7))
+        reveal_shape(a)
+        proj(torch.randn(4, 3), torch.randn(5, 7))
+        """
+    )
+    assert reveals == ["[4 7]"]
+    assert [p[:2] for p in problems] == [(7, "TS101")]
+    assert "n=3" in problems[0][2]
+
+
+def test_unannotated_user_function_is_inlined() -> None:
+    reveals, problems = run(
+        """
+        def block(x, w):
+            return torch.relu(x @ w)
+
+        reveal_shape(block(torch.randn(2, 3), torch.randn(3, 5)))
+        block(torch.randn(2, 3), torch.randn(4, 5))
+        """
+    )
+    assert reveals == ["[2 5]"]
+    assert [(p[0], p[1]) for p in problems] == [(3, "TS101")], "reported inside the helper, where the bug is"
+
+
+def test_class_shared_dims_across_methods() -> None:
+    reveals, problems = run(
+        """
+        class AE(nn.Module):
+            def encode(self, x: Float[Tensor, "b d"]) -> Float[Tensor, "b z"]:
+                ...
+            def decode(self, z: Float[Tensor, "b z"]) -> Float[Tensor, "b d"]:
+                ...
+            def forward(self, x: Float[Tensor, "b d"]) -> Float[Tensor, "b d"]:
+                z = self.encode(x)
+                reveal_shape(z)
+                return self.decode(z)
+        """
+    )
+    assert reveals == ["[b z]"]
+    assert problems == []
+
+
+def test_return_annotation_checked() -> None:
+    _, problems = run(
+        """
+        def f(x: Float[Tensor, "b t d"]) -> Float[Tensor, "b d"]:
+            return x.sum(1)
+        def g(x: Float[Tensor, "b t d"]) -> Float[Tensor, "b d"]:
+            return x.sum(2)
+        """
+    )
+    assert [p[:2] for p in problems] == [(5, "TS104")]
+
+
+def test_assert_refines_unknown_dims() -> None:
+    reveals, problems = run(
+        """
+        def f(x):
+            assert x.ndim == 2
+            assert x.shape[1] == 3
+            reveal_shape(x)
+            w = torch.randn(4, 5)
+            return x @ w
+        """
+    )
+    assert reveals == ["[? 3]"]
+    assert [p[1] for p in problems] == ["TS101"]
+
+
+def test_always_failing_assert() -> None:
+    _, problems = run(
+        """
+        x = torch.randn(2, 3)
+        assert x.shape[1] == 4
+        """
+    )
+    assert [p[:2] for p in problems] == [(3, "TS101")]
+
+
+def test_setitem_broadcast() -> None:
+    _, problems = run(
+        """
+        out = torch.zeros(4, 8)
+        out[:, :2] = torch.randn(4, 2)
+        out[:, :2] = torch.randn(4, 3)
+        """
+    )
+    assert [p[:2] for p in problems] == [(4, "TS102")]
+
+
+def test_gradual_obligations_recorded() -> None:
+    src = HEADER + textwrap.dedent(
+        """
+        def proj(x: Float[Tensor, "b 16"]) -> Float[Tensor, "b 4"]:
+            return x @ torch.randn(16, 4)
+
+        def caller(x):
+            return proj(x)
+        """
+    )
+    result = check_source(src, "t.py", CheckSettings(obligations=True))
+    assert result.errors == []
+    kinds = [o.kind.value for o in result.obligations]
+    assert "argument" in kinds
+    ob = next(o for o in result.obligations if o.kind.value == "argument")
+    assert ob.checks[0].text == "x" and ob.checks[0].spec == "b 16"
+
+
+def test_syntax_error_and_bad_shape_string() -> None:
+    r = check_source("def f(:\n", "bad.py")
+    assert [d.code.id for d in r.diagnostics] == ["TS003"] and r.diagnostics[0].span.line == 1
+    r = check_source(HEADER + 'def f(x: Float[Tensor, "b,c"]): ...\n', "t.py")
+    (d,) = r.diagnostics
+    assert d.code.id == "TS001"
+    line = (HEADER + 'def f(x: Float[Tensor, "b,c"]): ...\n').splitlines()[d.span.line - 1]
+    assert line[d.span.column] == ","
+
+
+def test_suppression_comment() -> None:
+    _, problems = run(
+        """
+        y = torch.randn(2, 3) @ torch.randn(4, 5)  # tensorshape: ignore[shape-mismatch]
+        z = torch.randn(2, 3) @ torch.randn(4, 5)  # tensorshape: ignore[TS102]
+        """
+    )
+    assert [p[:2] for p in problems] == [(3, "TS101")]
+
+
+def test_cross_file_project(tmp_path: Path) -> None:
+    pkg = tmp_path / "proj"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "layers.py").write_text(
+        HEADER
+        + textwrap.dedent(
+            """
+            class Block(nn.Module):
+                def __init__(self, d: int):
+                    super().__init__()
+                    self.fc = nn.Linear(d, 2 * d)
+                def forward(self, x):
+                    return self.fc(x)
+
+            def head(x: Float[Tensor, "b n"]) -> Float[Tensor, "b 1"]:
+                return x.sum(-1, keepdim=True)
+            """
+        )
+    )
+    (pkg / "model.py").write_text(
+        HEADER
+        + textwrap.dedent(
+            """
+            from .layers import Block, head
+            from proj import layers
+
+            b = Block(8)
+            y = b(torch.randn(3, 8))
+            reveal_shape(y)
+            reveal_shape(head(y))
+            reveal_shape(layers.head(torch.randn(5, 2)))
+            b(torch.randn(3, 9))
+            """
+        )
+    )
+    r = check_file(pkg / "model.py")
+    reveals = [d.message.removeprefix("revealed shape: ") for d in r.diagnostics if d.code.id == "TS900"]
+    assert reveals == ["[3 16]", "[3 1]", "[5 1]"]
+    errors = r.errors
+    assert len(errors) == 1 and errors[0].span.line == HEADER.count("\n") + 10
+    assert "layers.py" in (errors[0].related[0].path or "")
+    assert {p for p, _ in r.dependencies} >= {str(pkg / "layers.py"), str(pkg / "model.py")}
+
+
+def test_internal_failure_is_a_diagnostic_not_a_crash(monkeypatch: object) -> None:
+    from tensorshape.infer import analyzer
+
+    src = HEADER + "def ok():\n    return torch.randn(2) @ torch.randn(3)\ndef boom():\n    pass\n"
+    original = analyzer.Analyzer.analyze_function
+
+    def flaky(self, f, *a, **k):  # type: ignore[no-untyped-def]
+        if f.node.name.value == "boom":
+            raise ValueError("simulated")
+        return original(self, f, *a, **k)
+
+    monkeypatch.setattr(analyzer.Analyzer, "analyze_function", flaky)  # type: ignore[attr-defined]
+    r = check_source(src, "t.py")
+    assert sorted(d.code.id for d in r.diagnostics) == ["TS004", "TS101"]
