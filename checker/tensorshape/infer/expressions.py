@@ -354,10 +354,10 @@ class Expressions(AnalyzerBase):
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
         li, ri = self._int(frame, left), self._int(frame, right)
         # An unannotated parameter is an int only when combined with an int.
-        if li is None and ri is not None and _bare(left) and op in _INT_OPS:
-            li = self.opaque_int(frame, left.path)  # type: ignore[union-attr]
-        if ri is None and li is not None and _bare(right) and op in _INT_OPS:
-            ri = self.opaque_int(frame, right.path)  # type: ignore[union-attr]
+        if li is None and ri is not None and isinstance(left, OpaqueV) and _bare(left) and op in _INT_OPS:
+            li = self.opaque_int(frame, left.path)
+        if ri is None and li is not None and isinstance(right, OpaqueV) and _bare(right) and op in _INT_OPS:
+            ri = self.opaque_int(frame, right.path)
         if li is not None and ri is not None:
             if op == "/":
                 if type(li) is int and type(ri) is int and ri:
