@@ -205,9 +205,12 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             self.bind_generic_params(frame, state, sig, inst)
             self._active.add(("init", id(init.node)))
             try:
-                self.exec_block(frame, state, list(_body(init.node)))
+                end = self.exec_block(frame, state, list(_body(init.node)))
             finally:
                 self._active.discard(("init", id(init.node)))
+            from .calls import _commit
+
+            _commit(inst, (end or state).vars)
             if init.owner is c and init.module is self.checked:
                 self._module_diags.extend(frame.ctx.diagnostics)
                 self._module_obligations.extend(frame.ctx.obligations)
@@ -332,6 +335,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         In the same module they keep their place (deduplicated); from another
         module they are reported at the call site, pointing at the original.
         """
+        if caller.ctx.muted:
+            return
         for d in callee.ctx.diagnostics:
             if d.code is codes.OBLIGATION:
                 continue

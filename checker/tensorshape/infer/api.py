@@ -67,10 +67,14 @@ def check_file(path: str | Path, settings: CheckSettings | None = None, project:
     if isinstance(info, str):
         d = Diagnostic(codes.SYNTAX_ERROR, info, Span(1, 0, 1, 0), Severity.ERROR, "check the file's encoding", str(p))
         return FileResult(str(p), [d])
-    return analyze_module(project, info, settings or CheckSettings())
+    return analyze_module(project, info, settings or CheckSettings(), display=str(p))
 
 
-def analyze_module(project: Project, info: ModuleInfo, settings: CheckSettings) -> FileResult:
+def analyze_module(
+    project: Project, info: ModuleInfo, settings: CheckSettings, display: str | None = None
+) -> FileResult:
+    """Analyse a loaded module; ``display`` is the path to report (default: the module's)."""
+    path = display or info.path
     if info.failure is not None or info.tree is None or info.spans is None:
         f = info.failure
         line, col = (f.line, f.column) if f else (1, 0)
@@ -80,25 +84,25 @@ def analyze_module(project: Project, info: ModuleInfo, settings: CheckSettings) 
             Span(max(line, 1), max(col, 0), max(line, 1), max(col, 0) + 1),
             Severity.ERROR,
             "tensorshape checks files that Python can parse",
-            info.path,
+            path,
         )
-        return FileResult(info.path, [d], dependencies=[(info.path, info.digest)])
+        return FileResult(path, [d], dependencies=[(info.path, info.digest)])
     an = Analyzer(project, settings.options, record=settings.record)
     an.report_unknown_ops = codes.UNKNOWN_OP.id in settings.enable
     raw, obligations = an.analyze(info)
-    diags = _dedupe(raw)
+    diags = [d for d in _dedupe(raw) if _wanted(d, settings)]
     diags = info.spans.resolve_all(diags)
-    diags = [d.with_path(info.path) for d in diags]
+    diags = [d.with_path(path) for d in diags]
     diags = _filter(diags, info.source, settings)
     diags.sort(key=lambda d: d.sort_key)
     obls: list[Obligation] = []
     if settings.obligations:
-        obls = [replace(o, path=info.path) for o in info.spans.resolve_all(_dedupe_obligations(obligations))]
+        obls = [replace(o, path=path) for o in info.spans.resolve_all(_dedupe_obligations(obligations))]
     deps = sorted({(m.path, m.digest) for m in project.by_path.values() if m.state})
     if (info.path, info.digest) not in deps:
         deps.append((info.path, info.digest))
     return FileResult(
-        info.path,
+        path,
         diags,
         obls,
         dict(an.statistics()),
@@ -144,6 +148,12 @@ def suppressed(line_text: str, d: Diagnostic) -> bool:
         if d.code.id.lower() in wanted or d.code.name in wanted:
             return True
     return False
+
+
+def _wanted(d: Diagnostic, settings: CheckSettings) -> bool:
+    if d.code.id in settings.severity:
+        return settings.severity[d.code.id] is not None
+    return d.code.default_enabled or d.code.id in settings.enable
 
 
 def _filter(diags: list[Diagnostic], source: str, settings: CheckSettings) -> list[Diagnostic]:

@@ -34,7 +34,19 @@ from ..unify.match import Bindings, Operand, instantiate, match
 from .annotations import Annotation
 from .base import AnalyzerBase
 from .state import State, join_values
-from .values import BoundMethodV, ClassV, ExternalV, FunctionV, InstanceV, OpaqueV, RangeV, SuperV
+from .values import (
+    BoundMethodV,
+    ClassV,
+    ExternalV,
+    FunctionV,
+    InstanceV,
+    NothingV,
+    OpaqueV,
+    RangeV,
+    SuperV,
+    building_key,
+    building_prefix,
+)
 
 if TYPE_CHECKING:
     from .base import Frame
@@ -83,6 +95,11 @@ class Calls(AnalyzerBase):
         return Arg(v, a.span, a.text) if v is not a.value else a
 
     def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
+        f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert"):
+            mutated = self.mutate_list(frame, state, f.value, f.attr.value, node)
+            if mutated is not None:
+                return mutated
         func = self.eval(frame, state, node.func, observe=False)
         args: list[Arg] = []
         kwargs: dict[str, Arg] = {}
@@ -107,6 +124,41 @@ class Calls(AnalyzerBase):
                 return UnknownV()
             return UnknownV(UnknownSource.UNSUPPORTED)
         return self.call(frame, state, func, args, kwargs, node)
+
+    def mutate_list(
+        self, frame: Frame, state: State, target: cst.BaseExpression, method: str, node: cst.Call
+    ) -> Value | None:
+        """``xs.append(v)`` / ``xs.extend(vs)`` / ``xs.insert(i, v)`` on a list variable or ``self`` attribute."""
+        current = self.eval(frame, state, target, observe=False)
+        if not (isinstance(current, SeqV) or (isinstance(current, TupleV) and current.kind is SeqKind.LIST)):
+            return None
+        vals = [self.eval(frame, state, a.value) for a in node.args]
+        if not vals:
+            return None
+        new = vals[-1]
+        elems: list[Value] = [current.elem] if isinstance(current, SeqV) else list(current.items)
+        if method == "extend":
+            if isinstance(new, TupleV):
+                elems.extend(new.items)
+            elif isinstance(new, SeqV):
+                elems.append(new.elem)
+            else:
+                elems.append(UnknownV())
+        else:
+            elems.append(new)
+        joined: Value = NothingV()
+        for e in elems:
+            joined = join_values(joined, e)
+        updated = SeqV(joined, SeqKind.LIST)
+        if isinstance(target, cst.Name):
+            state.vars[target.value] = updated
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            recv = self.eval(frame, state, target.value, observe=False)
+            if isinstance(recv, InstanceV) and frame.building is recv:
+                state.vars[building_key(recv, target.attr.value)] = updated
+            else:
+                state.vars[f"{target.value.value}.{target.attr.value}"] = updated
+        return NONE
 
     def call(
         self,
@@ -357,6 +409,15 @@ class Calls(AnalyzerBase):
             result = self.check_call(frame, f, sig, all_args, kwargs, call_node, receiver)
             if sig.returns_shape:
                 return result
+        if frame.building is not None and receiver is frame.building:
+            # A helper called by ``__init__`` (``self._build_layers()``) builds the instance too.
+            inst = frame.building
+            inst.setup.add(f.node.name.value)
+            prefix = building_prefix(inst)
+            overlay = {k: v for k, v in state.vars.items() if k.startswith(prefix)}
+            result = self.inline(frame, f, sig, all_args, kwargs, call_node, receiver, building=inst, overlay=overlay)
+            state.vars.update(overlay)
+            return result
         return self.inline(frame, f, sig, all_args, kwargs, call_node, receiver)
 
     def check_call(
@@ -448,8 +509,12 @@ class Calls(AnalyzerBase):
         node: cst.CSTNode,
         receiver: Value | None,
         building: InstanceV | None = None,
+        overlay: dict[str, Value] | None = None,
     ) -> Value:
-        """Interpret ``f`` with the actual arguments (memoised, depth bounded)."""
+        """Interpret ``f`` with the actual arguments (memoised, depth bounded).
+
+        While building an instance, ``overlay`` carries its pending attributes
+        in and out (see :func:`~tensorshape.infer.values.building_key`)."""
         from .analyzer import MAX_DEPTH, Frame
 
         key: Any
@@ -485,6 +550,8 @@ class Calls(AnalyzerBase):
         )
         callee.ctx.symbols = frame.ctx.symbols
         state = State()
+        if overlay:
+            state.vars.update(overlay)
         op = sig.opdef(f.qualname)
         bound = engine.bind(op, list(args), dict(kwargs))
         for i, p in enumerate(sig.params):
@@ -502,6 +569,10 @@ class Calls(AnalyzerBase):
         finally:
             if key is not None:
                 self._active.discard(key)
+        if building is not None and overlay is not None and end is not None:
+            prefix = building_prefix(building)
+            overlay.clear()
+            overlay.update({k: v for k, v in end.vars.items() if k.startswith(prefix)})
         joined: Value | None = None
         for r in callee.returns:
             joined = r if joined is None else join_values(joined, r)
@@ -545,7 +616,9 @@ class Calls(AnalyzerBase):
         init = cls.lookup("__init__")
         if isinstance(init, FunctionV):
             sig = self.signature(init)
-            self.inline(frame, init, sig, [Arg(inst), *args], kwargs, node, inst, building=inst)
+            overlay: dict[str, Value] = {}
+            self.inline(frame, init, sig, [Arg(inst), *args], kwargs, node, inst, building=inst, overlay=overlay)
+            _commit(inst, overlay)
         return inst
 
     def call_instance(
@@ -646,3 +719,11 @@ def _body(node: cst.FunctionDef) -> Sequence[cst.BaseStatement | cst.BaseSmallSt
     if isinstance(b, cst.IndentedBlock):
         return b.body
     return b.body
+
+
+def _commit(inst: InstanceV, overlay: dict[str, Value]) -> None:
+    """Store the attributes ``__init__`` left pending on the instance."""
+    prefix = building_prefix(inst)
+    for k, v in overlay.items():
+        if k.startswith(prefix):
+            inst.attrs[k[len(prefix) :]] = v

@@ -42,9 +42,11 @@ from .values import (
     FunctionV,
     InstanceV,
     ModuleNsV,
+    NothingV,
     OpaqueV,
     RangeV,
     SuperV,
+    building_key,
     to_core,
 )
 
@@ -231,6 +233,9 @@ class Expressions(AnalyzerBase):
             return self.compare(frame, state, node)
         if isinstance(node, cst.Subscript):
             return self.subscript(frame, state, node)
+        if isinstance(node, cst.List) and not node.elements:
+            # An empty list is usually filled later (``.append`` in a loop).
+            return SeqV(NothingV(), SeqKind.LIST)
         if isinstance(node, (cst.Tuple, cst.List)):
             kind = SeqKind.TUPLE if isinstance(node, cst.Tuple) else SeqKind.LIST
             items: list[Value] = []
@@ -288,8 +293,14 @@ class Expressions(AnalyzerBase):
                 return v
             return TensorMethodV(recv, name, arg)
         if isinstance(recv, InstanceV):
+            if frame.building is recv:
+                pending = state.vars.get(building_key(recv, name))
+                if pending is not None:
+                    return pending
             if name in recv.attrs:
-                return recv.attrs[name]
+                if frame.building is recv or not recv.cls.reassigned(name, recv.setup):
+                    return recv.attrs[name]
+                return UnknownV(UnknownSource.JOIN)
             member = recv.cls.lookup(name)
             if isinstance(member, FunctionV):
                 decos = {_deco(d) for d in member.node.decorators}
@@ -378,6 +389,9 @@ class Expressions(AnalyzerBase):
         if isinstance(left, TupleV) and isinstance(right, TupleV) and op == "+":
             kind = left.kind if left.kind is not SeqKind.SIZE else SeqKind.SIZE
             return TupleV(left.items + right.items, kind)
+        if op == "+" and isinstance(left, (TupleV, SeqV)) and isinstance(right, (TupleV, SeqV)):
+            elems = [e for s in (left, right) for e in (s.items if isinstance(s, TupleV) else (s.elem,))]
+            return SeqV(join_all(elems) if elems else UnknownV(), left.kind)
         if isinstance(left, TupleV) and op == "*" and isinstance(right, IntV) and type(right.value) is int:
             return TupleV(left.items * max(right.value, 0), left.kind)
         if isinstance(left, StrV) or isinstance(right, StrV):

@@ -63,10 +63,20 @@ def module_name_for(path: Path) -> tuple[str, Path, bool]:
 def parse_source(source: str) -> tuple[cst.Module | None, ParseFailure | None]:
     try:
         return cst.parse_module(source), None
-    except cst.ParserSyntaxError as e:
-        return None, ParseFailure(e.message, e.raw_line, e.raw_column)
-    except Exception as e:  # libcst raises other errors on some odd inputs
-        return None, ParseFailure(str(e) or type(e).__name__, 1, 0)
+    except Exception as e:  # noqa: BLE001 - ParserSyntaxError, and others on odd inputs
+        failure = ParseFailure(
+            getattr(e, "message", str(e)) or type(e).__name__, getattr(e, "raw_line", 1), getattr(e, "raw_column", 0)
+        )
+    # Python's own parser places syntax errors where users expect them.
+    import ast
+
+    try:
+        ast.parse(source)
+    except SyntaxError as se:
+        return None, ParseFailure(se.msg, se.lineno or 1, max((se.offset or 1) - 1, 0))
+    except (ValueError, MemoryError, RecursionError):
+        pass
+    return None, failure
 
 
 def read_source(path: Path) -> tuple[str | None, str | None]:
@@ -125,8 +135,8 @@ class Project:
             self.roots.append(r)
 
     def load_path(self, path: Path) -> ModuleInfo | str:
-        """The module of a file on disk, or an error message."""
-        key = str(path)
+        """The module of a file on disk, or an error message (one module per real path)."""
+        key = str(path.resolve())
         if key in self.by_path:
             return self.by_path[key]
         text, err = read_source(path)
@@ -148,9 +158,13 @@ class Project:
         for root in self.roots:
             for cand in (root / f"{rel}.py", root / rel / "__init__.py"):
                 if cand.is_file():
+                    key = str(cand.resolve())
+                    if key in self.by_path:
+                        found = self.by_path[key]
+                        break
                     text, _ = read_source(cand)
                     if text is not None:
-                        found = self.add_source(text, str(cand), name)
+                        found = self.add_source(text, key, name)
                     break
             if found is not None:
                 break

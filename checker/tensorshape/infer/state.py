@@ -60,6 +60,12 @@ def join_values(a: Value, b: Value) -> Value:
     """The least value that describes both ``a`` and ``b`` (unknown where they differ)."""
     if a is b or a == b:
         return a
+    from .values import NothingV
+
+    if isinstance(a, NothingV):
+        return b
+    if isinstance(b, NothingV):
+        return a
     if isinstance(a, TensorV) and isinstance(b, TensorV):
         return TensorV(
             join_shapes(a.shape, b.shape),

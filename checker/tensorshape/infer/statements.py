@@ -15,7 +15,7 @@ from ..model.values import NONE, BoolV, IntV, ModuleV, SeqKind, SeqV, TensorV, T
 from .annotations import read_annotation
 from .base import AnalyzerBase
 from .state import State, join_states
-from .values import ClassV, ExternalV, FunctionV, InstanceV, ModuleNsV, RangeV
+from .values import ClassV, ExternalV, FunctionV, InstanceV, ModuleNsV, NothingV, RangeV, building_key
 
 if TYPE_CHECKING:
     from .base import Frame
@@ -188,6 +188,13 @@ class Statements(AnalyzerBase):
     def exec_if(self, frame: Frame, state: State, stmt: cst.If) -> State | None:
         test = self.eval(frame, state, stmt.test, observe=False)
         known = test.value if isinstance(test, BoolV) else None
+        if known is None and not frame.generic and not frame.ctx.muted:
+            # With specific arguments, an undecidable branch may be infeasible: report nothing in it.
+            frame.ctx.muted = True
+            try:
+                return self.exec_if(frame, state, stmt)
+            finally:
+                frame.ctx.muted = False
         then_state: State | None = None
         else_state: State | None = None
         if known is not False:
@@ -303,7 +310,7 @@ class Statements(AnalyzerBase):
 
     def element_value(self, it: Value) -> Value:
         if isinstance(it, SeqV):
-            return it.elem
+            return UnknownV() if isinstance(it.elem, NothingV) else it.elem
         if isinstance(it, TupleV):
             from .state import _join_all
 
@@ -345,7 +352,7 @@ class Statements(AnalyzerBase):
             name = target.attr.value
             if isinstance(recv, InstanceV):
                 if frame.building is recv:
-                    recv.attrs[name] = value
+                    state.vars[building_key(recv, name)] = value
                 elif isinstance(target.value, cst.Name):
                     state.vars[f"{target.value.value}.{name}"] = value
                 self.observe(target, value)
@@ -491,6 +498,9 @@ class Statements(AnalyzerBase):
         cls.members = {k: v for k, v in ns.vars.items() if k not in before or k in _own_names(body)}
         if any(_is_dataclass_decorator(d) for d in node.decorators):
             cls.dataclass_fields = tuple(fields)
+        cls.assigned_in = {
+            stmt.name.value: frozenset(_self_assignments(stmt)) for stmt in body if isinstance(stmt, cst.FunctionDef)
+        }
         return cls
 
 
@@ -551,3 +561,58 @@ def _is_dataclass_decorator(d: cst.Decorator) -> bool:
         e = e.func
     name = e.attr.value if isinstance(e, cst.Attribute) else e.value if isinstance(e, cst.Name) else ""
     return name in ("dataclass", "define", "frozen", "attrs")
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "update", "__setitem__"})
+
+
+def _targets(t: cst.BaseExpression, out: set[str]) -> None:
+    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+        out.add(t.attr.value)
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            _targets(e.value, out)
+
+
+def _scan(stmts: Sequence[cst.CSTNode], out: set[str]) -> None:
+    """Walk statements (not expressions): cheap, and enough to find ``self.x = ...``."""
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        _targets(t.target, out)
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                    _targets(small.target, out)
+                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    f = small.value.func
+                    if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
+                        _targets(f.value, out)
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        else:
+            for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
+                part = getattr(stmt, attr, None)
+                if part is None:
+                    continue
+                if isinstance(part, (list, tuple)):
+                    for h in part:
+                        _scan([h], out) if not hasattr(h, "body") else _scan_suite(h.body, out)
+                elif isinstance(part, cst.BaseSuite):
+                    _scan_suite(part, out)
+                elif hasattr(part, "body"):
+                    if isinstance(part.body, cst.BaseSuite):
+                        _scan_suite(part.body, out)
+                    else:
+                        _scan([part], out)
+
+
+def _scan_suite(suite: cst.BaseSuite, out: set[str]) -> None:
+    _scan(list(suite.body), out)
+
+
+def _self_assignments(fn: cst.FunctionDef) -> set[str]:
+    """Attributes of ``self`` a method assigns or mutates."""
+    out: set[str] = set()
+    _scan_suite(fn.body, out)
+    return out

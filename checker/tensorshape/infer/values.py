@@ -28,6 +28,7 @@ __all__ = [
     "OpaqueV",
     "AnnotationV",
     "RangeV",
+    "NothingV",
     "SuperV",
     "to_core",
 ]
@@ -69,6 +70,15 @@ class ClassV(Value):
     members: dict[str, Value] = field(default_factory=dict)
     #: ``@dataclass`` fields (name, default value or None), in order.
     dataclass_fields: tuple[tuple[str, Value | None], ...] | None = None
+    #: ``self.<attr>`` assignments (and list mutations) per method name.
+    assigned_in: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def reassigned(self, name: str, setup: set[str]) -> bool:
+        """Is attribute ``name`` changed by a method that is not part of construction?"""
+        for method, attrs in self.assigned_in.items():
+            if name in attrs and method != "__init__" and method not in setup:
+                return True
+        return any(isinstance(b, ClassV) and b.reassigned(name, setup) for b in self.bases)
 
     def lookup(self, name: str) -> Value | None:
         """A member, through the project base classes (first match, depth first)."""
@@ -105,6 +115,8 @@ class InstanceV(Value):
     attrs: dict[str, Value] = field(default_factory=dict)
     #: A key describing how it was built, for memoising calls of its methods.
     key: str = ""
+    #: Methods that ran while ``__init__`` built the instance (their assignments are construction).
+    setup: set[str] = field(default_factory=set)
 
 
 @dataclass(eq=False, slots=True)
@@ -133,6 +145,11 @@ class AnnotationV(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class NothingV(Value):
+    """No value yet: the elements of an empty list literal (joins as the identity)."""
+
+
+@dataclass(frozen=True, slots=True)
 class RangeV(Value):
     """``range(...)``: an iterable of ints whose length is known or not."""
 
@@ -145,6 +162,19 @@ class RangeV(Value):
 class SuperV(Value):
     instance: Value
     cls: Any
+
+
+def building_key(inst: InstanceV, name: str) -> str:
+    """The state variable that holds ``self.<name>`` while ``__init__`` builds ``inst``.
+
+    Keeping attributes in the state while building (instead of on the instance)
+    lets branches of ``__init__`` join, rather than the last write winning.
+    """
+    return f"@{id(inst)}.{name}"
+
+
+def building_prefix(inst: InstanceV) -> str:
+    return f"@{id(inst)}."
 
 
 def to_core(v: Value, opaque_int: Any) -> Value:

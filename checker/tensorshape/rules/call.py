@@ -311,6 +311,8 @@ def as_dims(v: Value) -> tuple[Dim, ...] | None:
     if isinstance(v, TupleV):
         if len(v.items) == 1 and isinstance(v.items[0], (TupleV, SeqV)):
             return as_dims(v.items[0])
+        if len(v.items) == 1 and isinstance(v.items[0], UnknownV):
+            return None  # one unknown argument may be an int or a whole tuple of sizes
         out: list[Dim] = []
         for item in v.items:
             d = as_dim(item)

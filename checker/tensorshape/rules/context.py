@@ -52,6 +52,9 @@ class RuleContext:
     #: Calls any value (a user module, a function): set by the front end so
     #: container rules (``nn.Sequential``) can call what they hold.
     invoke: Callable[[Any, Sequence[Arg], Mapping[str, Arg], Span | None], Any] | None = None
+    #: Drop reports: set while interpreting a path that may be infeasible (a branch
+    #: whose condition is unknown, inside a call analysed with specific arguments).
+    muted: bool = False
 
     def fresh(self, base: str) -> Dim:
         """A fresh opaque symbol for a size that exists but is not known."""
@@ -65,11 +68,15 @@ class RuleContext:
         hint: str | None = None,
         related: tuple[Related, ...] = (),
     ) -> None:
+        if self.muted:
+            return
         self.diagnostics.append(
             Diagnostic(code, message, span or self.default_span, code.severity, hint, None, related)
         )
 
     def oblige(self, obligation: Obligation) -> None:
+        if self.muted:
+            return
         self.obligations.append(obligation)
         self.diagnostics.append(
             Diagnostic(codes.OBLIGATION, obligation.reason, obligation.span, codes.OBLIGATION.severity, None)

@@ -294,8 +294,27 @@ def call_method(
         result = call_method(receiver, name[:-1], args, kwargs, ctx, span)
         if result is None:
             return None
+        if name in _RESHAPING_INPLACE:
+            return result
         return _inplace(receiver, name, result, ctx, span)
     return None
+
+
+#: In-place methods that change their tensor's shape on purpose.
+_RESHAPING_INPLACE = frozenset(
+    {
+        "unsqueeze_",
+        "squeeze_",
+        "transpose_",
+        "t_",
+        "swapdims_",
+        "swapaxes_",
+        "resize_",
+        "resize_as_",
+        "as_strided_",
+        "set_",
+    }
+)
 
 
 def _inplace(receiver: Arg, name: str, result: Value, ctx: RuleContext, span: Span | None) -> Value:

@@ -1,0 +1,190 @@
+"""``tensorshape check``: formats, exit codes, configuration, suppressions, cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from tensorshape.cli.main import main
+
+BUG = textwrap.dedent(
+    """\
+    import torch
+    x = torch.randn(3, 4)
+    y = x @ torch.randn(5, 6)
+    """
+)
+CLEAN = "import torch\nx = torch.randn(3, 4) @ torch.randn(4, 2)\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "bug.py").write_text(BUG)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_output_with_code_frame(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", "bug.py", "--color", "never")
+    assert code == 1
+    assert "bug.py:3:9: error: matmul: cannot multiply [3 4] by [5 6]" in out
+    assert "3 | y = x @ torch.randn(5, 6)" in out
+    assert "^^^^^" in out and "= hint:" in out
+    assert "Found 1 error in 1 file." in out
+
+
+def test_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "check", "clean.py")[0] == 0
+    assert run(capsys, "check", "bug.py")[0] == 1
+    assert run(capsys, "check", "missing.py")[0] == 2
+    with pytest.raises(SystemExit) as e:
+        main(["check", "--format", "yaml"])
+    assert e.value.code == 2
+
+
+def test_json_format(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", ".", "--format", "json")
+    data = json.loads(out)
+    assert data["version"] == 1
+    (d,) = data["diagnostics"]
+    assert {k: d[k] for k in ("line", "column", "end_line", "end_column", "code", "severity")} == {
+        "line": 3,
+        "column": 9,
+        "end_line": 3,
+        "end_column": 26,
+        "code": "TS101",
+        "severity": "error",
+    }
+    assert d["path"].endswith("bug.py") and d["message"] and d["hint"]
+    assert data["summary"]["files"] == 2 and data["summary"]["errors"] == 1
+
+
+def test_github_format(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "check", "bug.py", "--format", "github")
+    assert out.startswith("::error file=bug.py,line=3,col=9,endLine=3,endColumn=26,title=TS101 shape-mismatch::matmul")
+
+
+def test_sarif_format_basics(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "check", "bug.py", "--format", "sarif")
+    doc = json.loads(out)
+    assert doc["version"] == "2.1.0"
+    run_ = doc["runs"][0]
+    rules = {r["id"] for r in run_["tool"]["driver"]["rules"]}
+    (res,) = run_["results"]
+    assert res["ruleId"] == "TS101" and res["ruleId"] in rules
+    loc = res["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"] == {"uri": "bug.py", "uriBaseId": "%SRCROOT%"}
+    assert loc["region"]["startLine"] == 3 and loc["region"]["startColumn"] == 9
+    assert res["partialFingerprints"]["primaryLocationLineHash"]
+
+
+def test_config_severity_paths_and_excludes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "sub").mkdir()
+    (project / "sub" / "other.py").write_text(BUG)
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent(
+            """\
+            [tool.tensorshape]
+            paths = ["."]
+            exclude = ["sub/*"]
+            severity = { "shape-mismatch" = "warning" }
+            """
+        )
+    )
+    code, out, _ = run(capsys, "check", "--format", "json")
+    data = json.loads(out)
+    assert code == 0, "a warning does not fail the run"
+    assert [(d["path"].endswith("bug.py"), d["severity"]) for d in data["diagnostics"]] == [(True, "warning")]
+
+
+def test_bad_config_is_a_usage_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "pyproject.toml").write_text("[tool.tensorshape]\nseverity = { TS999 = 'error' }\n")
+    code, _, err = run(capsys, "check", "bug.py")
+    assert code == 2 and "TS005" in err and "TS999" in err
+    (project / "pyproject.toml").write_text("[tool.tensorshape]\nfrobnicate = 1\n")
+    code, _, err = run(capsys, "check", "bug.py")
+    assert code == 2 and "frobnicate" in err
+
+
+def test_disable_flag_and_suppression_comment(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "check", "bug.py", "--disable", "TS101")[0] == 0
+    (project / "bug.py").write_text(BUG.replace("(5, 6)\n", "(5, 6)  # tensorshape: ignore[shape-mismatch]\n"))
+    assert run(capsys, "check", "bug.py")[0] == 0
+
+
+def test_statistics(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "check", "clean.py", "--statistics")
+    assert "Tensor expressions:" in out and "fully known" in out
+
+
+def test_syntax_error_and_undecodable_files(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "broken.py").write_text("def f(:\n    pass\n")
+    (project / "latin.py").write_bytes(b"# -*- coding: utf-8 -*-\nx = '\xff\xfe'\n")
+    code, out, _ = run(capsys, "check", "broken.py", "latin.py", "--format", "json")
+    data = json.loads(out)
+    got = sorted((Path(d["path"]).name, d["code"], d["line"]) for d in data["diagnostics"])
+    assert got == [("broken.py", "TS003", 1), ("latin.py", "TS003", 1)]
+    assert code == 1
+
+
+def test_cache_hits_and_invalidation(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "lib.py").write_text("import torch\ndef make():\n    return torch.zeros(3, 4)\n")
+    (project / "use.py").write_text("import torch\nfrom lib import make\ny = make() @ torch.randn(4, 2)\n")
+    assert run(capsys, "check", "use.py", "lib.py")[0] == 0
+    entries = list((project / "cache" / "tensorshape").rglob("*.json"))
+    assert len(entries) == 2
+    before = {p: p.stat().st_mtime_ns for p in entries}
+    assert run(capsys, "check", "use.py", "lib.py")[0] == 0
+    assert {p: p.stat().st_mtime_ns for p in entries} == before, "a warm run reads the cache and writes nothing"
+    # Changing a dependency invalidates the dependent file's entry.
+    (project / "lib.py").write_text("import torch\ndef make():\n    return torch.zeros(3, 5)\n")
+    code, out, _ = run(capsys, "check", "use.py", "lib.py", "--format", "json")
+    assert code == 1 and json.loads(out)["diagnostics"][0]["path"].endswith("use.py")
+    assert run(capsys, "check", "use.py", "lib.py", "--no-cache")[0] == 1
+
+
+def test_cache_dir_flag_and_no_cache(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "check", "clean.py", "--cache-dir", str(project / "c2"))
+    assert list((project / "c2").rglob("*.json"))
+    run(capsys, "check", "bug.py", "--no-cache", "--cache-dir", str(project / "c3"))
+    assert not (project / "c3").exists()
+
+
+def test_parallel_run_matches_serial(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for i in range(12):
+        (project / f"m{i}.py").write_text(BUG if i % 3 == 0 else CLEAN)
+    _, serial, _ = run(capsys, "check", ".", "--format", "json", "--no-cache", "-j", "1")
+    _, parallel, _ = run(capsys, "check", ".", "--format", "json", "--no-cache", "-j", "2")
+    assert json.loads(serial)["diagnostics"] == json.loads(parallel)["diagnostics"]
+    assert len(json.loads(serial)["diagnostics"]) == 5
+
+
+def test_no_progress_bar_when_piped(project: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(project / "cache")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "tensorshape.cli.main", "check", "bug.py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 1
+    assert "\r" not in proc.stderr and "[#" not in proc.stderr
+
+
+def test_codes_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "codes")
+    assert code == 0 and "TS101  shape-mismatch" in out
