@@ -34,6 +34,7 @@ from ..model.values import (
     BoolV,
     FloatV,
     IntV,
+    MaybeIntV,
     SeqKind,
     SeqV,
     StrV,
@@ -246,7 +247,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             if v is not None:
                 return v
             if ann.kind == "int":
-                return IntV(frame.ctx.fresh(name))
+                # A Python ``int`` hint is trusted as a size, not as proof it is no tensor or tuple.
+                return MaybeIntV(frame.ctx.fresh(name))
             if ann.kind == "float":
                 return FloatV(None)
             if ann.kind == "bool":
@@ -254,7 +256,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             if ann.kind == "str":
                 return StrV(default.value if isinstance(default, StrV) else None)
         if isinstance(default, IntV) and type(default.value) is int:
-            return IntV(frame.ctx.fresh(name))
+            return MaybeIntV(frame.ctx.fresh(name))
         if default is not None and isinstance(default, (BoolV, FloatV)):
             return type(default)(None)
         if default is not None and (default is NONE or isinstance(default, StrV)):

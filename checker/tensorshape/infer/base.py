@@ -23,7 +23,7 @@ from ..model.spec import ShapeSpec
 from ..model.values import TensorV, Value
 from ..rules.context import Arg, Options, RuleContext
 from .project import ModuleInfo, Project
-from .values import ClassV, FunctionV, InstanceV
+from .values import ClassV, FunctionV, InstanceV, LazyImportV
 
 if TYPE_CHECKING:
     from ..unify.match import Bindings
@@ -109,6 +109,7 @@ class AnalyzerBase:
         ) -> list[Value] | None: ...
         def element_value(self, it: Value) -> Value: ...
         def make_class(self, frame: Frame, state: State, node: cst.ClassDef) -> ClassV: ...
+        def resolve_lazy(self, v: LazyImportV, seen: frozenset[LazyImportV] = frozenset()) -> Value: ...
 
         # expressions.py
         def eval(self, frame: Frame, state: State, node: cst.BaseExpression, observe: bool = True) -> Value: ...

@@ -17,6 +17,7 @@ from ..model.values import (
     BoolV,
     FloatV,
     IntV,
+    MaybeIntV,
     ModuleV,
     SeqKind,
     SeqV,
@@ -89,7 +90,7 @@ class Calls(AnalyzerBase):
     def core_arg(self, frame: Frame, a: Arg) -> Arg:
         v = a.value
         if isinstance(v, OpaqueV):
-            v = IntV(self.opaque_int(frame, v.path)) if "." in v.path else UnknownV()
+            v = MaybeIntV(self.opaque_int(frame, v.path)) if "." in v.path else UnknownV()
         elif isinstance(v, RangeV):
             v = SeqV(IntV(Unknown()), SeqKind.LIST)
         return Arg(v, a.span, a.text) if v is not a.value else a

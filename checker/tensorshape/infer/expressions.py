@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..model.dims import Dim, Unknown, UnknownSource
+from ..model.shape import Shape
 from ..model.values import (
     ELLIPSIS,
     NONE,
@@ -17,6 +18,7 @@ from ..model.values import (
     EllipsisV,
     FloatV,
     IntV,
+    MaybeIntV,
     ModuleV,
     NoneV,
     SeqKind,
@@ -41,6 +43,7 @@ from .values import (
     ExternalV,
     FunctionV,
     InstanceV,
+    LazyImportV,
     ModuleNsV,
     NothingV,
     OpaqueV,
@@ -157,9 +160,13 @@ class Expressions(AnalyzerBase):
     def lookup(self, frame: Frame, state: State, name: str) -> Value:
         v = state.vars.get(name)
         if v is not None:
+            if isinstance(v, LazyImportV):
+                v = state.vars[name] = self.resolve_lazy(v)
             return v
         v = frame.module.globals.get(name)
         if v is not None:
+            if isinstance(v, LazyImportV):
+                v = frame.module.globals[name] = self.resolve_lazy(v)
             return v
         if name == "True":
             return BoolV(True)
@@ -201,7 +208,9 @@ class Expressions(AnalyzerBase):
                 return FloatV(None)
         if isinstance(node, cst.Imaginary):
             return UnknownV()
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        if isinstance(node, cst.SimpleString):
+            return StrV(_string(node))
+        if isinstance(node, cst.ConcatenatedString):
             text = node.evaluated_value
             return StrV(text if isinstance(text, str) else None)
         if isinstance(node, cst.FormattedString):
@@ -285,7 +294,16 @@ class Expressions(AnalyzerBase):
             q = recv.qualname
             if q == "torch" and name in DTYPES:
                 return DTypeV(DTYPES[name])
+            if q == "numpy" and name == "newaxis":
+                return NONE
             return ExternalV(f"{q}.{name}")
+        if (
+            isinstance(recv, (OpaqueV, UnknownV))
+            and name in _TENSOR_PROPERTIES
+            and not (isinstance(recv, OpaqueV) and "." in recv.path)
+        ):
+            # ``x.shape`` of an unannotated parameter: ``x`` is a tensor of unknown shape.
+            recv = TensorV(Shape.unknown())
         if isinstance(recv, TensorV):
             arg = self.arg(frame, recv, node.value if node is not None else None)
             v = engine.tensor_attr(arg, name, frame.ctx, frame.ticket(node) if node is not None else None)
@@ -321,6 +339,8 @@ class Expressions(AnalyzerBase):
             self.run_module(recv.info)
             v = recv.info.globals.get(name)
             if v is not None:
+                if isinstance(v, LazyImportV):
+                    v = recv.info.globals[name] = self.resolve_lazy(v)
                 return v
             sub = self.project.import_module(f"{recv.info.name}.{name}")
             return ModuleNsV(sub) if sub is not None else UnknownV()
@@ -376,7 +396,13 @@ class Expressions(AnalyzerBase):
                 return FloatV(None)
             fn = _INT_OPS.get(op)
             if fn is not None:
-                return IntV(frame.ctx.facts.simplify(fn(li, ri)))
+                out = frame.ctx.facts.simplify(fn(li, ri))
+                # An unannotated parameter might be a tensor: keep the doubt.
+                return (
+                    MaybeIntV(out)
+                    if _bare(left) or _bare(right) or isinstance(left, MaybeIntV) or isinstance(right, MaybeIntV)
+                    else IntV(out)
+                )
             return IntV(Unknown())
         if isinstance(left, (IntV, FloatV)) and isinstance(right, (IntV, FloatV)):
             lf, rf = _float(left), _float(right)
@@ -446,6 +472,13 @@ class Expressions(AnalyzerBase):
                     frame.ticket(node),
                 )
                 return v if v is not None else UnknownV()
+            if (
+                sym is not None
+                and (_maybe_tensor(left) or _maybe_tensor(right))
+                and not isinstance(op, (cst.Is, cst.IsNot))
+            ):
+                # ``mask > 0`` with an unannotated ``mask``: maybe a tensor of bools, not a bool.
+                return UnknownV()
             r = self._compare_values(frame, op, left, right)
             if isinstance(result, BoolV) and isinstance(r, BoolV):
                 if result.value is False or r.value is False:
@@ -520,7 +553,7 @@ class Expressions(AnalyzerBase):
             if isinstance(s, cst.Index):
                 v = self.eval(frame, state, s.value)
                 if isinstance(v, OpaqueV):
-                    v = IntV(self.opaque_int(frame, v.path)) if "." in v.path else UnknownV()
+                    v = MaybeIntV(self.opaque_int(frame, v.path)) if "." in v.path else UnknownV()
                 parts.append(v)
             elif isinstance(s, cst.Slice):
                 parts.append(
@@ -601,6 +634,20 @@ def _has_trailing_comma(node: cst.Subscript) -> bool:
     return bool(node.slice) and node.slice[-1].comma is not cst.MaybeSentinel.DEFAULT
 
 
+def _string(node: cst.SimpleString) -> str | None:
+    """A string literal's value; plain literals without escapes skip ``literal_eval``."""
+    raw = node.value
+    if raw[:1] in ("'", '"') and "\\" not in raw:
+        q = 3 if raw[:3] in ('"""', "'''") else 1
+        return raw[q:-q]
+    v = node.evaluated_value
+    return v if isinstance(v, str) else None
+
+
+def _maybe_tensor(v: Value) -> bool:
+    return isinstance(v, (UnknownV, MaybeIntV)) or _bare(v)
+
+
 def _bare(v: Value) -> bool:
     return isinstance(v, OpaqueV) and "." not in v.path
 
@@ -644,3 +691,6 @@ _FLOAT_OPS = {
 }
 
 _UNUSED = (EllipsisV, RangeV)
+
+#: Attributes that only tensors have: reading one from an unknown value makes it a tensor.
+_TENSOR_PROPERTIES = frozenset({"shape", "ndim", "mT", "T", "dtype", "device"})

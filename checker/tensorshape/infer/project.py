@@ -102,6 +102,7 @@ class Project:
         self.roots: list[Path] = [r.resolve() for r in roots or []]
         self.by_name: dict[str, ModuleInfo | None] = {}
         self.by_path: dict[str, ModuleInfo] = {}
+        self._found: dict[str, Path | None] = {}
 
     def add_source(self, source: str, path: str = "<string>", name: str | None = None) -> ModuleInfo:
         """A module from text (the LSP's unsaved buffers, tests)."""
@@ -133,6 +134,7 @@ class Project:
         r = root.resolve()
         if r not in self.roots:
             self.roots.append(r)
+            self._found = {k: v for k, v in self._found.items() if v is not None}
 
     def load_path(self, path: Path) -> ModuleInfo | str:
         """The module of a file on disk, or an error message (one module per real path)."""
@@ -149,25 +151,37 @@ class Project:
             name = key  # two files claim one module name: keep both apart
         return self.add_source(text, key, name)
 
+    def find_module(self, name: str) -> Path | None:
+        """The file of a project module, without reading it (``None``: external)."""
+        if name in self._found:
+            return self._found[name]
+        found: Path | None = None
+        if name:
+            rel = name.replace(".", "/")
+            for root in self.roots:
+                for cand in (root / f"{rel}.py", root / rel / "__init__.py"):
+                    if cand.is_file():
+                        found = cand
+                        break
+                if found is not None:
+                    break
+        self._found[name] = found
+        return found
+
     def import_module(self, name: str) -> ModuleInfo | None:
-        """A project module by dotted name, or ``None`` when it is external."""
+        """A project module by dotted name (parsed on first use), or ``None`` when it is external."""
         if name in self.by_name:
             return self.by_name[name]
         found: ModuleInfo | None = None
-        rel = name.replace(".", "/")
-        for root in self.roots:
-            for cand in (root / f"{rel}.py", root / rel / "__init__.py"):
-                if cand.is_file():
-                    key = str(cand.resolve())
-                    if key in self.by_path:
-                        found = self.by_path[key]
-                        break
-                    text, _ = read_source(cand)
-                    if text is not None:
-                        found = self.add_source(text, key, name)
-                    break
-            if found is not None:
-                break
+        cand = self.find_module(name)
+        if cand is not None:
+            key = str(cand.resolve())
+            if key in self.by_path:
+                found = self.by_path[key]
+            else:
+                text, _ = read_source(cand)
+                if text is not None:
+                    found = self.add_source(text, key, name)
         self.by_name[name] = found
         return found
 

@@ -15,7 +15,7 @@ from ..model.values import NONE, BoolV, IntV, ModuleV, SeqKind, SeqV, TensorV, T
 from .annotations import read_annotation
 from .base import AnalyzerBase
 from .state import State, join_states
-from .values import ClassV, ExternalV, FunctionV, InstanceV, ModuleNsV, NothingV, RangeV, building_key
+from .values import ClassV, ExternalV, FunctionV, InstanceV, LazyImportV, ModuleNsV, NothingV, RangeV, building_key
 
 if TYPE_CHECKING:
     from .base import Frame
@@ -95,7 +95,8 @@ class Statements(AnalyzerBase):
     # -- simple statements -----------------------------------------------------------
     def exec_small(self, frame: Frame, state: State, stmt: cst.BaseSmallStatement) -> State | None:
         if isinstance(stmt, cst.Expr):
-            self.eval(frame, state, stmt.value)
+            if not isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+                self.eval(frame, state, stmt.value)  # docstrings and `...` say nothing
             return state
         if isinstance(stmt, cst.Assign):
             value = self.eval(frame, state, stmt.value)
@@ -433,11 +434,11 @@ class Statements(AnalyzerBase):
         level = len(stmt.relative)
         mod = _dotted(stmt.module) if stmt.module is not None else None
         absolute = self.project.resolve_relative(frame.module, mod, level) if level else (mod or "")
-        source = self.project.import_module(absolute) if absolute else None
-        if source is not None and source is not frame.module:
-            self.run_module(source)
+        is_project = bool(absolute) and self.project.find_module(absolute) is not None
         if isinstance(stmt.names, cst.ImportStar):
-            if source is not None:
+            source = self.project.import_module(absolute) if is_project else None
+            if source is not None and source is not frame.module:
+                self.run_module(source)
                 for k, g in source.globals.items():
                     if not k.startswith("_"):
                         state.vars[k] = g
@@ -449,26 +450,36 @@ class Statements(AnalyzerBase):
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
                 else name
             )
-            if source is not None:
-                found = source.globals.get(name)
-                v: Value
-                if found is not None:
-                    v = found
-                else:
-                    sub = self.project.import_module(f"{absolute}.{name}")
-                    v = ModuleNsV(sub) if sub is not None else UnknownV()
-                state.vars[local] = v
+            if absolute and self.project.find_module(f"{absolute}.{name}") is not None:
+                state.vars[local] = LazyImportV(f"{absolute}.{name}")
+            elif is_project:
+                state.vars[local] = LazyImportV(absolute, name)
             else:
-                sub = self.project.import_module(f"{absolute}.{name}") if absolute else None
-                state.vars[local] = (
-                    ModuleNsV(sub) if sub is not None else ExternalV(f"{absolute}.{name}" if absolute else name)
-                )
+                state.vars[local] = ExternalV(f"{absolute}.{name}" if absolute else name)
 
     def module_value(self, name: str) -> Value:
-        info = self.project.import_module(name)
-        if info is not None:
-            return ModuleNsV(info)
+        if self.project.find_module(name) is not None:
+            return LazyImportV(name)
         return ExternalV(name)
+
+    def resolve_lazy(self, v: LazyImportV, seen: frozenset[LazyImportV] = frozenset()) -> Value:
+        """Parse and run the module behind a lazy import; the imported value."""
+        if v in seen:
+            return UnknownV()  # an import cycle that never defines the name
+        info = self.project.import_module(v.module)
+        if info is None:
+            return ExternalV(v.module if v.attr is None else f"{v.module}.{v.attr}")
+        if v.attr is None:
+            return ModuleNsV(info)
+        self.run_module(info)
+        found = info.globals.get(v.attr)
+        if found is None:
+            sub = self.project.import_module(f"{v.module}.{v.attr}")
+            return ModuleNsV(sub) if sub is not None else UnknownV()
+        if isinstance(found, LazyImportV):
+            found = self.resolve_lazy(found, seen | {v})
+            info.globals[v.attr] = found
+        return found
 
     # -- classes ---------------------------------------------------------------------------------
     def make_class(self, frame: Frame, state: State, node: cst.ClassDef) -> ClassV:

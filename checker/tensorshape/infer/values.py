@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..model.values import IntV, Value
+from ..model.values import MaybeIntV, Value
 
 if TYPE_CHECKING:
     from .annotations import Annotation
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ExternalV",
     "ModuleNsV",
+    "LazyImportV",
     "FunctionV",
     "ClassV",
     "InstanceV",
@@ -47,6 +48,20 @@ class ModuleNsV(Value):
     """A module of the analysed project (``from . import layers``)."""
 
     info: ModuleInfo
+
+
+@dataclass(frozen=True, slots=True)
+class LazyImportV(Value):
+    """A name imported from a project module that has not been needed yet.
+
+    Resolved (the module parsed and run) the first time the name is used, so a
+    package ``__init__`` that re-exports everything does not make the checker
+    parse the whole package.
+    """
+
+    module: str
+    #: The imported name, or ``None`` for the module itself.
+    attr: str | None = None
 
 
 @dataclass(eq=False, slots=True)
@@ -180,5 +195,5 @@ def building_prefix(inst: InstanceV) -> str:
 def to_core(v: Value, opaque_int: Any) -> Value:
     """Convert a front-end value for the rule engine (opaque paths become int symbols)."""
     if isinstance(v, OpaqueV):
-        return IntV(opaque_int(v.path))
+        return MaybeIntV(opaque_int(v.path))
     return v

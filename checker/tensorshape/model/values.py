@@ -18,6 +18,7 @@ __all__ = [
     "TensorV",
     "Layout",
     "IntV",
+    "MaybeIntV",
     "FloatV",
     "BoolV",
     "StrV",
@@ -85,6 +86,16 @@ class IntV(Value):
     """A Python int, possibly symbolic (``b``) or unknown."""
 
     value: Dim
+
+
+@dataclass(frozen=True, slots=True)
+class MaybeIntV(IntV):
+    """A value that is an int where an int is expected, but might be a tensor or a tuple.
+
+    An unknown object's attribute (``config.hidden_size``) or an unannotated
+    parameter used in int arithmetic: rules read it as an int size, but never
+    as a 0-d tensor or as a one-element shape.
+    """
 
 
 @dataclass(frozen=True, slots=True)

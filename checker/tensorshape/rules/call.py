@@ -18,6 +18,7 @@ from ..model.values import (
     BoolV,
     FloatV,
     IntV,
+    MaybeIntV,
     ModuleV,
     NoneV,
     SeqV,
@@ -125,6 +126,8 @@ class Call:
             return v
         if isinstance(v, UnknownV):
             return unknown_tensor(v.source)
+        if isinstance(v, MaybeIntV):
+            return unknown_tensor()
         return None
 
     def shape(self, name: builtins.str) -> Shape | None:
@@ -311,7 +314,7 @@ def as_dims(v: Value) -> tuple[Dim, ...] | None:
     if isinstance(v, TupleV):
         if len(v.items) == 1 and isinstance(v.items[0], (TupleV, SeqV)):
             return as_dims(v.items[0])
-        if len(v.items) == 1 and isinstance(v.items[0], UnknownV):
+        if len(v.items) == 1 and isinstance(v.items[0], (UnknownV, MaybeIntV)):
             return None  # one unknown argument may be an int or a whole tuple of sizes
         out: list[Dim] = []
         for item in v.items:

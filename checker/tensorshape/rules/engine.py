@@ -20,6 +20,7 @@ from ..model.values import (
     BoolV,
     FloatV,
     IntV,
+    MaybeIntV,
     ModuleV,
     NoneV,
     SeqKind,
@@ -178,7 +179,9 @@ def _declarative(call: Call) -> Value:
         v = call.value(p.name)
         if isinstance(v, NoneV):
             continue
-        if isinstance(v, (IntV, FloatV, BoolV)):
+        if isinstance(v, MaybeIntV):
+            shape = Shape.unknown()
+        elif isinstance(v, (IntV, FloatV, BoolV)):
             if p.spec.variadic_index is None:
                 continue
             shape = Shape(())

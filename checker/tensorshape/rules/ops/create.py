@@ -13,6 +13,7 @@ from ...model.values import (
     DTypeV,
     FloatV,
     IntV,
+    MaybeIntV,
     SeqV,
     TensorV,
     TupleV,
@@ -37,7 +38,7 @@ def _dtype(call: Call, default: str | None) -> str | None:
 def _check_sizes(call: Call, sizes: tuple[Dim, ...], at: str) -> bool:
     for d in sizes:
         if type(d) is int and d < 0:
-            call.error(codes.INVALID_ARG, f"negative dimension {d} in size {list(map(render_dim, sizes))}", at)
+            call.error(codes.INVALID_ARG, f"negative dimension {d} in size [{', '.join(map(render_dim, sizes))}]", at)
             return False
     return True
 
@@ -161,6 +162,8 @@ def tensor(call: Call) -> Value:
 
 
 def _literal_shape(call: Call, v: Value) -> tuple[Shape | None, str | None]:
+    if isinstance(v, MaybeIntV):
+        return None, None
     if isinstance(v, IntV):
         return Shape(()), "int64"
     if isinstance(v, FloatV):

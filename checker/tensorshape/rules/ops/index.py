@@ -12,6 +12,7 @@ from ...model.values import (
     BoolV,
     EllipsisV,
     IntV,
+    MaybeIntV,
     NoneV,
     SeqKind,
     SeqV,
@@ -71,6 +72,8 @@ def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | Non
 def _norm_index(v: Value) -> list[Value] | None:
     if isinstance(v, TupleV) and v.kind is SeqKind.TUPLE:
         return list(v.items)
+    if isinstance(v, SeqV) and v.kind is SeqKind.TUPLE:
+        return None  # a tuple of unknown length: how many dims it indexes is unknown
     return [v]
 
 
@@ -91,6 +94,11 @@ def _adv_shape(v: Value) -> tuple[Shape, bool]:
 
 def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | None:
     """The result shape of ``x[index]``, reporting out-of-range indices."""
+    for v in index:
+        if isinstance(v, MaybeIntV) or not isinstance(
+            v, (NoneV, EllipsisV, BoolV, IntV, TensorV, SliceV, TupleV, SeqV)
+        ):
+            return Shape.unknown()  # an index we cannot classify: say nothing
     consumed = 0
     for v in index:
         if isinstance(v, (NoneV, EllipsisV)):

@@ -40,11 +40,11 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
     """Resolve one ``-1`` in a target shape and check the element count."""
     holes = [i for i, d in enumerate(sizes) if d == -1]
     if len(holes) > 1:
-        call.error(codes.RESHAPE, f"only one dim can be -1, got {list(map(render_dim, sizes))}", at)
+        call.error(codes.RESHAPE, f"only one dim can be -1, got [{', '.join(map(render_dim, sizes))}]", at)
         return None
     for d in sizes:
         if type(d) is int and d < -1:
-            call.error(codes.INVALID_ARG, f"invalid size {d} in {list(map(render_dim, sizes))}", at)
+            call.error(codes.INVALID_ARG, f"invalid size {d} in [{', '.join(map(render_dim, sizes))}]", at)
             return None
     total = _numel(shape)
     known = arith.prod(d for i, d in enumerate(sizes) if i not in holes)
@@ -294,7 +294,7 @@ def expand(call: Call) -> Value:
         v = call.check(
             Truth.FALSE if one is Truth.TRUE and eq3(cur, target, call.facts) is Truth.FALSE else Truth.UNKNOWN,
             (cur, target),
-            f"cannot expand {render_shape(shape)} to {list(map(render_dim, sizes))}: dim {i - lead} is {render_dim(cur)}, not 1 or {render_dim(target)}",
+            f"cannot expand {render_shape(shape)} to [{', '.join(map(render_dim, sizes))}]: dim {i - lead} is {render_dim(cur)}, not 1 or {render_dim(target)}",
             at=name,
             hint="only dims of size 1 can be expanded",
             code=codes.BROADCAST,
@@ -420,7 +420,7 @@ def split(call: Call) -> Value:
         call.check(
             eq3(total, size, call.facts),
             (total, size),
-            f"split sizes {list(map(render_dim, sections))} sum to {render_dim(total)}, but dim {i} has size {render_dim(size)}",
+            f"split sizes [{', '.join(map(render_dim, sections))}] sum to {render_dim(total)}, but dim {i} has size {render_dim(size)}",
             at=pname,
             code=codes.INVALID_ARG,
         )
