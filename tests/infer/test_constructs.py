@@ -442,6 +442,25 @@ def test_cross_file_project(tmp_path: Path) -> None:
     assert {p for p, _ in r.dependencies} >= {str(pkg / "layers.py"), str(pkg / "model.py")}
 
 
+def test_star_imports_are_followed_lazily(tmp_path: Path) -> None:
+    pkg = tmp_path / "starpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .unused import *\nfrom .layers import *\n")
+    (pkg / "layers.py").write_text(
+        HEADER + "def double(x: Float[Tensor, 'b n']) -> Float[Tensor, 'b 2*n']:\n    return torch.cat([x, x], 1)\n"
+    )
+    (pkg / "unused.py").write_text("def other():\n    return 1\n")
+    (pkg / "model.py").write_text(HEADER + "from starpkg import double\nreveal_shape(double(torch.randn(3, 4)))\n")
+    from tensorshape.infer.project import Project
+
+    project = Project()
+    r = check_file(pkg / "model.py", project=project)
+    reveals = [d.message.removeprefix("revealed shape: ") for d in r.diagnostics if d.code.id == "TS900"]
+    assert reveals == ["[3 8]"]
+    # The last star import shadows the first, so it is searched first: `unused` is never parsed.
+    assert project.by_name.get("starpkg.unused") is None
+
+
 def test_internal_failure_is_a_diagnostic_not_a_crash(monkeypatch: object) -> None:
     from tensorshape.infer import analyzer
 

@@ -163,10 +163,8 @@ class Expressions(AnalyzerBase):
             if isinstance(v, LazyImportV):
                 v = state.vars[name] = self.resolve_lazy(v)
             return v
-        v = frame.module.globals.get(name)
+        v = self.module_global(frame.module, name)
         if v is not None:
-            if isinstance(v, LazyImportV):
-                v = frame.module.globals[name] = self.resolve_lazy(v)
             return v
         if name == "True":
             return BoolV(True)
@@ -337,10 +335,8 @@ class Expressions(AnalyzerBase):
             return v if v is not None else UnknownV()
         if isinstance(recv, ModuleNsV):
             self.run_module(recv.info)
-            v = recv.info.globals.get(name)
+            v = self.module_global(recv.info, name)
             if v is not None:
-                if isinstance(v, LazyImportV):
-                    v = recv.info.globals[name] = self.resolve_lazy(v)
                 return v
             sub = self.project.import_module(f"{recv.info.name}.{name}")
             return ModuleNsV(sub) if sub is not None else UnknownV()

@@ -9,6 +9,7 @@ code, and anything not found there is external (``torch``, ``einops``).
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,8 @@ class ModuleInfo:
     state: int = 0
     failure: ParseFailure | None = None
     digest: str = ""
+    #: Modules star-imported at the top level (``from .x import *``), searched lazily on a miss.
+    stars: list[str] = field(default_factory=list)
 
     @property
     def package(self) -> str:
@@ -60,9 +63,35 @@ def module_name_for(path: Path) -> tuple[str, Path, bool]:
     return ".".join(parts) or path.stem, d, is_pkg
 
 
+_PARSE_LOCK = threading.Lock()
+
+
+def _parse_unvalidated(source: str) -> cst.Module:
+    """``libcst.parse_module`` without the per-node validation of constructor arguments.
+
+    The parser only builds nodes from source it has accepted, so checking each
+    node's fields again (libcst's ``CSTNode.__post_init__``) is redundant work:
+    about a fifth of the parse.  Nodes built elsewhere while the lock is held
+    (the codemods build theirs outside parsing) are unaffected afterwards.
+    """
+    from libcst._nodes.base import CSTNode
+
+    with _PARSE_LOCK:
+        saved = CSTNode.__dict__["__post_init__"]
+        CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
+        try:
+            return cst.parse_module(source)
+        finally:
+            CSTNode.__post_init__ = saved  # type: ignore[method-assign]
+
+
+def _no_validation(self: object) -> None:
+    return None
+
+
 def parse_source(source: str) -> tuple[cst.Module | None, ParseFailure | None]:
     try:
-        return cst.parse_module(source), None
+        return _parse_unvalidated(source), None
     except Exception as e:  # noqa: BLE001 - ParserSyntaxError, and others on odd inputs
         failure = ParseFailure(
             getattr(e, "message", str(e)) or type(e).__name__, getattr(e, "raw_line", 1), getattr(e, "raw_column", 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -19,8 +20,12 @@ from .values import ClassV, ExternalV, FunctionV, InstanceV, LazyImportV, Module
 
 if TYPE_CHECKING:
     from .base import Frame
+    from .project import ModuleInfo
 
 __all__ = ["Statements", "MAX_ITERATIONS", "MAX_UNROLL"]
+
+#: Names a star import is not searched for (builtins: re-exporting one is vanishingly rare).
+_SEARCH_SKIP = frozenset(dir(builtins))
 
 #: Iterations of a loop body before its state is taken as the fixpoint.
 MAX_ITERATIONS = 3
@@ -436,12 +441,9 @@ class Statements(AnalyzerBase):
         absolute = self.project.resolve_relative(frame.module, mod, level) if level else (mod or "")
         is_project = bool(absolute) and self.project.find_module(absolute) is not None
         if isinstance(stmt.names, cst.ImportStar):
-            source = self.project.import_module(absolute) if is_project else None
-            if source is not None and source is not frame.module:
-                self.run_module(source)
-                for k, g in source.globals.items():
-                    if not k.startswith("_"):
-                        state.vars[k] = g
+            # Re-exporting ``__init__`` files star-import whole packages: searched on a miss only.
+            if is_project and absolute != frame.module.name and absolute not in frame.module.stars:
+                frame.module.stars.append(absolute)
             return
         for alias in stmt.names:
             name = _dotted(alias.name)
@@ -472,13 +474,39 @@ class Statements(AnalyzerBase):
         if v.attr is None:
             return ModuleNsV(info)
         self.run_module(info)
-        found = info.globals.get(v.attr)
+        found = self.module_global(info, v.attr, seen | {v})
         if found is None:
             sub = self.project.import_module(f"{v.module}.{v.attr}")
             return ModuleNsV(sub) if sub is not None else UnknownV()
+        return found
+
+    def module_global(
+        self,
+        info: ModuleInfo,
+        name: str,
+        seen: frozenset[LazyImportV] = frozenset(),
+        _via: frozenset[int] = frozenset(),
+    ) -> Value | None:
+        """A module's global ``name`` (lazy imports resolved, star imports searched), or ``None``."""
+        found = info.globals.get(name)
+        if (
+            found is None
+            and info.stars
+            and name not in _SEARCH_SKIP
+            and not name.startswith("_")
+            and id(info) not in _via
+        ):
+            for mod in reversed(info.stars):  # a later star import shadows an earlier one
+                source = self.project.import_module(mod)
+                if source is None or source is info:
+                    continue
+                self.run_module(source)
+                found = self.module_global(source, name, seen, _via | {id(info)})
+                if found is not None:
+                    info.globals[name] = found
+                    break
         if isinstance(found, LazyImportV):
-            found = self.resolve_lazy(found, seen | {v})
-            info.globals[v.attr] = found
+            found = info.globals[name] = self.resolve_lazy(found, seen)
         return found
 
     # -- classes ---------------------------------------------------------------------------------
