@@ -24,6 +24,7 @@ import libcst as cst
 
 from ..lang.render import render_shape
 from ..model import codes
+from ..model.constraints import Constraint
 from ..model.diagnostics import Code, Diagnostic, Related, Span
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import Obligation
@@ -75,6 +76,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self.record = record
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
         self._call_memo: dict[Any, tuple[Value, list[Diagnostic]]] = {}
+        self._call_constraints: dict[Any, list[Constraint]] = {}
         self._instances: dict[Any, InstanceV] = {}
         self._generic_instances: dict[ClassV, InstanceV] = {}
         self._active: set[Any] = set()
@@ -339,6 +341,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         """
         if caller.ctx.muted:
             return
+        for c in callee.ctx.constraints:
+            if c not in caller.ctx.constraints:
+                caller.ctx.constraints.append(c)
         for d in callee.ctx.diagnostics:
             if d.code is codes.OBLIGATION:
                 continue

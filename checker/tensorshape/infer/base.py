@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from ..model.constraints import Constraint
 from ..model.diagnostics import Code, Diagnostic, Span
 from ..model.dims import Dim
 from ..model.obligations import Obligation
@@ -70,6 +71,7 @@ class AnalyzerBase:
     report_unknown_ops: bool
     _observed: dict[int, tuple[cst.CSTNode, TensorV]]
     _call_memo: dict[Any, tuple[Value, list[Diagnostic]]]
+    _call_constraints: dict[Any, list[Constraint]]
     _instances: dict[Any, InstanceV]
     _generic_instances: dict[ClassV, InstanceV]
     _active: set[Any]

@@ -537,6 +537,7 @@ class Calls(AnalyzerBase):
             result, diags = self._call_memo[key]
             callee = Frame(f.module, self.new_context(), f, sig)
             callee.ctx.diagnostics.extend(diags)
+            callee.ctx.constraints.extend(self._call_constraints.get(key, ()))
             self.merge_callee(frame, callee, span, what)
             return result
         callee = Frame(
@@ -583,6 +584,7 @@ class Calls(AnalyzerBase):
         self.merge_callee(frame, callee, span, what)
         if key is not None and building is None:
             self._call_memo[key] = (result, list(callee.ctx.diagnostics))
+            self._call_constraints[key] = list(callee.ctx.constraints)
         return result
 
     # -- the project's classes ----------------------------------------------------------------------

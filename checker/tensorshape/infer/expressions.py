@@ -14,6 +14,7 @@ from ..model.values import (
     ELLIPSIS,
     NONE,
     BoolV,
+    DictV,
     DTypeV,
     EllipsisV,
     FloatV,
@@ -260,11 +261,15 @@ class Expressions(AnalyzerBase):
                 self.eval(frame, state, el.value)
             return UnknownV()
         if isinstance(node, cst.Dict):
+            entries: list[tuple[str, Value]] | None = []
             for de in node.elements:
-                if isinstance(de, cst.DictElement):
-                    self.eval(frame, state, de.key)
-                self.eval(frame, state, de.value)
-            return UnknownV()
+                key = self.eval(frame, state, de.key) if isinstance(de, cst.DictElement) else None
+                value = self.eval(frame, state, de.value)
+                if entries is not None and isinstance(key, StrV) and key.value is not None:
+                    entries = [(k, v) for k, v in entries if k != key.value] + [(key.value, value)]
+                else:
+                    entries = None
+            return DictV(tuple(entries)) if entries is not None else UnknownV()
         if isinstance(node, cst.IfExp):
             test = self.eval(frame, state, node.test, observe=False)
             if isinstance(test, BoolV) and test.value is True:
@@ -532,6 +537,9 @@ class Expressions(AnalyzerBase):
             return v if v is not None else UnknownV()
         if isinstance(recv, TupleV):
             return _index_tuple(recv, index)
+        if isinstance(recv, DictV):
+            found = recv.get(index.value) if isinstance(index, StrV) and index.value is not None else None
+            return found if found is not None else UnknownV()
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):
                 return recv

@@ -18,6 +18,7 @@ import libcst as cst
 
 from ..lang.render import render_dim, render_shape
 from ..model import codes
+from ..model.constraints import Rel
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import Obligation, ObligationKind, SpecCheck
 from ..model.shape import Item, Shape
@@ -198,14 +199,16 @@ class Refinements(AnalyzerBase):
         return IntV(d)
 
     # -- conditions and asserts --------------------------------------------------------------
-    def refine_condition(self, frame: Frame, state: State, test: cst.BaseExpression, truth: bool) -> None:
+    def refine_condition(
+        self, frame: Frame, state: State, test: cst.BaseExpression, truth: bool, assertion: cst.Assert | None = None
+    ) -> None:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             self.refine_condition(frame, state, test.expression, not truth)
             return
         if isinstance(test, cst.BooleanOperation):
             if (isinstance(test.operator, cst.And) and truth) or (isinstance(test.operator, cst.Or) and not truth):
-                self.refine_condition(frame, state, test.left, truth)
-                self.refine_condition(frame, state, test.right, truth)
+                self.refine_condition(frame, state, test.left, truth, assertion)
+                self.refine_condition(frame, state, test.right, truth, assertion)
             return
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
             return
@@ -221,6 +224,7 @@ class Refinements(AnalyzerBase):
                 d = self._dim_of(frame, state, a.left)
                 h = self._dim_of(frame, state, a.right)
                 if d is not None and h is not None:
+                    self._asserted(frame, state, assertion, Rel.DIVISIBLE, d, h)
                     state.facts = state.facts.assume_divides(h, d)
                 return
         for a, b in ((left, right), (right, left)):
@@ -236,6 +240,7 @@ class Refinements(AnalyzerBase):
                     self._refine_dim(state, got[0], got[1], val)
                     cur = self._dim_of(frame, state, a)
                     if cur is not None:
+                        self._asserted(frame, state, assertion, Rel.EQ, cur, val)
                         state.facts = state.facts.assume_eq(cur, val)
                 return
             src = _shape_source(a)
@@ -247,10 +252,12 @@ class Refinements(AnalyzerBase):
                         old = x.shape.dims if x.shape.rank is not None else None
                         state.vars[src] = TensorV(Shape(tuple(dims)), x.dtype, x.layout, x.names)
                         for o, d in zip(old or (), dims):
+                            self._asserted(frame, state, assertion, Rel.EQ, o, d)
                             state.facts = state.facts.assume_eq(o, d)
                 return
         a_dim, b_dim = self._dim_of(frame, state, left), self._dim_of(frame, state, right)
         if a_dim is not None and b_dim is not None:
+            self._asserted(frame, state, assertion, Rel.EQ, a_dim, b_dim)
             state.facts = state.facts.assume_eq(a_dim, b_dim)
 
     def _dim_of(self, frame: Frame, state: State, node: cst.BaseExpression) -> Dim | None:
@@ -292,7 +299,16 @@ class Refinements(AnalyzerBase):
                 "the shapes reaching here cannot satisfy the assertion",
             )
             return
-        self.refine_condition(frame, state, stmt.test, True)
+        self.refine_condition(frame, state, stmt.test, True, assertion=stmt)
+
+    def _asserted(self, frame: Frame, state: State, stmt: cst.Assert | None, rel: Rel, a: Dim, b: Dim) -> None:
+        """An ``assert`` the analysis relies on is a constraint of the function (shape functions check it)."""
+        if stmt is None:
+            return
+        proved = eq3(a, b, state.facts) is Truth.TRUE if rel is Rel.EQ else state.facts.divisible(a, b) is True
+        if proved:
+            return
+        frame.ctx.require(rel, a, b, f"assert {cst.Module([]).code_for_node(stmt.test)}")
 
     # -- annotations ---------------------------------------------------------------------------------
     def check_return(self, frame: Frame, state: State, value: Value, node: cst.CSTNode) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.shape import Item, Shape
-from ..model.values import IntV, Layout, SeqV, TensorV, TupleV, UnknownV, Value
+from ..model.values import DictV, IntV, Layout, SeqV, TensorV, TupleV, UnknownV, Value
 from ..unify.compare import Truth, eq3
 from ..unify.facts import NO_FACTS, Facts
 
@@ -80,6 +80,10 @@ def join_values(a: Value, b: Value) -> Value:
             return TupleV(tuple(join_values(x, y) for x, y in zip(a.items, b.items)), a.kind)
         elems = list(a.items) + list(b.items)
         return SeqV(_join_all(elems), a.kind)
+    if isinstance(a, DictV) and isinstance(b, DictV):
+        if [k for k, _ in a.items] == [k for k, _ in b.items]:
+            return DictV(tuple((k, join_values(x, y)) for (k, x), (_, y) in zip(a.items, b.items)))
+        return UnknownV()
     if isinstance(a, SeqV) and isinstance(b, SeqV):
         return SeqV(join_values(a.elem, b.elem), a.kind)
     if isinstance(a, SeqV) and isinstance(b, TupleV):

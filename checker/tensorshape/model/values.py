@@ -153,6 +153,19 @@ class SeqV(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class DictV(Value):
+    """A dict with string-literal keys (``{"logits": x, "hidden": h}``), in insertion order."""
+
+    items: tuple[tuple[str, Value], ...]
+
+    def get(self, key: str) -> Value | None:
+        for k, v in self.items:
+            if k == key:
+                return v
+        return None
+
+
+@dataclass(frozen=True, slots=True)
 class SliceV(Value):
     start: Value
     stop: Value

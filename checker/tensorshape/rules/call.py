@@ -9,6 +9,7 @@ from typing import Any
 from ..lang.parse import parse_shape
 from ..lang.render import render_dim, render_shape
 from ..model import codes
+from ..model.constraints import Rel
 from ..model.diagnostics import Code, Span
 from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.obligations import Obligation, ObligationKind, SpecCheck
@@ -202,6 +203,7 @@ class Call:
         hint: builtins.str | None = None,
         code: Code = codes.SHAPE_MISMATCH,
         checks: Sequence[tuple[builtins.str, builtins.str]] = (),
+        rel: Rel | None = None,
     ) -> Verdict:
         """Report a requirement on ``dims`` whose truth is ``t``.
 
@@ -220,6 +222,8 @@ class Call:
             )
         elif verdict is Verdict.OBLIGATION:
             self.oblige(message, [(p, s) for p, s in checks])
+            if rel is not None and len(dims) == 2:
+                self.ctx.require(rel, dims[0], dims[1], f"{self.name}: {message}")
         return verdict
 
     def oblige(
@@ -291,6 +295,9 @@ def report_problems(
             )
         elif pr.verdict is Verdict.OBLIGATION:
             pending.append(pr.message)
+            if pr.relation is not None:
+                rel, lhs, rhs = pr.relation
+                call.ctx.require(rel, lhs, rhs, f"{call.name}: {pr.message}")
     if pending and ok:
         checks = [(p, _rendered_spec(s, subst)) for p, s in zip(params, specs)]
         call.oblige("; ".join(dict.fromkeys(pending)), checks, kind)

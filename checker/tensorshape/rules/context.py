@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import codes
+from ..model.constraints import Constraint, Rel
 from ..model.diagnostics import Code, Diagnostic, Related, Span
-from ..model.dims import Dim
+from ..model.dims import Dim, Unknown
 from ..model.obligations import Obligation
 from ..unify.facts import NO_FACTS, Facts
 from ..unify.symbols import SymbolTable
@@ -55,6 +56,8 @@ class RuleContext:
     #: Drop reports: set while interpreting a path that may be infeasible (a branch
     #: whose condition is unknown, inside a call analysed with specific arguments).
     muted: bool = False
+    #: Relations between dims that hold only if the sizes are right at run time (shape functions).
+    constraints: list[Constraint] = field(default_factory=list)
 
     def fresh(self, base: str) -> Dim:
         """A fresh opaque symbol for a size that exists but is not known."""
@@ -73,6 +76,14 @@ class RuleContext:
         self.diagnostics.append(
             Diagnostic(code, message, span or self.default_span, code.severity, hint, None, related)
         )
+
+    def require(self, rel: Rel, lhs: Dim, rhs: Dim, message: str) -> None:
+        """Record an undecided relation between two dims (ignored when either is unknown)."""
+        if self.muted or isinstance(lhs, Unknown) or isinstance(rhs, Unknown):
+            return
+        c = Constraint(rel, lhs, rhs, message)
+        if c not in self.constraints:
+            self.constraints.append(c)
 
     def oblige(self, obligation: Obligation) -> None:
         if self.muted:

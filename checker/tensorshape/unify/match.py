@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..lang.render import render_dim, render_items, render_shape
+from ..model.constraints import Rel
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.shape import Item, Shape
 from ..model.spec import DimKind, ShapeSpec, SpecDim
@@ -59,6 +60,8 @@ class Problem:
     spec_dim: SpecDim | None = None
     #: The axis of the operand's shape (negative when counted from a variadic run's end).
     axis: int | None = None
+    #: The relation between two dims that failed to be proved (``(Rel.EQ, actual, expected)``).
+    relation: tuple[Rel, Dim, Dim] | None = None
 
 
 class Bindings:
@@ -315,6 +318,7 @@ def _check_pair(p: _Pair, labels: list[str], b: Bindings, problems: list[Problem
             p.op,
             sd,
             p.axis,
+            (Rel.BROADCAST if sd.broadcastable else Rel.EQ, actual, expected),
         )
     )
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
+from ...model.constraints import Rel
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import (
@@ -196,6 +197,7 @@ def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | Non
                             eq3(md, ad, call.facts),
                             (md, ad),
                             f"mask {render_shape(s)} does not match dims {pos}..{pos + s.rank - 1} of {render_shape(shape)}",
+                            rel=Rel.EQ,
                             at="index",
                             code=codes.SHAPE_MISMATCH,
                         )
@@ -284,6 +286,7 @@ def gather(call: Call) -> Value:
                 _le(a, b, call),
                 (a, b),
                 f"index {render_shape(ix)} is larger than input {render_shape(s)} in dim {j}",
+                rel=Rel.LE,
                 at="index",
                 code=codes.SHAPE_MISMATCH,
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
+from ...model.constraints import Rel
 from ...model.dims import Dim, UnknownSource
 from ...model.shape import Shape
 from ...model.values import TensorV, Value, unknown_tensor
@@ -22,6 +23,7 @@ def _inner(call: Call, k1: Dim, k2: Dim, a: Shape, b: Shape, left: str, right: s
         eq3(k1, k2, call.facts),
         (k1, k2),
         f"cannot multiply {render_shape(a)} by {render_shape(b)}: inner dims differ ({render_dim(k1)} vs {render_dim(k2)})",
+        rel=Rel.EQ,
         at=right,
         hint=_MATMUL_HINT,
         checks=[(left, spec_text(a.items)), (right, spec_text(b.items))],
@@ -105,6 +107,7 @@ def matmul_fixed(call: Call) -> Value:
             eq3(a.items[0], b.items[0], call.facts),
             (a.items[0], b.items[0]),
             f"batch dims differ: {render_shape(a)} and {render_shape(b)}",
+            rel=Rel.EQ,
             at=other,
             checks=[("input", spec_text(a.items)), (other, spec_text(b.items))],
         )

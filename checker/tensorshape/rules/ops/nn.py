@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
+from ...model.constraints import Rel
 from ...model.dims import Dim, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import (
@@ -136,6 +137,7 @@ def conv(call: Call) -> Value:
         eq3(c, cin, call.facts),
         (c, cin),
         f"expected input with {render_dim(cin)} channels, got {render_shape(shape)} ({render_dim(c)} channels at dim {c_axis})",
+        rel=Rel.EQ,
         at="input",
         hint=f"the channel dim ({c_axis}) must equal {in_label}; check the previous layer's out_channels",
         checks=[("input", spec_text(shape.items[:c_axis] + (cin,) + shape.items[c_axis + 1 :]))],
@@ -253,6 +255,7 @@ def channel_norm(call: Call) -> Value:
                 eq3(c, num, call.facts),
                 (c, num),
                 f"expected {render_dim(num)} channels (num_features), got {render_dim(c)} in {render_shape(s)} at dim {c_axis}",
+                rel=Rel.EQ,
                 at="input",
                 checks=[("input", spec_text(s.items[:c_axis] + (num,) + s.items[c_axis + 1 :]))],
             )
@@ -684,6 +687,7 @@ def class_loss(call: Call) -> Value:
                     eq3(a, b, call.facts),
                     (a, b),
                     f"target {render_shape(y.shape)} does not fit input {render_shape(x)}: expected {render_shape(expected)}",
+                    rel=Rel.EQ,
                     at="target",
                 )
                 if v is Verdict.ERROR:

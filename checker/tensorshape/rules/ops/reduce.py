@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
+from ...model.constraints import Rel
 from ...model.dims import UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import SeqKind, TensorV, TupleV, Value, unknown_tensor
@@ -74,6 +75,7 @@ def reduce_indices(call: Call) -> Value:
                 _le(k, size, call),
                 (k, size),
                 f"k={render_dim(k)} is larger than dim {i} of {render_shape(shape)}",
+                rel=Rel.LE,
                 at="k",
                 code=codes.INDEX_RANGE,
             )
@@ -103,6 +105,7 @@ def topk(call: Call) -> Value:
             _le(k, size, call),
             (k, size),
             f"k={render_dim(k)} is larger than dim {i} of {render_shape(shape)}",
+            rel=Rel.LE,
             at="k",
             code=codes.INDEX_RANGE,
             hint="k must be at most the size of the dim",

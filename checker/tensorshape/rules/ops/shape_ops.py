@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
+from ...model.constraints import Rel
 from ...model.dims import Dim, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
@@ -71,6 +72,7 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
                 Truth.UNKNOWN,
                 (total, known),
                 f"{render_shape(shape)} has {render_dim(total)} elements; -1 in {shown} needs them divisible by {render_dim(known)}",
+                rel=Rel.DIVISIBLE,
                 at=at,
                 code=codes.RESHAPE,
             )
@@ -82,6 +84,7 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
         eq3(total, known, call.facts),
         (total, known),
         f"shape {shown} is invalid for {render_shape(shape)}: {render_dim(known)} elements vs {render_dim(total)}",
+        rel=Rel.EQ,
         at=at,
         hint="the product of the new dims must equal the number of elements",
         code=codes.RESHAPE,
@@ -295,6 +298,7 @@ def expand(call: Call) -> Value:
             Truth.FALSE if one is Truth.TRUE and eq3(cur, target, call.facts) is Truth.FALSE else Truth.UNKNOWN,
             (cur, target),
             f"cannot expand {render_shape(shape)} to [{', '.join(map(render_dim, sizes))}]: dim {i - lead} is {render_dim(cur)}, not 1 or {render_dim(target)}",
+            rel=Rel.EQ,
             at=name,
             hint="only dims of size 1 can be expanded",
             code=codes.BROADCAST,
@@ -377,6 +381,7 @@ def narrow(call: Call) -> Value:
             _le(end, size, call),
             (end, size),
             f"start {render_dim(start)} + length {render_dim(length)} exceeds dim {i} of size {render_dim(size)}",
+            rel=Rel.LE,
             at="length",
             code=codes.INDEX_RANGE,
         )
@@ -421,6 +426,7 @@ def split(call: Call) -> Value:
             eq3(total, size, call.facts),
             (total, size),
             f"split sizes [{', '.join(map(render_dim, sections))}] sum to {render_dim(total)}, but dim {i} has size {render_dim(size)}",
+            rel=Rel.EQ,
             at=pname,
             code=codes.INVALID_ARG,
         )
@@ -552,6 +558,7 @@ def cat(call: Call) -> Value:
                 eq3(a, b, call.facts),
                 (a, b),
                 f"sizes must match except in dim {i}: {render_shape(ref)} and {render_shape(s)} differ in dim {j} (tensor {k})",
+                rel=Rel.EQ,
                 at="tensors",
                 hint=f"concatenation along dim {i} needs every other dim equal",
                 checks=[],
@@ -589,6 +596,7 @@ def stack(call: Call) -> Value:
                     eq3(a, b, call.facts),
                     (a, b),
                     f"stack expects each tensor to be equal size, but got {render_shape(ref)} and {render_shape(s)} (tensor {k})",
+                    rel=Rel.EQ,
                     at="tensors",
                 )
                 if v is Verdict.ERROR:
