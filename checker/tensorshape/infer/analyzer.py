@@ -77,6 +77,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
         self._call_memo: dict[Any, tuple[Value, list[Diagnostic]]] = {}
         self._call_constraints: dict[Any, list[Constraint]] = {}
+        #: Constraints found while building each class's generic instance (``assert d % h == 0`` in ``__init__``).
+        self.instance_constraints: dict[ClassV, list[Constraint]] = {}
         self._instances: dict[Any, InstanceV] = {}
         self._generic_instances: dict[ClassV, InstanceV] = {}
         self._active: set[Any] = set()
@@ -214,6 +216,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             from .calls import _commit
 
             _commit(inst, (end or state).vars)
+            self.instance_constraints[c] = list(frame.ctx.constraints)
             if init.owner is c and init.module is self.checked:
                 self._module_diags.extend(frame.ctx.diagnostics)
                 self._module_obligations.extend(frame.ctx.obligations)

@@ -29,6 +29,9 @@ class Options:
     vollo: bool = False
     #: Mirror the Vollo compiler's ``allow_dynamic_weights`` flag.
     allow_dynamic_weights: bool = False
+    #: Clamp symbolic slice bounds exactly (``min(n, size)``) instead of assuming them in range
+    #: (shape functions need the exact value; the checker prefers the intent).
+    exact_bounds: bool = False
 
 
 @dataclass(frozen=True, slots=True)

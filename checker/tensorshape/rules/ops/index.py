@@ -35,8 +35,12 @@ from .util import replace, wrap_dim
 _DATA = UnknownSource.DATA_DEPENDENT
 
 
-def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | None) -> Dim:
-    """The length of ``size``-long axis sliced by ``start:stop:step`` (Python semantics)."""
+def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | None, *, exact: bool = False) -> Dim:
+    """The length of ``size``-long axis sliced by ``start:stop:step`` (Python semantics).
+
+    Symbolic bounds are assumed in range (``x[:, :n]`` has ``n`` columns), the
+    usual intent; with ``exact`` they are clamped as Python does (``min(n, size)``).
+    """
     st = 1 if step is None else step
     if type(size) is int and all(x is None or type(x) is int for x in (start, stop)) and type(st) is int:
         return len(range(size)[slice(start, stop, st)])  # type: ignore[arg-type]
@@ -58,7 +62,12 @@ def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | Non
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return Unknown(UnknownSource.UNANNOTATED)
     # Clamp to the axis; symbolic bounds are assumed in range (the usual intent).
-    if type(b) is int and type(size) is not int:
+    if exact and eq3(b, size) is not Truth.TRUE:
+        b = arith.dmin(b, size)
+        a = arith.dmin(a, size) if a != 0 else 0
+        if st == 1:
+            return arith.dmax(arith.sub(b, a), 0)
+    elif type(b) is int and type(size) is not int:
         pass
     elif eq3(b, size) is not Truth.TRUE and type(b) is int and type(size) is int:
         b = min(b, size)
@@ -184,7 +193,7 @@ def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | Non
                 call.error(codes.INVALID_ARG, "slice step must be positive", "index")
                 return None
             else:
-                out.append(slice_length(size, start, stop, step))
+                out.append(slice_length(size, start, stop, step, exact=call.ctx.options.exact_bounds))
             pos += 1
             continue
         if _is_adv(v):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from ...lang.render import render_dim, render_shape
 from ...model import codes
 from ...model.constraints import Rel
-from ...model.dims import Dim, Unknown, UnknownSource
+from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
@@ -123,7 +123,7 @@ def flatten(call: Call) -> Value:
     if shape.rank == 0:
         return _same(call, Shape((1,)))
     if shape.rank is None:
-        return _same(call, Shape.unknown())
+        return _same(call, _flatten_variadic(shape, call.int("start_dim"), call.int("end_dim")))
     s = wrap_dim(call, call.int("start_dim"), shape, "start_dim")
     e = wrap_dim(call, call.int("end_dim"), shape, "end_dim")
     if s is None or e is None:
@@ -133,6 +133,25 @@ def flatten(call: Call) -> Value:
         return _ERR
     d = shape.dims
     return _same(call, Shape(d[:s] + (arith.prod(d[s : e + 1]),) + d[e + 1 :]))
+
+
+def _flatten_variadic(shape: Shape, start: Dim | None, end: Dim | None) -> Shape:
+    """``flatten`` of a shape with a run of unknown length: exact when both ends lie on one side of the run."""
+    if type(start) is not int or type(end) is not int:
+        return Shape.unknown()
+    k = next(i for i, d in enumerate(shape.items) if isinstance(d, Star))
+    prefix, suffix = shape.items[:k], shape.items[k + 1 :]
+    if 0 <= start <= end < len(prefix):
+        dims = prefix[start : end + 1]
+        return Shape(prefix[:start] + (arith.prod(dims),) + shape.items[end + 1 :])
+    if -len(suffix) <= start <= end < 0:
+        a, b = len(suffix) + start, len(suffix) + end
+        dims = suffix[a : b + 1]
+        return Shape(shape.items[: k + 1] + suffix[:a] + (arith.prod(dims),) + suffix[b + 1 :])
+    if start >= 0 and end < 0 and start <= len(prefix) and -end <= len(suffix):
+        # Everything from ``start`` through the run: one dim of unknown size.
+        return Shape(prefix[:start] + (Unknown(UnknownSource.UNANNOTATED),) + suffix[len(suffix) + end + 1 :])
+    return Shape.unknown()
 
 
 @rule("unflatten", "unflatten_module")
