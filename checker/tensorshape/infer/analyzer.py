@@ -35,6 +35,7 @@ from ..model.values import (
     BoolV,
     FloatV,
     IntV,
+    Layout,
     MaybeIntV,
     SeqKind,
     SeqV,
@@ -70,6 +71,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
     def __init__(self, project: Project, options: Options | None = None, *, record: bool = False):
         self.project = project
         self.options = options or Options()
+        if self.options.vollo:
+            from .. import vollo  # noqa: F401 - registers the layout hook
+        self._submodules: dict[int, frozenset[str]] = {}
         #: Counts of tensor expressions by how much of their shape is known.
         self.stats: Counter[str] = Counter()
         #: The last value of every tensor expression of the checked file (statistics, LSP).
@@ -175,6 +179,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         frame = Frame(f.module, self.new_context(), f, sig, opaque=opaque if opaque is not None else {})
         state = State()
         self.bind_generic_params(frame, state, sig, instance)
+        if self.options.vollo:
+            self._vollo_inputs(frame, state, f, sig, instance)
         self.exec_block(frame, state, list(_body(f.node)))
         self._module_diags.extend(frame.ctx.diagnostics)
         self._module_obligations.extend(frame.ctx.obligations)
@@ -192,6 +198,32 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
                 inner = c.members.get(stmt.name.value)
                 if isinstance(inner, ClassV):
                     self.analyze_class(inner)
+
+    # -- Vollo ---------------------------------------------------------------------------------
+    def _vollo_inputs(self, frame: Frame, state: State, f: FunctionV, sig: Signature, instance: InstanceV | None) -> None:
+        """Layouts of a function's tensor parameters: a ``data=`` mark, else (a model's ``forward``) the last axis."""
+        model = self._is_model_forward(f)
+        frame.model_output = model
+        for p in sig.params:
+            v = state.vars.get(p.name)
+            if not isinstance(v, TensorV) or v.layout is not None:
+                continue
+            spec = p.annotation.spec if p.annotation is not None else None
+            marked = spec.data_index if spec is not None else None
+            if marked is not None and spec is not None and spec.variadic_index is None:
+                state.vars[p.name] = replace(v, layout=Layout(False, marked))
+            elif model and v.shape.rank is not None and v.shape.rank > 0:
+                state.vars[p.name] = replace(v, layout=Layout(False, v.shape.rank - 1))
+
+    def _is_model_forward(self, f: FunctionV) -> bool:
+        """``forward`` of an ``nn.Module`` class that no other class of its file builds as a submodule."""
+        owner = f.owner
+        if owner is None or f.node.name.value != "forward" or not owner.is_module:
+            return False
+        key = id(f.module)
+        if key not in self._submodules:
+            self._submodules[key] = _built_in_init(f.module)
+        return owner.node.name.value not in self._submodules[key]
 
     def generic_instance(self, c: ClassV, opaque: dict[str, Dim] | None = None) -> InstanceV:
         """An instance of ``c`` built by interpreting ``__init__`` with generic arguments."""
@@ -419,3 +451,24 @@ def describe(v: Value) -> str:
     if isinstance(v, TensorV):
         return render_shape(v.shape)
     return type(v).__name__
+
+
+def _built_in_init(info: ModuleInfo) -> frozenset[str]:
+    """Names called in the ``__init__`` of the module's classes (the classes used as submodules)."""
+    import libcst.matchers as m
+
+    out: set[str] = set()
+    if info.tree is None:
+        return frozenset()
+    for node in info.tree.body:
+        if not isinstance(node, cst.ClassDef):
+            continue
+        for item in _body(node):
+            if isinstance(item, cst.FunctionDef) and item.name.value == "__init__":
+                for call in m.findall(item, m.Call()):
+                    func = call.func  # type: ignore[attr-defined]
+                    if isinstance(func, cst.Name):
+                        out.add(func.value)
+                    elif isinstance(func, cst.Attribute):
+                        out.add(func.attr.value)
+    return frozenset(out)

@@ -54,6 +54,8 @@ class Frame:
     building: InstanceV | None = None
     #: Enclosing loops (for ``break``/``continue``).
     loops: list[Any] = field(default_factory=list)
+    #: A Vollo model's ``forward``: what it returns must have its data dim last.
+    model_output: bool = False
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         assert self.module.spans is not None

@@ -118,6 +118,8 @@ class Statements(AnalyzerBase):
         if isinstance(stmt, cst.Return):
             value = self.eval(frame, state, stmt.value) if stmt.value is not None else NONE
             self.check_return(frame, state, value, stmt.value or stmt)
+            if frame.model_output:
+                self.check_model_output(frame, value, stmt.value or stmt)
             frame.returns.append(value)
             return None
         if isinstance(stmt, cst.Raise):
@@ -458,6 +460,24 @@ class Statements(AnalyzerBase):
                 state.vars[local] = LazyImportV(absolute, name)
             else:
                 state.vars[local] = ExternalV(f"{absolute}.{name}" if absolute else name)
+
+    def check_model_output(self, frame: Frame, value: Value, node: cst.CSTNode) -> None:
+        """Vollo: a model output must have its data dim last."""
+        items = value.items if isinstance(value, TupleV) else (value,)
+        for v in items:
+            lay = v.layout if isinstance(v, TensorV) else None
+            rank = v.shape.rank if isinstance(v, TensorV) else None
+            if lay is None or lay.constant or lay.data_dim is None or rank is None or lay.data_dim == rank - 1:
+                continue
+            from ..vollo.transfer import notation
+
+            self.report(
+                frame,
+                codes.VOLLO_OUTPUT,
+                f"the model returns {notation(rank, lay.data_dim)}: a model output must have its data dim last",
+                frame.ticket(node),
+                "transpose or permute the output so the data dim is the last axis",
+            )
 
     def module_value(self, name: str) -> Value:
         if self.project.find_module(name) is not None:

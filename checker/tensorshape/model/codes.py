@@ -59,6 +59,24 @@ UNSOLVABLE = _code(
     "TS109", "unsolvable", E, "A dim equation has no integer solution (not divisible, not a perfect square)"
 )
 
+
+# -- Vollo data-dimension rules (``--vollo``) -------------------------------------------
+VOLLO_POINTWISE = _code(
+    "TS301", "vollo-pointwise", E, "Vollo: operands of a pointwise op or concatenation have different data dims"
+)
+VOLLO_MATMUL = _code("TS302", "vollo-matmul-unsupported", E, "Vollo: a matrix multiplication layout Vollo cannot compile")
+VOLLO_DYNAMIC_WEIGHTS = _code(
+    "TS303", "vollo-dynamic-weights", E, "Vollo: a matmul that compiles only with allow_dynamic_weights"
+)
+VOLLO_RESHAPE = _code("TS304", "vollo-reshape", E, "Vollo: a reshape that does not preserve the data dim's stride")
+VOLLO_REDUCE = _code("TS305", "vollo-reduce-keepdim", E, "Vollo: a reduction over the data dim without keepdim")
+VOLLO_DATA_DIM_REMOVED = _code(
+    "TS306", "vollo-data-dim-removed", E, "Vollo: indexing or squeezing removes the data dim"
+)
+VOLLO_NORM = _code("TS307", "vollo-norm", E, "Vollo: a LayerNorm/RMSNorm that does not normalise over the data dim")
+VOLLO_CONV = _code("TS308", "vollo-conv", E, "Vollo: a Conv1d whose input's data dim is not the channel axis")
+VOLLO_OUTPUT = _code("TS309", "vollo-output", E, "Vollo: a model output whose data dim is not its last axis")
+
 # -- notes --------------------------------------------------------------------------
 REVEAL = _code("TS900", "reveal", N, "The shape revealed by reveal_shape()")
 OBLIGATION = _code(

@@ -20,6 +20,7 @@ from ..model.values import (
     BoolV,
     FloatV,
     IntV,
+    Layout,
     MaybeIntV,
     ModuleV,
     NoneV,
@@ -433,7 +434,8 @@ def module_attr(module: ModuleV, attr: str, ctx: RuleContext) -> Value | None:
                 b.bind(k, d)
         if module.args.get("bias") == BoolV(False) and attr == "bias":
             return NONE
-        return TensorV(instantiate(cls.attrs[attr], b, ctx.fresh), layout=None)
+        # Parameters and buffers are compile-time constants (Vollo).
+        return TensorV(instantiate(cls.attrs[attr], b, ctx.fresh), layout=Layout(True) if ctx.options.vollo else None)
     if attr in module.args:
         return module.args[attr]
     return None
