@@ -74,6 +74,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         if self.options.vollo:
             from .. import vollo  # noqa: F401 - registers the layout hook
         self._submodules: dict[int, frozenset[str]] = {}
+        #: Project modules this analysis read (the cache's dependencies of the checked file).
+        self.touched: set[ModuleInfo] = set()
         #: Counts of tensor expressions by how much of their shape is known.
         self.stats: Counter[str] = Counter()
         #: The last value of every tensor expression of the checked file (statistics, LSP).
@@ -107,6 +109,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
     # -- modules ---------------------------------------------------------------------------
     def run_module(self, info: ModuleInfo) -> None:
         """Interpret a module's top level once (imports, defs, constants)."""
+        self.touched.add(info)
         if info.state or info.tree is None:
             return
         info.state = 1

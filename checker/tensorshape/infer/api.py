@@ -98,7 +98,7 @@ def analyze_module(
     obls: list[Obligation] = []
     if settings.obligations:
         obls = [replace(o, path=path) for o in info.spans.resolve_all(_dedupe_obligations(obligations))]
-    deps = sorted({(m.path, m.digest) for m in project.by_path.values() if m.state})
+    deps = sorted({(m.path, m.digest) for m in an.touched})
     if (info.path, info.digest) not in deps:
         deps.append((info.path, info.digest))
     return FileResult(

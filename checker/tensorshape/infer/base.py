@@ -74,6 +74,7 @@ class AnalyzerBase:
     _observed: dict[int, tuple[cst.CSTNode, TensorV]]
     _call_memo: dict[Any, tuple[Value, list[Diagnostic]]]
     _call_constraints: dict[Any, list[Constraint]]
+    touched: set[ModuleInfo]
     _instances: dict[Any, InstanceV]
     _generic_instances: dict[ClassV, InstanceV]
     _active: set[Any]
