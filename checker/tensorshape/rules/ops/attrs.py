@@ -71,6 +71,9 @@ def reverse_dims(call: Call) -> Value:
     t = call.tensor("self")
     if t is None or t.shape.rank is None:
         return unknown_tensor()
+    if call.name == "H" and t.shape.rank not in (0, 2):
+        call.error(codes.RANK_MISMATCH, f"H needs a matrix (2 dims), got {render_shape(t.shape)}", "self")
+        return unknown_tensor(UnknownSource.ERROR)
     return TensorV(Shape(tuple(reversed(t.shape.dims))), t.dtype)
 
 
@@ -81,6 +84,8 @@ def matrix_transpose(call: Call) -> Value:
     if t is None:
         return unknown_tensor()
     s = t.shape
+    if s.rank == 0:
+        return t  # the identity on 0-d tensors (deprecated by torch)
     if s.rank is not None and s.rank < 2:
         call.error(codes.RANK_MISMATCH, f"mT needs at least 2 dims, got {render_shape(s)}", "self")
         return unknown_tensor(UnknownSource.ERROR)

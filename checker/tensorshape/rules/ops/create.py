@@ -98,7 +98,7 @@ def arange(call: Call) -> Value:
         return unknown_tensor(UnknownSource.ERROR)
     if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (start, end, step)):
         n = math.ceil((end - start) / step)  # type: ignore[operator]
-        if n < 0:
+        if (end - start) * step < 0:  # type: ignore[operator]
             call.error(
                 codes.INVALID_ARG,
                 f"arange({start}, {end}, {step}) has upper bound and step of inconsistent sign",

@@ -310,19 +310,68 @@ def scatter(call: Call) -> Value:
     t = call.tensor("input") or call.tensor("self")
     if t is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    if call.has("dim"):
-        wrap_dim(call, call.int("dim"), t.shape, "dim")
-    return TensorV(t.shape, t.dtype)
+    shape = t.shape
+    i = wrap_dim(call, call.int("dim"), shape, "dim") if call.has("dim") else None
+    if call.has("dim") and i is None and type(call.int("dim")) is int:
+        return unknown_tensor(UnknownSource.ERROR)
+    idx = call.shape("index")
+    src = call.shape("src") if call.has("src") and not call.is_none("src") else None
+    if i is None or idx is None or shape.rank is None or idx.rank is None:
+        return TensorV(shape, t.dtype)
+    if call.name.startswith("index_"):
+        if idx.rank > 1:
+            call.error(codes.RANK_MISMATCH, f"index must be 1-D, got {render_shape(idx)}", "index")
+            return unknown_tensor(UnknownSource.ERROR)
+        if src is not None and src.rank is not None and src.rank != 0 and shape.rank != 0:
+            n = idx.dims[0] if idx.rank == 1 else 1
+            expected = Shape(shape.dims[:i] + (n,) + shape.dims[i + 1 :])
+            if src.rank != shape.rank or any(
+                eq3(a, b, call.facts) is Truth.FALSE for a, b in zip(src.dims, expected.dims)
+            ):
+                call.error(
+                    codes.SHAPE_MISMATCH,
+                    f"source {render_shape(src)} should be {render_shape(expected)} (the input with dim {i} "
+                    f"replaced by the index length)",
+                    "src",
+                )
+                return unknown_tensor(UnknownSource.ERROR)
+        return TensorV(shape, t.dtype)
+    # scatter, scatter_add, scatter_reduce: index, input and src have one rank; index fits in both.
+    if idx.rank != shape.rank and not (idx.rank == 0 or (idx.rank == 1 and idx.dims[0] == 0)):
+        call.error(
+            codes.RANK_MISMATCH,
+            f"index {render_shape(idx)} must have the rank of the input {render_shape(shape)}",
+            "index",
+        )
+        return unknown_tensor(UnknownSource.ERROR)
+    if idx.rank == shape.rank:
+        for j, (a, b) in enumerate(zip(idx.dims, shape.dims)):
+            if j != i and type(a) is int and type(b) is int and a > b:
+                call.error(
+                    codes.SHAPE_MISMATCH,
+                    f"index {render_shape(idx)} is larger than the input {render_shape(shape)} in dim {j}",
+                    "index",
+                )
+                return unknown_tensor(UnknownSource.ERROR)
+        if src is not None and src.rank is not None and src.rank == idx.rank:
+            for j, (a, b) in enumerate(zip(idx.dims, src.dims)):
+                if type(a) is int and type(b) is int and a > b:
+                    call.error(
+                        codes.SHAPE_MISMATCH,
+                        f"index {render_shape(idx)} is larger than src {render_shape(src)} in dim {j}",
+                        "index",
+                    )
+                    return unknown_tensor(UnknownSource.ERROR)
+    return TensorV(shape, t.dtype)
 
 
 @rule("masked")
 def masked(call: Call) -> Value:
-    """masked_fill / masked_scatter: the mask broadcasts to the input; the result has the input's shape."""
+    """masked_fill / masked_scatter: the input and the mask broadcast; the result has their joint shape."""
     t, m = call.tensor("input") or call.tensor("self"), call.tensor("mask")
     if t is None or m is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     out, issues = broadcast_shapes([t.shape, m.shape], call.facts)
-    "input" if call.has("input") else "self"
     for iss in issues:
         if iss.verdict is Verdict.ERROR:
             call.error(
@@ -334,13 +383,9 @@ def masked(call: Call) -> Value:
             return unknown_tensor(UnknownSource.ERROR)
         if iss.verdict is Verdict.OBLIGATION:
             call.oblige(f"mask must broadcast to the input (dim {iss.position})", [])
-    if out.rank is not None and t.shape.rank is not None and out.rank > t.shape.rank:
-        call.error(
-            codes.BROADCAST,
-            f"mask {render_shape(m.shape)} has more dims than the input {render_shape(t.shape)}",
-            "mask",
-        )
-    return TensorV(t.shape, t.dtype)
+    # Out of place, the input and the mask broadcast together (in place, the engine then
+    # requires the result to keep the input's shape).
+    return TensorV(out, t.dtype)
 
 
 @rule("masked_select")
@@ -369,3 +414,39 @@ def nonzero(call: Call) -> Value:
             return SeqV(TensorV(Shape((Unknown(_DATA),)), "int64"), SeqKind.TUPLE)
         return TupleV(tuple(TensorV(Shape((Unknown(_DATA),)), "int64") for _ in range(max(r, 1))), SeqKind.TUPLE)
     return TensorV(Shape((Unknown(_DATA), Unknown(UnknownSource.UNANNOTATED) if r is None else r)), "int64")
+
+
+@rule("take_along_dim")
+def take_along_dim(call: Call) -> Value:
+    """``torch.take_along_dim``: without ``dim``, the flattened input indexed by the flattened
+    indices; with ``dim``, the other dims broadcast and ``dim`` takes the indices' size."""
+    a, idx = call.shape("input"), call.shape("indices")
+    if a is None or idx is None or a.rank is None or idx.rank is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    if call.is_none("dim") or not call.has("dim"):
+        return TensorV(Shape((arith.prod(idx.dims),)))
+    d = call.int("dim")
+    if a.rank == 0 and type(d) is int:
+        call.error(codes.DIM_RANGE, f"dim {d} given, but the input {render_shape(a)} has no dims", "dim")
+        return unknown_tensor(UnknownSource.ERROR)
+    i = wrap_dim(call, d, a, "dim")
+    if i is None:
+        return unknown_tensor(UnknownSource.ERROR if type(d) is int else UnknownSource.UNSUPPORTED)
+    if idx.rank != a.rank:
+        call.error(
+            codes.RANK_MISMATCH,
+            f"indices {render_shape(idx)} must have the rank of the input {render_shape(a)}",
+            "indices",
+        )
+        return unknown_tensor(UnknownSource.ERROR)
+    rest_a = Shape(a.dims[:i] + (1,) + a.dims[i + 1 :])
+    rest_i = Shape(idx.dims[:i] + (1,) + idx.dims[i + 1 :])
+    out, issues = broadcast_shapes([rest_a, rest_i], call.facts)
+    if any(x.verdict is Verdict.ERROR for x in issues) or out.rank is None:
+        call.error(
+            codes.BROADCAST,
+            f"indices {render_shape(idx)} do not broadcast with the input {render_shape(a)} outside dim {i}",
+            "indices",
+        )
+        return unknown_tensor(UnknownSource.ERROR)
+    return TensorV(Shape(out.dims[:i] + (idx.dims[i],) + out.dims[i + 1 :]))

@@ -12,7 +12,7 @@ from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Verdict, eq3
 from ..call import Call
 from ..registry import rule
-from .util import spec_text
+from .util import shapes_equal, spec_text
 
 _MATMUL_HINT = "the last dim of the left operand must equal the second-to-last of the right; transpose one operand (`.T`, `.mT`) or swap them"
 
@@ -151,6 +151,16 @@ def addmm(call: Call) -> Value:
                 f"`input` {render_shape(inp)} has more dims than the product {render_shape(prod)}",
                 "input",
             )
+            return unknown_tensor(UnknownSource.ERROR)
+        if shapes_equal(out, prod, call.facts) is Verdict.ERROR:
+            # ``input`` is expanded to the product's shape, not the other way round.
+            call.error(
+                codes.BROADCAST,
+                f"`input` {render_shape(inp)} cannot be expanded to the product {render_shape(prod)}",
+                "input",
+                "`input`'s dims must equal the product's or be 1",
+            )
+            return unknown_tensor(UnknownSource.ERROR)
         return TensorV(prod)
     return TensorV(prod)
 
@@ -170,7 +180,8 @@ def linear(call: Call) -> Value:
         shape = call.match({"input": "*b k", "weight": "n k"}, "*b n")
     if shape is not None and not call.is_none("bias"):
         call.match({"bias": "n" if w.rank == 2 else ""}, None, {"n": w.items[0]} if w.rank == 2 else None)
-    return TensorV(shape or Shape.unknown(UnknownSource.ERROR), (call.tensor("input") or unknown_tensor()).dtype)
+    out = shape if shape is not None else Shape.unknown(UnknownSource.ERROR)
+    return TensorV(out, (call.tensor("input") or unknown_tensor()).dtype)
 
 
 @rule("bilinear")
@@ -179,3 +190,19 @@ def bilinear(call: Call) -> Value:
     if not call.is_none("bias"):
         call.match({"weight": "o n m", "bias": "o"})
     return TensorV(shape or Shape.unknown())
+
+
+@rule("inner")
+def inner(call: Call) -> Value:
+    """``torch.inner``: contracts the last dims; the result is ``a[:-1] + b[:-1]`` (scalars multiply)."""
+    a, b = call.shape("input"), call.shape("other")
+    if a is None or b is None or a.rank is None or b.rank is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    if a.rank == 0:
+        return TensorV(b)
+    if b.rank == 0:
+        return TensorV(a)
+    k1, k2 = a.dims[-1], b.dims[-1]
+    if not _inner(call, k1, k2, a, b, "input", "other"):
+        return unknown_tensor(UnknownSource.ERROR)
+    return TensorV(Shape(a.dims[:-1] + b.dims[:-1]))

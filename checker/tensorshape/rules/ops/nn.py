@@ -23,7 +23,7 @@ from ...model.values import (
 )
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
-from ...unify.compare import Verdict, eq3
+from ...unify.compare import Truth, Verdict, eq3
 from ..call import Call, as_dim, as_dims
 from ..context import Arg
 from ..registry import rule
@@ -79,9 +79,11 @@ def _convt_out(size: Dim, k: Dim, s: Dim, p: Dim, d: Dim, op: Dim) -> Dim:
     )
 
 
-def _check_positive_out(call: Call, outs: Sequence[Dim], shape: Shape, at: str, what: str) -> bool:
+def _check_positive_out(
+    call: Call, outs: Sequence[Dim], shape: Shape, at: str, what: str, allow_zero: bool = False
+) -> bool:
     for o in outs:
-        if type(o) is int and o <= 0:
+        if type(o) is int and (o < 0 if allow_zero else o <= 0):
             call.error(
                 codes.INVALID_ARG,
                 f"{what} output size would be {o} for input {render_shape(shape)}: the input is smaller than the kernel",
@@ -156,7 +158,10 @@ def conv(call: Call) -> Value:
     else:
         outs = [_conv_out(sz, kk, st, pp, dd) for sz, kk, st, pp, dd in zip(spatial, k, stride, padding, dilation)]
     outs = [call.facts.simplify(o) for o in outs]
-    if not _check_positive_out(call, outs, shape, "input", f"conv{n}d"):
+    # A transposed convolution with an empty output is accepted by some torch kernels and
+    # rejected by others (it depends on the dims and the stride): it is not reported.
+    empty_ok = bool(transposed)
+    if not _check_positive_out(call, outs, shape, "input", f"conv{n}d", allow_zero=empty_ok):
         return _ERR
     lead = shape.dims[:c_axis]
     return TensorV(
@@ -187,6 +192,17 @@ def pool(call: Call) -> Value:
             return _ERR
     c_axis = 1 if batched else 0
     spatial = shape.dims[c_axis + 1 :]
+    if call.params.get("unpadded_kernel"):
+        # avg_pool3d compares the kernel with the input before padding.
+        for sz, kk in zip(spatial, k):
+            if type(sz) is int and type(kk) is int and sz < kk:
+                call.error(
+                    codes.INVALID_ARG,
+                    f"input {render_shape(shape)} is smaller than the kernel {tuple(k)}",
+                    "input",
+                    "avg_pool3d needs every spatial dim (before padding) at least the kernel size",
+                )
+                return _ERR
     outs: list[Dim] = []
     for sz, kk, st, pp, dd in zip(spatial, k, stride, padding, dilation):
         num = arith.sub(arith.sub(arith.add(sz, arith.mul(2, pp)), arith.mul(dd, arith.sub(kk, 1))), 1)
@@ -249,7 +265,9 @@ def channel_norm(call: Call) -> Value:
     if s.rank is not None and s.rank >= 1:
         c_axis = 0 if s.rank == 1 or call.params.get("unbatched_rank") == s.rank else 1
         num = call.int("num_features")
-        if num is not None:
+        # InstanceNorm uses num_features only for its affine parameters and running stats.
+        unused = call.params.get("instance") and not (call.bool("affine") or call.bool("track_running_stats"))
+        if num is not None and not unused:
             c = s.dims[c_axis]
             call.check(
                 eq3(c, num, call.facts),
@@ -268,6 +286,17 @@ def batch_norm_f(call: Call) -> Value:
     s = call.shape("input")
     if s is None:
         return _ERR
+    if call.params.get("instance") and s.rank is not None and s.rank >= 2:
+        spatial = arith.prod(s.dims[2:])
+        use_stats = call.bool("use_input_stats")
+        if type(spatial) is int and spatial <= 1 and use_stats is not False:
+            call.error(
+                codes.INVALID_ARG,
+                f"instance norm of {render_shape(s)} needs more than 1 spatial element",
+                "input",
+                "instance statistics are computed over the spatial dims (dims 2 and on)",
+            )
+            return _ERR
     if s.rank is not None and s.rank >= 2:
         for name in ("running_mean", "running_var", "weight", "bias"):
             if call.has(name) and not call.is_none(name):
@@ -605,6 +634,15 @@ def interpolate(call: Call) -> Value:
             outs.append(math.floor(d * f))
         else:
             outs.append(Unknown())
+    if any(type(o) is int and o <= 0 for o in outs):
+        call.error(
+            codes.INVALID_ARG,
+            f"scale_factor {render_value(sf)} gives an empty output for {render_shape(s)}: "
+            f"[{' '.join(render_dim(o) for o in outs)}]",
+            "scale_factor",
+            "input and output sizes must be greater than 0",
+        )
+        return _ERR
     return TensorV(Shape(s.dims[:2] + tuple(outs)))
 
 
@@ -644,7 +682,7 @@ def pad(call: Call) -> Value:
 
 @rule("one_hot")
 def one_hot(call: Call) -> Value:
-    s = call.shape("input") or call.shape("tensor")
+    s = call.shape("input") if call.has("input") else call.shape("tensor")
     n = call.int("num_classes")
     if s is None:
         return _ERR
@@ -706,6 +744,8 @@ def pointwise_loss(call: Call) -> Value:
     red = call.str("reduction") or "mean"
     if strict:
         out = call.match({"input": "*s", "target": "*s"}, "*s")
+    elif call.params.get("expand_target"):
+        out = call.match({"input": "*s", "target": "*#s"}, "*s")
     else:
         out = call.match({"input": "*#s", "target": "*#s"}, "*s")
     if out is None:
@@ -727,3 +767,33 @@ def glu(call: Call) -> Value:
         call.error(codes.INVALID_ARG, f"halving dim {i} of {render_shape(s)} needs an even size, got {d}", "input")
         return _ERR
     return TensorV(replace(s, i, (arith.floordiv(d, 2),)))
+
+
+def render_value(v: Value) -> str:
+    if isinstance(v, TupleV):
+        return "(" + ", ".join(render_value(x) for x in v.items) + ")"
+    for attr in ("value",):
+        x = getattr(v, attr, None)
+        if x is not None:
+            return str(x)
+    return "?"
+
+
+@rule("prelu")
+def prelu(call: Call) -> Value:
+    """F.prelu: ``weight`` has one value, or one per channel (dim 1; inputs of rank < 2 have one channel)."""
+    x, w = call.shape("input"), call.shape("weight")
+    if x is None:
+        return _ERR
+    if w is not None and w.rank is not None and x.rank is not None:
+        size = arith.prod(w.dims)
+        channels = x.dims[1] if x.rank >= 2 else 1
+        if type(size) is int and size != 1 and eq3(size, channels, call.facts) is Truth.FALSE:
+            call.error(
+                codes.SHAPE_MISMATCH,
+                f"weight {render_shape(w)} has {size} values; expected 1 or {render_dim(channels)} (the channels of {render_shape(x)})",
+                "weight",
+            )
+            return _ERR
+    t = call.tensor("input")
+    return TensorV(x, t.dtype if t else None)

@@ -30,8 +30,7 @@ def reduced_shape(call: Call, shape: Shape, dim_param: str = "dim") -> Shape | N
             Shape((1,) * shape.rank) if keep and shape.rank is not None else Shape(()) if not keep else Shape.unknown()
         )
     if shape.rank == 0:
-        for d in dims:
-            wrap_dim(call, d, shape, dim_param)
+        wrap_dims(call, dims, shape, dim_param)
         return shape
     idx = wrap_dims(call, dims, shape, dim_param)
     if idx is None:

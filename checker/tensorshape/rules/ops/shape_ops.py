@@ -11,6 +11,7 @@ from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
+from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3, ne1
 from ..call import Call, as_dims
 from ..registry import rule
@@ -25,7 +26,7 @@ def _same(call: Call, shape: Shape) -> TensorV:
 
 
 def _self(call: Call) -> tuple[str, Shape] | None:
-    for name in ("self", "input"):
+    for name in ("self", "input", "tensor", "logits"):
         if call.has(name):
             s = call.shape(name)
             if s is not None:
@@ -121,6 +122,10 @@ def flatten(call: Call) -> Value:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     src, shape = got
     if shape.rank == 0:
+        # A 0-d tensor flattens to one element; its dims must still be -1 or 0.
+        for p in ("start_dim", "end_dim"):
+            if wrap_dim(call, call.int(p), shape, p) is None and type(call.int(p)) is int:
+                return _ERR
         return _same(call, Shape((1,)))
     if shape.rank is None:
         return _same(call, _flatten_variadic(shape, call.int("start_dim"), call.int("end_dim")))
@@ -189,9 +194,11 @@ def squeeze(call: Call) -> Value:
             if t is Truth.TRUE:
                 kept.append(d)
         return _same(call, Shape(tuple(kept)))
-    idx = wrap_dims(call, dims, shape, "dim") if shape.rank != 0 else []
+    idx = wrap_dims(call, dims, shape, "dim")
     if idx is None:
         return _same(call, Shape.unknown())
+    if shape.rank == 0:
+        return _same(call, shape)
     items = list(shape.items)
     for i in sorted(idx, reverse=True):
         t = ne1(items[i], call.facts)
@@ -332,7 +339,7 @@ def expand(call: Call) -> Value:
 @rule("repeat")
 def repeat(call: Call) -> Value:
     got = _self(call)
-    name = "repeats" if call.has("repeats") else "sizes"
+    name = next((n for n in ("repeats", "sizes", "dims") if call.has(n)), "sizes")
     reps = call.ints(name)
     if got is None or reps is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
@@ -636,11 +643,76 @@ def same_shape(call: Call) -> Value:
     if got is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     src, shape = got
+    need, most = call.params.get("min_rank"), call.params.get("max_rank")
+    if shape.rank is not None and (
+        (need is not None and shape.rank < need) or (most is not None and shape.rank > most)
+    ):
+        wanted = f"{need} to {most}" if most is not None else f"at least {need}"
+        call.error(codes.RANK_MISMATCH, f"input must have {wanted} dims, got {render_shape(shape)}", src)
+        return _ERR
     for name in ("dim", "dims"):
         if call.has(name) and not call.is_none(name):
             ds = call.ints(name)
-            if ds is not None and shape.rank != 0:
+            if ds is not None:
                 wrap_dims(call, ds, shape, name)
     dtype = call.params.get("dtype")
     t = call.tensor(src)
     return TensorV(shape, dtype or (t.dtype if t else None))
+
+
+@rule("cross")
+def cross(call: Call) -> Value:
+    """``torch.cross``: same ranks, the operands broadcast; ``dim`` (default: the first dim of size 3) has size 3."""
+    a, b = call.shape("input"), call.shape("other")
+    if a is None or b is None:
+        return _ERR
+    if a.rank is not None and b.rank is not None and a.rank != b.rank:
+        call.error(codes.RANK_MISMATCH, f"{render_shape(a)} and {render_shape(b)} have different ranks", "other")
+        return _ERR
+    out, issues = broadcast_shapes([a, b], call.facts)
+    if any(i.verdict is Verdict.ERROR for i in issues):
+        call.error(codes.BROADCAST, f"{render_shape(a)} and {render_shape(b)} do not broadcast", "other")
+        return _ERR
+    if out.rank is None or a.rank is None or b.rank is None:
+        return _same(call, out)
+    if call.is_none("dim") or not call.has("dim"):
+        if not all(type(d) is int for d in out.dims):
+            return _same(call, out)
+        if 3 not in out.dims:
+            call.error(codes.SHAPE_MISMATCH, f"no dim of size 3 in {render_shape(out)}", "input")
+            return _ERR
+        i = out.dims.index(3)
+    else:
+        d = call.int("dim")
+        if out.rank == 0:
+            call.error(codes.SHAPE_MISMATCH, f"no dim of size 3 in {render_shape(out)}", "input")
+            return _ERR
+        j = wrap_dim(call, d, out, "dim")
+        if j is None:
+            return _ERR if type(d) is int else _same(call, out)
+        i = j
+    for name, sh in (("input", a), ("other", b)):
+        if type(sh.dims[i]) is int and sh.dims[i] != 3:
+            call.error(codes.SHAPE_MISMATCH, f"dim {i} of {render_shape(sh)} has size {sh.dims[i]}, expected 3", name)
+            return _ERR
+    return _same(call, out)
+
+
+@rule("cosine_similarity")
+def cosine_similarity(call: Call) -> Value:
+    """F.cosine_similarity: the operands broadcast, then ``dim`` is reduced away."""
+    a, b = call.shape("x1"), call.shape("x2")
+    if a is None or b is None:
+        return _ERR
+    out, issues = broadcast_shapes([a, b], call.facts)
+    if any(i.verdict is Verdict.ERROR for i in issues):
+        call.error(codes.BROADCAST, f"{render_shape(a)} and {render_shape(b)} do not broadcast", "x2")
+        return _ERR
+    if out.rank is None:
+        return TensorV(Shape.unknown())
+    i = wrap_dim(call, call.int("dim"), out, "dim")
+    if i is None:
+        return _ERR if type(call.int("dim")) is int else TensorV(Shape.unknown())
+    if out.rank == 0:
+        return TensorV(out)
+    return TensorV(Shape(out.dims[:i] + out.dims[i + 1 :]))

@@ -1,0 +1,259 @@
+"""Run one call through torch (meta tensors) and through tensorshape's op rule, and compare.
+
+A call is described neutrally: :class:`T` stands for a tensor of a given
+shape and dtype; other arguments are Python values.  ``run_torch`` builds meta
+tensors (tiny CPU tensors for ops that need data); ``run_rule`` builds
+abstract values and asks :mod:`tensorshape.rules.engine`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from tensorshape.model.diagnostics import Severity
+from tensorshape.model.dims import Unknown
+from tensorshape.model.shape import Shape
+from tensorshape.model.values import (
+    ELLIPSIS,
+    NONE,
+    BoolV,
+    DTypeV,
+    FloatV,
+    IntV,
+    ModuleV,
+    SeqKind,
+    SliceV,
+    StrV,
+    TensorV,
+    TupleV,
+    Value,
+)
+from tensorshape.rules import engine
+from tensorshape.rules.context import Arg, RuleContext
+
+__all__ = ["T", "Call", "run_torch", "run_rule", "Outcome", "compare"]
+
+_DTYPES = {"float32": torch.float32, "int64": torch.int64, "bool": torch.bool, "complex64": torch.complex64}
+
+
+@dataclass(frozen=True)
+class T:
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+
+
+@dataclass(frozen=True)
+class Call:
+    """``kind``: ``function`` (``qualname`` is ``torch.x``), ``method`` (``torch.Tensor.x``), ``module``."""
+
+    kind: str
+    qualname: str
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    #: For modules: constructor arguments.
+    init: tuple[Any, ...] = ()
+    init_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    #: Run on meta tensors instead of tiny CPU tensors (for ops too big for the CPU).
+    meta: bool = False
+
+    def __repr__(self) -> str:
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        init = ""
+        if self.kind == "module":
+            init = "(" + ", ".join([repr(a) for a in self.init] + [f"{k}={v!r}" for k, v in self.init_kwargs.items()]) + ")"
+        return f"{self.qualname}{init}({', '.join(parts)})"
+
+
+# -- torch ---------------------------------------------------------------------------------------------
+def _to_torch(v: Any, device: str) -> Any:
+    if isinstance(v, T):
+        if v.dtype == "bool":
+            return torch.zeros(v.shape, dtype=torch.bool, device=device)
+        return torch.zeros(v.shape, dtype=_DTYPES[v.dtype], device=device)
+    if isinstance(v, list):
+        return [_to_torch(x, device) for x in v]
+    if isinstance(v, tuple):
+        return tuple(_to_torch(x, device) for x in v)
+    return v
+
+
+def _resolve(qualname: str) -> Any:
+    obj: Any = torch
+    for part in qualname.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass(frozen=True)
+class Outcome:
+    #: ``ok`` (with ``value``), ``error`` (with ``message``), ``unknown`` (the rule could not say).
+    status: str
+    value: Any = None
+    message: str = ""
+
+
+_TORCH_ERRORS = (RuntimeError, ValueError, IndexError, TypeError, AssertionError)
+
+
+def _shape_of(out: Any) -> Any:
+    if isinstance(out, torch.Tensor):
+        return ("T", tuple(out.shape))
+    if isinstance(out, torch.Size):
+        return tuple(int(x) for x in out)
+    if isinstance(out, (tuple, list)):
+        return tuple(_shape_of(x) for x in out)
+    if isinstance(out, torch.dtype):
+        return ("dtype", str(out).removeprefix("torch."))
+    if isinstance(out, bool):
+        return out
+    if isinstance(out, int):
+        return out
+    return ("other", type(out).__name__)
+
+
+def run_torch(call: Call) -> Outcome:
+    # Tiny CPU tensors: meta kernels skip some of the checks the CPU kernels make.
+    device = "meta" if call.meta else "cpu"
+    args = _to_torch(call.args, device)
+    kwargs = {k: _to_torch(v, device) for k, v in call.kwargs.items()}
+    try:
+        with torch.device(device):
+            if call.kind == "function":
+                out = _resolve(call.qualname)(*args, **kwargs)
+            elif call.kind == "method":
+                name = call.qualname.rsplit(".", 1)[1]
+                recv, rest = args[0], args[1:]
+                attr = getattr(recv, name)
+                out = attr(*rest, **kwargs) if callable(attr) and name not in _PROPERTIES else attr
+            else:
+                module = _resolve(call.qualname)(*call.init, **dict(call.init_kwargs))
+                module.eval()
+                out = module(*args, **kwargs)
+    except NotImplementedError as e:
+        # A dtype the kernel does not support ("not implemented for 'Float'"): not a shape question.
+        return Outcome("bad-call", message=str(e).splitlines()[0] if str(e) else "")
+    except TypeError as e:
+        # A call torch cannot even bind (a missing or mistyped argument): not a shape question.
+        return Outcome("bad-call", message=str(e).splitlines()[0] if str(e) else "")
+    except _TORCH_ERRORS as e:
+        text = str(e).splitlines()[0] if str(e) else ""
+        if "LinAlgError" in type(e).__name__ or any(m in text for m in _DTYPE_ERRORS):
+            # Singular matrices and unsupported dtypes: values and types, not shapes.
+            return Outcome("bad-call", message=text)
+        return Outcome("error", message=f"{type(e).__name__}: {text}")
+    return Outcome("ok", _shape_of(out))
+
+
+_DTYPE_ERRORS = ("Expected a long tensor", "Expected dtype int", "expected scalar type", "non-complex dtypes")
+
+
+_PROPERTIES = frozenset({"T", "mT", "H", "mH", "shape", "ndim", "dtype", "data", "real", "imag"})
+
+
+# -- the rule ----------------------------------------------------------------------------------------------
+def _to_value(v: Any) -> Value:
+    if isinstance(v, T):
+        return TensorV(Shape(tuple(v.shape)), v.dtype)
+    if isinstance(v, bool):
+        return BoolV(v)
+    if isinstance(v, int):
+        return IntV(v)
+    if isinstance(v, float):
+        return FloatV(v)
+    if isinstance(v, str):
+        return StrV(v)
+    if v is None:
+        return NONE
+    if isinstance(v, torch.dtype):
+        return DTypeV(str(v).removeprefix("torch."))
+    if isinstance(v, slice):
+        return SliceV(_to_value(v.start), _to_value(v.stop), _to_value(v.step))
+    if v is Ellipsis:
+        return ELLIPSIS
+    if isinstance(v, list):
+        return TupleV(tuple(_to_value(x) for x in v), SeqKind.LIST)
+    if isinstance(v, tuple):
+        return TupleV(tuple(_to_value(x) for x in v), SeqKind.TUPLE)
+    raise TypeError(f"no abstract value for {v!r}")
+
+
+def _value_shape(v: Value) -> Any:
+    if isinstance(v, TensorV):
+        if v.shape.rank is None:
+            return None
+        dims = v.shape.dims
+        if not all(type(d) is int for d in dims):
+            return None
+        return ("T", tuple(dims))
+    if isinstance(v, TupleV):
+        items = tuple(_value_shape(x) for x in v.items)
+        if v.kind is SeqKind.SIZE:
+            return items if all(type(x) is int for x in items) else None
+        return None if any(x is None for x in items) else items
+    if isinstance(v, DTypeV):
+        return ("dtype", v.name)
+    if isinstance(v, BoolV):
+        return v.value
+    if isinstance(v, IntV):
+        return v.value if type(v.value) is int else None
+    return ("value", type(v).__name__)
+
+
+def run_rule(call: Call) -> Outcome:
+    ctx = RuleContext()
+    args = [Arg(_to_value(a), None, f"arg{i}") for i, a in enumerate(call.args)]
+    kwargs = {k: Arg(_to_value(v), None, k) for k, v in call.kwargs.items()}
+    result: Value | None
+    if call.kind == "function":
+        result = engine.call_function(call.qualname, args, kwargs, ctx)
+    elif call.kind == "method":
+        name = call.qualname.rsplit(".", 1)[1]
+        if name in _PROPERTIES:
+            result = engine.tensor_attr(args[0], name, ctx)
+        else:
+            result = engine.call_method(args[0], name, args[1:], kwargs, ctx)
+    else:
+        init = [Arg(_to_value(a)) for a in call.init]
+        init_kw = {k: Arg(_to_value(v)) for k, v in call.init_kwargs.items()}
+        module = engine.construct_module(call.qualname, init, init_kw, ctx)
+        assert isinstance(module, ModuleV), f"{call.qualname} is not a modelled module"
+        result = engine.call_module(module, args, kwargs, ctx)
+    errors = [d for d in ctx.diagnostics if d.severity is Severity.ERROR]
+    if errors:
+        return Outcome("error", message="; ".join(d.message for d in errors))
+    if result is None:
+        return Outcome("unknown", message="no rule")
+    shape = _value_shape(result)
+    if shape is None or (isinstance(result, TensorV) and any(isinstance(d, Unknown) for d in result.shape.items)):
+        return Outcome("unknown", result)
+    return Outcome("ok", shape)
+
+
+def compare(call: Call, partial_ok: bool = False) -> tuple[Outcome, Outcome]:
+    """Assert the rule agrees with torch on ``call``; returns both outcomes."""
+    want = run_torch(call)
+    if want.status == "bad-call":
+        from hypothesis import reject
+
+        reject()
+    got = run_rule(call)
+    if want.status == "ok":
+        if got.status == "error":
+            raise AssertionError(f"false error on {call!r}: torch gives {want.value}, the rule says: {got.message}")
+        if got.status == "unknown":
+            if not partial_ok:
+                raise AssertionError(f"{call!r}: torch gives {want.value}, the rule gives an unknown shape {got.value}")
+            return want, got
+        if got.value != want.value:
+            raise AssertionError(f"{call!r}: torch gives {want.value}, the rule gives {got.value}")
+    else:
+        if got.status != "error":
+            raise AssertionError(f"missed error on {call!r}: torch raises {want.message}, the rule gives {got.value}")
+    return want, got
+
+
+def tensors(shapes: Sequence[tuple[int, ...]], dtype: str = "float32") -> list[T]:
+    return [T(s, dtype) for s in shapes]

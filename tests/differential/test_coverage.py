@@ -1,0 +1,31 @@
+"""Every op of the table has a differential case, or an explicit reason why not."""
+
+from __future__ import annotations
+
+from tensorshape.rules.stubs import load_table
+
+from .cases import EXCLUDED, family_of
+from .modules import EXCLUDED_MODULES, MODULES
+
+
+def _is_module_member(q: str) -> bool:
+    return ".nn." in q and q.split(".")[2][:1].isupper()
+
+
+def test_every_function_and_method_is_covered() -> None:
+    table = load_table()
+    missing = [q for q in sorted(table.ops) if not _is_module_member(q) and family_of(q) is None and q not in EXCLUDED]
+    assert missing == []
+
+
+def test_every_module_class_is_covered() -> None:
+    names = sorted(q.rsplit(".", 1)[1] for q in load_table().classes)
+    missing = [n for n in names if n not in MODULES and n not in EXCLUDED_MODULES]
+    assert missing == []
+
+
+def test_exclusions_are_few_and_real() -> None:
+    table = load_table()
+    assert all(q in table.ops for q in EXCLUDED)
+    assert all(any(c.endswith("." + n) for c in table.classes) for n in EXCLUDED_MODULES)
+    assert len(EXCLUDED) + len(EXCLUDED_MODULES) <= 20
