@@ -860,8 +860,36 @@ def pair(data: st.DataObject, qualname: str) -> Call:
     return _call(qualname, T(a), T(b))
 
 
+def einsum(data: st.DataObject, qualname: str) -> Call:
+    sizes = {c: data.draw(st.integers(1, 4)) for c in "abcde"}
+    n_ops = data.draw(st.integers(1, 3))
+    ell = data.draw(st.booleans(), label="ellipsis")
+    batch = shape(data, 0, 2)
+    terms, tensors = [], []
+    for _ in range(n_ops):
+        labels = data.draw(st.lists(st.sampled_from("abcde"), min_size=0, max_size=3))
+        dims = [sizes[c] if data.draw(st.integers(0, 6)) else data.draw(st.integers(1, 4)) for c in labels]
+        term = "".join(labels)
+        if ell and data.draw(st.booleans()):
+            term = "..." + term
+            dims = list(batch[len(batch) - data.draw(st.integers(0, len(batch))) :]) + dims
+        terms.append(term)
+        tensors.append(T(tuple(dims)))
+    eq = ",".join(terms)
+    if data.draw(st.booleans(), label="explicit"):
+        used = sorted({c for t in terms for c in t if c.isalpha()})
+        out = data.draw(st.permutations(used))[: data.draw(st.integers(0, len(used)))]
+        if data.draw(st.integers(0, 8)) == 0:
+            out = [*out, "e" if "e" not in used else "a"]
+        eq += "->" + ("..." if ell and data.draw(st.booleans()) else "") + "".join(out)
+    if data.draw(st.integers(0, 5)) == 0:
+        return _call(qualname, eq, list(tensors))
+    return _call(qualname, eq, *tensors)
+
+
 FAMILIES.update(
     {
+        "einsum": einsum,
         "cross": pair,
         "inner": pair,
         "cosine_similarity": pair,
