@@ -18,10 +18,9 @@ import timeit
 import torch
 from beartype import beartype
 from jaxtyping import Float, jaxtyped
-from torch import Tensor
-
 from tensorshape import runtime
 from tensorshape.runtime import shapecheck
+from torch import Tensor
 
 N = 20000
 OUT2 = torch.zeros(4, 3)

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from tensorshape import runtime
 from tensorshape.runtime import ShapeCheckError, check, check_shapes, shapecheck
 
