@@ -9,6 +9,8 @@ with a hand-written ``assert x.shape[...] == ...``, with ``@shapecheck``, with
 jaxtyping's ``@jaxtyped(typechecker=beartype)``; then the overheads (time
 minus the plain function's) and their ratios.  Targets: within 3x of the
 hand-written assert, at least 10x cheaper than jaxtyping + beartype.
+Then, for each example, how many checks ``tensorshape instrument`` inserts
+(only at obligations) against ``--all`` (every annotated function).
 """
 
 from __future__ import annotations
@@ -90,5 +92,26 @@ def main() -> None:
         )
 
 
+def instrument_counts() -> None:
+    """Checks ``tensorshape instrument`` inserts in the examples, against ``--all`` (every annotated boundary)."""
+    from pathlib import Path
+
+    from tensorshape.instrument import instrument_source
+
+    root = Path(__file__).resolve().parents[1] / "examples"
+    total = {"obligations": 0, "all": 0, "skipped": 0}
+    print(f"\n{'example':<34}{'instrument':>11}{'--all':>7}{'skipped':>9}")
+    for path in sorted(root.rglob("*.py")):
+        src = path.read_text()
+        r = instrument_source(src, str(path))
+        a = instrument_source(src, str(path), every_boundary=True)
+        total["obligations"] += r.inserted
+        total["all"] += a.inserted
+        total["skipped"] += len(r.skipped)
+        print(f"{str(path.relative_to(root)):<34}{r.inserted:>11}{a.inserted:>7}{len(r.skipped):>9}")
+    print(f"{'total':<34}{total['obligations']:>11}{total['all']:>7}{total['skipped']:>9}")
+
+
 if __name__ == "__main__":
     main()
+    instrument_counts()

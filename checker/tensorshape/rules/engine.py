@@ -155,7 +155,7 @@ def _declarative(call: Call) -> Value:
         if r is not None:
             names |= r.names()
     subst: dict[str, str] = {}
-    _prebind_module(call, b, names)
+    _prebind_module(call, b, names, subst)
     for p in op.params:
         if p.spec is not None or p.name not in names:
             continue
@@ -199,7 +199,7 @@ def _declarative(call: Call) -> Value:
     return _result(call, op.returns, b)
 
 
-def _prebind_module(call: Call, b: Bindings, names: set[str]) -> None:
+def _prebind_module(call: Call, b: Bindings, names: set[str], subst: dict[str, str] | None = None) -> None:
     """A module's ``forward`` sees its constructor's int arguments as dims."""
     if call.module is None:
         return
@@ -208,6 +208,8 @@ def _prebind_module(call: Call, b: Bindings, names: set[str]) -> None:
             d = as_dim(v)
             if d is not None:
                 b.bind(k, d, f"{call.name}'s `{k}`")
+                if subst is not None and type(d) is int:
+                    subst[k] = str(d)  # runtime checks spell the size out
 
 
 def _ref(call: Call, path: str) -> Dim | None:

@@ -77,6 +77,7 @@ def fast_wrapper(
         return None
     lines = ["def wrapper(*args, **kwargs):", "    if not _state._ENABLED:", "        return fn(*args, **kwargs)"]
     lines.append("    try:")
+    lines.append("        pass")
     bound: set[str] = set()
     for i, name, plan in arg_plans:
         lines.append(f"        v = args[{i}] if len(args) > {i} else kwargs.get({name!r})")
