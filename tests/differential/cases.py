@@ -887,8 +887,68 @@ def einsum(data: st.DataObject, qualname: str) -> Call:
     return _call(qualname, eq, *tensors)
 
 
+def _einops_case(data: st.DataObject) -> tuple[tuple[int, ...], str, str, dict[str, int]]:
+    """An input shape and a pattern: axes with sizes, some grouped, some sizes given as keywords."""
+    sizes = {a: data.draw(st.integers(1, 4)) for a in "abcdef"}
+    names = data.draw(st.lists(st.sampled_from("abcdef"), min_size=1, max_size=5, unique=True))
+    groups: list[list[str]] = []
+    for n in names:
+        if groups and data.draw(st.integers(0, 2)) == 0:
+            groups[-1].append(n)
+        else:
+            groups.append([n])
+    shape_ = tuple(
+        int(__import__("math").prod(sizes[a] for a in g)) if data.draw(st.integers(0, 8)) else data.draw(st.integers(1, 9))
+        for g in groups
+    )
+    left = " ".join(f"({' '.join(g)})" if len(g) > 1 else g[0] for g in groups)
+    kw = {a: sizes[a] for g in groups if len(g) > 1 for a in g[1:] if data.draw(st.integers(0, 5))}
+    order = data.draw(st.permutations(names))
+    return shape_, left, " ".join(order), kw
+
+
+def einops_rearrange(data: st.DataObject, qualname: str) -> Call:
+    shape_, left, order, kw = _einops_case(data)
+    right = order.split()
+    if len(right) > 1 and data.draw(st.booleans()):
+        right = [f"({right[0]} {right[1]})", *right[2:]]
+    return _call(qualname, T(shape_), f"{left} -> {' '.join(right)}", **kw)
+
+
+def einops_reduce(data: st.DataObject, qualname: str) -> Call:
+    shape_, left, order, kw = _einops_case(data)
+    keep = order.split()[: data.draw(st.integers(0, len(order.split())))]
+    return _call(qualname, T(shape_), f"{left} -> {' '.join(keep)}", "sum", **kw)
+
+
+def einops_repeat(data: st.DataObject, qualname: str) -> Call:
+    shape_, left, order, kw = _einops_case(data)
+    new = "z" if data.draw(st.booleans()) else "(z y)"
+    if data.draw(st.integers(0, 5)):
+        kw = {**kw, "z": data.draw(st.integers(1, 3)), "y": 2}
+    right = f"{order} {new}" if "(" not in new else f"{new} {order}"
+    return _call(qualname, T(shape_), f"{left} -> {right}", **kw)
+
+
+def einops_pack(data: st.DataObject, qualname: str) -> Call:
+    b = data.draw(st.integers(1, 3))
+    ts = [T((b if data.draw(st.integers(0, 6)) else b + 1, *shape(data, 0, 2))) for _ in range(data.draw(st.integers(1, 3)))]
+    return _call(qualname, ts, "b *")
+
+
+def einops_einsum(data: st.DataObject, qualname: str) -> Call:
+    i, j, k = (data.draw(st.integers(1, 4)) for _ in range(3))
+    j2 = j if data.draw(st.integers(0, 4)) else j + 1
+    return _call(qualname, T((i, j)), T((j2, k)), "row inner, inner col -> row col")
+
+
 FAMILIES.update(
     {
+        "einops_rearrange": einops_rearrange,
+        "einops_reduce": einops_reduce,
+        "einops_repeat": einops_repeat,
+        "einops_pack": einops_pack,
+        "einops_einsum": einops_einsum,
         "einsum": einsum,
         "cross": pair,
         "inner": pair,

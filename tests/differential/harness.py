@@ -81,10 +81,18 @@ def _to_torch(v: Any, device: str) -> Any:
 
 
 def _resolve(qualname: str) -> Any:
-    obj: Any = torch
-    for part in qualname.split(".")[1:]:
-        obj = getattr(obj, part)
-    return obj
+    import importlib
+
+    parts = qualname.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for part in parts[i:]:
+            obj = getattr(obj, part)
+        return obj
+    raise LookupError(qualname)
 
 
 @dataclass(frozen=True)
@@ -95,7 +103,13 @@ class Outcome:
     message: str = ""
 
 
-_TORCH_ERRORS = (RuntimeError, ValueError, IndexError, TypeError, AssertionError)
+_TORCH_ERRORS: tuple[type[BaseException], ...] = (RuntimeError, ValueError, IndexError, TypeError, AssertionError)
+try:  # einops raises its own error type for shape problems
+    from einops import EinopsError
+
+    _TORCH_ERRORS = (*_TORCH_ERRORS, EinopsError)
+except ImportError:  # pragma: no cover
+    pass
 
 
 def _shape_of(out: Any) -> Any:

@@ -223,7 +223,27 @@ def sequential(data: st.DataObject) -> Call:
     )
 
 
+def einops_layer(name: str) -> ModuleDraw:
+    def draw(data: st.DataObject) -> Call:
+        from .cases import _einops_case
+
+        shape_, left, order, kw = _einops_case(data)
+        right = order.split()
+        if name == "Reduce":
+            right = right[: data.draw(st.integers(0, len(right)))]
+            init: tuple[object, ...] = (f"{left} -> {' '.join(right)}", "max")
+        elif name == "Repeat":
+            kw = {**kw, "z": 2}
+            init = (f"{left} -> {' '.join(right)} z",)
+        else:
+            init = (f"{left} -> {' '.join(right)}",)
+        return Call("module", f"einops.layers.torch.{name}", (T(shape_),), {}, init, kw)
+
+    return draw
+
+
 MODULES: dict[str, ModuleDraw] = {
+    **{name: einops_layer(name) for name in ("Rearrange", "Reduce")},
     "Linear": linear,
     "LazyLinear": lazy_linear,
     "Bilinear": bilinear,

@@ -18,6 +18,7 @@ from ..model.shape import Shape
 from ..model.values import (
     NONE,
     BoolV,
+    DictV,
     FloatV,
     IntV,
     Layout,
@@ -82,15 +83,19 @@ def bind(op: OpDef, args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> dict[str,
         spans = [a.span for a in extra if a.span is not None]
         span = Span(spans[0].line, spans[0].column, spans[-1].end_line, spans[-1].end_column) if spans else None
         bound[var.name] = Arg(TupleV(tuple(a.value for a in extra), SeqKind.TUPLE), span, None)
+    extra_kw: list[tuple[str, Value]] = []
     for name, a in kwargs.items():
         p = op.param(name)
         if p is None or p.kind in (ParamKind.POSITIONAL_ONLY, ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD):
             if varkw is None:
                 return None
+            extra_kw.append((name, a.value))
             continue
         if name in bound:
             return None
         bound[name] = a
+    if varkw is not None:
+        bound[varkw.name] = Arg(DictV(tuple(extra_kw)))
     for p in op.params:
         if p.name not in bound and p.kind not in (ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD):
             if p.default is None:
