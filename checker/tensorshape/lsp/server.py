@@ -1,0 +1,292 @@
+"""The language server: pygls wiring, debouncing, conversion to LSP types."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..infer.api import CheckSettings
+from ..model.diagnostics import Severity
+from ..rules.context import Options
+from .analysis import Analysis, analyse, utf16_column
+
+__all__ = ["build_server", "DEBOUNCE_SECONDS"]
+
+#: Wait this long after the last change before analysing (typing bursts cost one analysis).
+DEBOUNCE_SECONDS = 0.05
+
+_SEVERITY = {
+    Severity.ERROR: lsp.DiagnosticSeverity.Error,
+    Severity.WARNING: lsp.DiagnosticSeverity.Warning,
+    Severity.NOTE: lsp.DiagnosticSeverity.Information,
+}
+
+
+class TensorshapeServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("tensorshape", __version__)
+        self.settings = CheckSettings()
+        self.analyses: dict[str, Analysis] = {}
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.roots: list[Path] = []
+
+
+def _path(uri: str) -> str:
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri
+
+
+def _settings_from(options: Any, base: CheckSettings) -> CheckSettings:
+    if not isinstance(options, dict):
+        return base
+    opts = options.get("tensorshape", options)
+    vollo = bool(opts.get("vollo", base.options.vollo))
+    adw = bool(opts.get("allow_dynamic_weights", base.options.allow_dynamic_weights))
+    enable = frozenset(opts.get("enable", base.enable))
+    return CheckSettings(Options(vollo=vollo, allow_dynamic_weights=adw), base.severity, enable)
+
+
+def _config_settings(root: Path) -> CheckSettings:
+    try:
+        from ..cli.config import load_config
+
+        cfg = load_config(None, root)
+        return CheckSettings(Options(vollo=cfg.vollo, allow_dynamic_weights=cfg.allow_dynamic_weights))
+    except Exception:  # noqa: BLE001 - a broken configuration must not stop the server
+        return CheckSettings()
+
+
+def build_server() -> TensorshapeServer:
+    server = TensorshapeServer()
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: TensorshapeServer, params: lsp.InitializeParams) -> None:
+        folders = params.workspace_folders or []
+        roots = [Path(_path(f.uri)) for f in folders]
+        if not roots and params.root_uri:
+            roots = [Path(_path(params.root_uri))]
+        ls.roots = roots
+        if roots:
+            ls.settings = _config_settings(roots[0])
+        ls.settings = _settings_from(params.initialization_options, ls.settings)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: TensorshapeServer, params: lsp.DidChangeConfigurationParams) -> None:
+        ls.settings = _settings_from(params.settings, ls.settings)
+        for uri in list(ls.analyses):
+            _schedule(ls, uri, 0.0)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls: TensorshapeServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        _schedule(ls, params.text_document.uri, 0.0)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: TensorshapeServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        _schedule(ls, params.text_document.uri, DEBOUNCE_SECONDS)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(ls: TensorshapeServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        _schedule(ls, params.text_document.uri, 0.0)
+        # Files that import the saved one see its new annotations.
+        saved = _path(params.text_document.uri)
+        for uri, a in list(ls.analyses.items()):
+            if uri != params.text_document.uri and saved in a.dependencies:
+                _schedule(ls, uri, 0.0)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: TensorshapeServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.analyses.pop(params.text_document.uri, None)
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    def hover(ls: TensorshapeServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        a = ls.analyses.get(params.text_document.uri)
+        if a is None:
+            return None
+        lines = ls.workspace.get_text_document(params.text_document.uri).lines
+        line, col = params.position.line + 1, params.position.character
+        best = None
+        for s in a.shapes:
+            sp = s.span
+            if (
+                (sp.line, _u(lines, sp.line, sp.column))
+                <= (line, col)
+                <= (sp.end_line, _u(lines, sp.end_line, sp.end_column))
+            ):
+                if best is None or (sp.end_line - sp.line, sp.end_column - sp.column) < (
+                    best.span.end_line - best.span.line,
+                    best.span.end_column - best.span.column,
+                ):
+                    best = s
+        if best is None:
+            return None
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=f"shape `{best.shape}`"),
+            range=_range(lines, best.span),
+        )
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+    def inlay_hints(ls: TensorshapeServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        a = ls.analyses.get(params.text_document.uri)
+        if a is None:
+            return []
+        lines = ls.workspace.get_text_document(params.text_document.uri).lines
+        hints: dict[int, lsp.InlayHint] = {}
+        first, last = params.range.start.line + 1, params.range.end.line + 1
+        for s in a.shapes:
+            if s.target is None or not first <= s.span.line <= last:
+                continue
+            text = lines[s.span.line - 1] if s.span.line - 1 < len(lines) else ""
+            col = text.find(s.target)
+            if col < 0:
+                continue
+            pos = lsp.Position(line=s.span.line - 1, character=utf16_column(text, col + len(s.target)))
+            hints[s.span.line] = lsp.InlayHint(
+                position=pos, label=f": {s.shape}", kind=lsp.InlayHintKind.Type, padding_left=False
+            )
+        return list(hints.values())
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION)
+    def code_actions(ls: TensorshapeServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        uri = params.text_document.uri
+        doc = ls.workspace.get_text_document(uri)
+        lines = doc.lines
+        out: list[lsp.CodeAction] = []
+        for d in params.context.diagnostics:
+            code = str(d.code) if d.code is not None else None
+            if not code:
+                continue
+            row = d.range.start.line
+            text = lines[row].rstrip("\r\n") if row < len(lines) else ""
+            end = lsp.Position(line=row, character=utf16_column(text, len(text)))
+            out.append(
+                lsp.CodeAction(
+                    title=f"Suppress {code} on this line",
+                    kind=lsp.CodeActionKind.QuickFix,
+                    diagnostics=[d],
+                    edit=lsp.WorkspaceEdit(
+                        changes={
+                            uri: [
+                                lsp.TextEdit(
+                                    range=lsp.Range(start=end, end=end), new_text=f"  # tensorshape: ignore[{code}]"
+                                )
+                            ]
+                        }
+                    ),
+                )
+            )
+            if code in ("TS305",) or "keepdim" in d.message:
+                fix = _keepdim_fix(text)
+                if fix is not None:
+                    out.append(
+                        lsp.CodeAction(
+                            title="Add keepdim=True",
+                            kind=lsp.CodeActionKind.QuickFix,
+                            diagnostics=[d],
+                            edit=lsp.WorkspaceEdit(
+                                changes={
+                                    uri: [
+                                        lsp.TextEdit(
+                                            range=lsp.Range(start=lsp.Position(line=row, character=0), end=end),
+                                            new_text=fix,
+                                        )
+                                    ]
+                                }
+                            ),
+                        )
+                    )
+        a = ls.analyses.get(uri)
+        if a is not None:
+            from ..instrument.edit import instrument_source
+
+            want = params.range.start.line + 1
+            if any(o.span.line == want for o in a.obligations):
+                new = instrument_source(doc.source, _path(uri)).source
+                added = [
+                    (i, ln)
+                    for i, ln in enumerate(new.splitlines(keepends=True))
+                    if ln.rstrip().endswith("# tensorshape: instrument") and "check_shapes" in ln
+                ]
+                for _, ln in added:
+                    if f':{want}")' in ln:
+                        pos = lsp.Position(line=want - 1, character=0)
+                        out.append(
+                            lsp.CodeAction(
+                                title="Insert a runtime shape check here",
+                                kind=lsp.CodeActionKind.RefactorRewrite,
+                                edit=lsp.WorkspaceEdit(
+                                    changes={uri: [lsp.TextEdit(range=lsp.Range(start=pos, end=pos), new_text=ln)]}
+                                ),
+                            )
+                        )
+        return out
+
+    return server
+
+
+def _keepdim_fix(text: str) -> str | None:
+    """``x.sum(dim=1)`` -> ``x.sum(dim=1, keepdim=True)`` on a line with one such reduction."""
+    import re
+
+    m = re.search(r"\.(sum|mean|amax|amin|max|min|prod|std|var|logsumexp|norm)\(([^()]*)\)", text)
+    if m is None or "keepdim" in m.group(2):
+        return None
+    args = m.group(2).strip()
+    new = f".{m.group(1)}({args + ', ' if args else ''}keepdim=True)"
+    return text[: m.start()] + new + text[m.end() :]
+
+
+def _u(lines: Sequence[str], line: int, col: int) -> int:
+    return utf16_column(lines[line - 1], col) if 0 < line <= len(lines) else col
+
+
+def _range(lines: Sequence[str], span: Any) -> lsp.Range:
+    return lsp.Range(
+        start=lsp.Position(line=max(span.line - 1, 0), character=_u(lines, span.line, span.column)),
+        end=lsp.Position(line=max(span.end_line - 1, 0), character=_u(lines, span.end_line, span.end_column)),
+    )
+
+
+def _schedule(ls: TensorshapeServer, uri: str, delay: float) -> None:
+    old = ls.pending.pop(uri, None)
+    if old is not None:
+        old.cancel()
+    ls.pending[uri] = asyncio.get_event_loop().create_task(_run(ls, uri, delay))
+
+
+async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
+    try:
+        if delay:
+            await asyncio.sleep(delay)
+        doc = ls.workspace.get_text_document(uri)
+        source, version = doc.source, doc.version
+        loop = asyncio.get_event_loop()
+        try:
+            a = await loop.run_in_executor(None, analyse, source, _path(uri), ls.settings, version, ls.roots)
+        except Exception as e:  # noqa: BLE001 - the server never dies on a document
+            ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"tensorshape: {e!r}"))
+            return
+        if ls.workspace.get_text_document(uri).version != version:
+            return  # a newer edit is on its way
+        ls.analyses[uri] = a
+        lines = source.splitlines()
+        diags = [
+            lsp.Diagnostic(
+                range=_range(lines, d.span),
+                message=d.message + (f"\nhint: {d.hint}" if d.hint else ""),
+                severity=_SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Information),
+                code=d.code.id,
+                source="tensorshape",
+            )
+            for d in a.diagnostics
+        ]
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diags))
+    except asyncio.CancelledError:
+        pass

@@ -1,0 +1,114 @@
+"""The real server process, driven by an LSP client (pytest-lsp): diagnostics, fix, hover, inlay hints,
+code actions, bad input, shutdown."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+pytestmark = pytest.mark.lsp
+
+BUG = '''import torch
+import torch.nn as nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(64, 10)
+
+    def forward(self):
+        x = torch.randn(8, 32)
+        h = self.fc(x)
+        return h.sum(dim=1)
+'''
+FIXED = BUG.replace("torch.randn(8, 32)", "torch.randn(8, 64)")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "tensorshape.lsp"]))
+async def client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("ws")
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+        )
+    )
+    lsp_client.root = root  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def _open(client: LanguageClient, name: str, text: str) -> str:
+    uri = (client.root / name).as_uri()  # type: ignore[attr-defined]
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return uri
+
+
+async def test_diagnostic_fix_hover_inlay_actions(client: LanguageClient) -> None:
+    uri = await _open(client, "head.py", BUG)
+    (d,) = [x for x in client.diagnostics[uri] if x.severity == types.DiagnosticSeverity.Error]
+    assert d.code == "TS101" and "64" in d.message
+    assert d.range.start.line == 11 and d.range.start.character == 20  # `x` in self.fc(x)
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=10, character=12))
+    )
+    assert hover is not None and "[8 32]" in hover.contents.value  # type: ignore[union-attr]
+
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=13, character=0)),
+        )
+    )
+    assert any(h.label == ": [8 32]" and h.position.line == 10 for h in hints)
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=d.range,
+            context=types.CodeActionContext(diagnostics=[d]),
+        )
+    )
+    titles = [a.title for a in actions if isinstance(a, types.CodeAction)]
+    assert "Suppress TS101 on this line" in titles
+
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=FIXED)],
+        )
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert [x for x in client.diagnostics[uri] if x.severity == types.DiagnosticSeverity.Error] == []
+
+
+async def test_syntax_errors_and_bad_requests_do_not_crash(client: LanguageClient) -> None:
+    uri = await _open(client, "broken.py", "def f(:\n    return (\n")
+    (d,) = client.diagnostics[uri]
+    assert d.code == "TS003"
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=50, character=3))
+    )
+    assert hover is None
+    # The server still answers after the bad input.
+    uri2 = await _open(client, "ok.py", "import torch\nx = torch.zeros(2, 3) @ torch.zeros(4, 5)\n")
+    assert any(x.code == "TS101" for x in client.diagnostics[uri2])
+
+
+async def test_utf16_columns(client: LanguageClient) -> None:
+    text = 'import torch\ns = "é😀"; x = torch.zeros(2, 3) @ torch.zeros(4, 5)\n'
+    uri = await _open(client, "wide.py", text)
+    (d,) = [x for x in client.diagnostics[uri] if x.code == "TS101"]
+    line = text.splitlines()[1]
+    col = line.index("torch.zeros(4")
+    assert d.range.start.character == len(line[:col].encode("utf-16-le")) // 2
