@@ -26,10 +26,20 @@ class ShapeAt:
 class Analysis:
     version: int | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    shapes: list[ShapeAt] = field(default_factory=list)
     obligations: list[Obligation] = field(default_factory=list)
     #: Project files this analysis read (re-analysed when one of them changes).
     dependencies: set[str] = field(default_factory=set)
+    _result: FileResult | None = None
+    _shapes: list[ShapeAt] | None = None
+
+    @property
+    def shapes(self) -> list[ShapeAt]:
+        """Every tensor expression's shape with its span (positions are computed on first use:
+        diagnostics do not wait for them)."""
+        if self._shapes is None:
+            self._shapes = _shapes(self._result) if self._result is not None else []
+            self._result = None
+        return self._shapes
 
 
 def utf16_column(line: str, column: int) -> int:
@@ -38,14 +48,21 @@ def utf16_column(line: str, column: int) -> int:
     return len(prefix.encode("utf-16-le")) // 2
 
 
-def analyse(source: str, path: str, settings: CheckSettings, version: int | None, roots: list[Path]) -> Analysis:
+def analyse(
+    source: str, path: str, settings: CheckSettings, version: int | None, roots: list[Path], project: Project | None = None
+) -> Analysis:
+    """Analyse one document.  ``project`` keeps the parsed and interpreted modules it imports between
+    calls (the document itself is re-read each time)."""
     settings = CheckSettings(settings.options, settings.severity, settings.enable, obligations=True, record=True)
-    project = Project(list(roots))
+    project = project if project is not None else Project(list(roots))
     result: FileResult = check_source(source, path, settings, project)
-    out = Analysis(version, result.diagnostics, [], result.obligations, {p for p, _ in result.dependencies})
+    return Analysis(version, result.diagnostics, result.obligations, {p for p, _ in result.dependencies}, result)
+
+
+def _shapes(result: FileResult) -> list[ShapeAt]:
     an, info = result.analyzer, result.module
     if an is None or info is None or info.spans is None:
-        return out
+        return []
     import libcst as cst
 
     targets: dict[int, str] = {}
@@ -55,14 +72,21 @@ def analyse(source: str, path: str, settings: CheckSettings, version: int | None
                 for t in stmt.targets:
                     if isinstance(t.target, cst.Name):
                         targets[id(stmt.value)] = t.target.value
+    out = []
     for node, value in an.observations:
         span = info.spans.resolve(info.spans.ticket(node))
-        out.shapes.append(ShapeAt(span, render_shape(value.shape), targets.get(id(node))))
+        out.append(ShapeAt(span, render_shape(value.shape), targets.get(id(node))))
     return out
 
 
 def _assignments(tree: object) -> list:  # type: ignore[type-arg]
     import libcst as cst
-    import libcst.matchers as m
 
-    return [n for n in m.findall(tree, m.Assign()) if isinstance(n, cst.Assign)]  # type: ignore[arg-type]
+    found: list[cst.Assign] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            found.append(node)
+
+    tree.visit(_V())  # type: ignore[attr-defined]
+    return found

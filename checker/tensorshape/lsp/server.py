@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..infer.api import CheckSettings
+from ..infer.project import Project
 from ..model.diagnostics import Severity
 from ..rules.context import Options
 from .analysis import Analysis, analyse, utf16_column
@@ -36,6 +38,9 @@ class TensorshapeServer(LanguageServer):
         self.analyses: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.roots: list[Path] = []
+        #: Imported modules, parsed and interpreted once; dropped when a file is saved.
+        self.project = Project()
+        self.lock = threading.Lock()
 
 
 def _path(uri: str) -> str:
@@ -73,6 +78,7 @@ def build_server() -> TensorshapeServer:
         if not roots and params.root_uri:
             roots = [Path(_path(params.root_uri))]
         ls.roots = roots
+        ls.project = Project(list(roots))
         if roots:
             ls.settings = _config_settings(roots[0])
         ls.settings = _settings_from(params.initialization_options, ls.settings)
@@ -93,6 +99,7 @@ def build_server() -> TensorshapeServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: TensorshapeServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        ls.project = Project(list(ls.roots))  # what other files import from the saved one may have changed
         _schedule(ls, params.text_document.uri, 0.0)
         # Files that import the saved one see its new annotations.
         saved = _path(params.text_document.uri)
@@ -254,6 +261,11 @@ def _range(lines: Sequence[str], span: Any) -> lsp.Range:
     )
 
 
+def _analyse_locked(ls: TensorshapeServer, source: str, path: str, version: int | None) -> Analysis:
+    with ls.lock:  # one analysis at a time: they share the project's module cache
+        return analyse(source, path, ls.settings, version, ls.roots, ls.project)
+
+
 def _schedule(ls: TensorshapeServer, uri: str, delay: float) -> None:
     old = ls.pending.pop(uri, None)
     if old is not None:
@@ -269,7 +281,7 @@ async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
         source, version = doc.source, doc.version
         loop = asyncio.get_event_loop()
         try:
-            a = await loop.run_in_executor(None, analyse, source, _path(uri), ls.settings, version, ls.roots)
+            a = await loop.run_in_executor(None, _analyse_locked, ls, source, _path(uri), version)
         except Exception as e:  # noqa: BLE001 - the server never dies on a document
             ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"tensorshape: {e!r}"))
             return
