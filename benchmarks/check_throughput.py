@@ -38,6 +38,7 @@ sys.path.insert(0, str(HERE))
 
 from corpus import PACKAGES, ensure  # noqa: E402
 from tensorshape.infer.api import CheckSettings, check_file  # noqa: E402
+from tensorshape.infer.memory import settle, tune_gc  # noqa: E402
 from tensorshape.infer.project import Project  # noqa: E402
 
 
@@ -58,6 +59,7 @@ def measure(name: str, folders: list[Path], roots: list[Path], args: argparse.Na
     lines = sum(p.read_bytes().count(b"\n") for p in files)
     settings = CheckSettings()
     project = Project(roots)
+    tune_gc()  # as the CLI's runner does; the bare parse below runs in the same process
     parse_s = 0.0
     cold_s = 0.0
     errors = 0
@@ -70,6 +72,7 @@ def measure(name: str, folders: list[Path], roots: list[Path], args: argparse.Na
         r = check_file(p, settings, project)
         if prof:
             prof.disable()
+        settle()
         cold_s += time.perf_counter() - t
         errors += len(r.errors)
     row = {

@@ -100,7 +100,7 @@ def main() -> None:
             "textDocument/didChange",
             {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": "".join(new)}]},
         )
-        c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == version)
+        c.wait(lambda m, v=version: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == v)
         times.append((time.perf_counter() - t) * 1000)
     rid = c.send("shutdown", None, request=True)
     c.wait(lambda m: m.get("id") == rid)

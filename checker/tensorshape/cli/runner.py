@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..infer.api import CheckSettings, FileResult, check_file
+from ..infer.memory import settle, tune_gc
 from ..infer.project import Project
 from .cache import Cache
 from .serialize import dump_result, load_result
@@ -23,6 +24,7 @@ _worker_settings: CheckSettings | None = None
 
 def _init_worker(roots: list[str], settings: CheckSettings) -> None:
     global _worker_project, _worker_settings
+    tune_gc()
     _worker_project = Project([Path(r) for r in roots])
     _worker_settings = settings
 
@@ -32,6 +34,7 @@ def _check_chunk(paths: list[str]) -> list[dict[str, Any]]:
     out = []
     for p in paths:
         out.append(dump_result(_check_one(_worker_project, p, _worker_settings)))
+        settle()
     return out
 
 
@@ -130,8 +133,10 @@ def run_check(
 
     if workers <= 1 or len(todo) < 8:
         project = Project([Path(r) for r in root_list])
+        tune_gc()
         for p in todo:
             r = _check_one(project, p, settings)
+            settle()
             r.analyzer = None
             r.module = None
             done(r)

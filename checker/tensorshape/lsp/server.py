@@ -14,6 +14,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..infer.api import CheckSettings
+from ..infer.memory import tune_gc
 from ..infer.project import Project
 from ..model.diagnostics import Severity
 from ..rules.context import Options
@@ -41,6 +42,7 @@ class TensorshapeServer(LanguageServer):
         #: Imported modules, parsed and interpreted once; dropped when a file is saved.
         self.project = Project()
         self.lock = threading.Lock()
+        tune_gc()
 
 
 def _path(uri: str) -> str:
