@@ -554,7 +554,8 @@ class Statements(AnalyzerBase):
                     self.exec_small(frame, ns, small)
                 continue
             self.exec_stmt(frame, ns, stmt)
-        cls.members = {k: v for k, v in ns.vars.items() if k not in before or k in _own_names(body)}
+        own = _own_names(body)
+        cls.members = {k: v for k, v in ns.vars.items() if k not in before or k in own}
         if any(_is_dataclass_decorator(d) for d in node.decorators):
             cls.dataclass_fields = tuple(fields)
         cls.assigned_in = {
