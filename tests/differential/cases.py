@@ -986,5 +986,9 @@ EXCLUDED.update(
         "torch.Tensor.tolist": "returns Python lists, not a tensor",
         "torch.index_put": "takes a tuple of index tensors (advanced indexing): covered by __getitem__'s cases",
         "torch.broadcast_tensors": "variadic tensors returned as a tuple: covered by the broadcasting families",
+        **{
+            f"torch.Tensor.{n}": "named tensors: gone from torch 2.13 (the rule warns removed-api)"
+            for n in ("refine_names", "align_to", "align_as", "rename", "rename_", "names")
+        },
     }
 )

@@ -58,6 +58,7 @@ INVALID_ARG = _code("TS108", "invalid-argument", E, "An argument value the opera
 UNSOLVABLE = _code(
     "TS109", "unsolvable", E, "A dim equation has no integer solution (not divisible, not a perfect square)"
 )
+REMOVED_API = _code("TS110", "removed-api", W, "A tensor API that the targeted torch (2.13) no longer has")
 
 
 # -- Vollo data-dimension rules (``--vollo``) -------------------------------------------

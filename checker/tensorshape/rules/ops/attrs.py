@@ -119,3 +119,16 @@ def to(call: Call) -> Value:
                 elif isinstance(item, TensorV):
                     dt = item.dtype
     return TensorV(t.shape, dt or t.dtype, t.layout, t.names)
+
+
+@rule("removed_api")
+def removed_api(call: Call) -> Value:
+    """An API torch 2.13 no longer has: a warning, and the tensor passes through unchanged."""
+    call.error(
+        codes.REMOVED_API,
+        f"{call.params.get('what', 'this API')} are not available in torch 2.13 (the call raises)",
+        None,
+        "describe dims with jaxtyping annotations (Float[Tensor, \"batch channels\"]) instead",
+    )
+    t = call.tensor("self")
+    return t if t is not None else unknown_tensor(UnknownSource.UNSUPPORTED)
