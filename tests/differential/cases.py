@@ -987,6 +987,18 @@ EXCLUDED.update(
         "torch.index_put": "takes a tuple of index tensors (advanced indexing): covered by __getitem__'s cases",
         "torch.broadcast_tensors": "variadic tensors returned as a tuple: covered by the broadcasting families",
         **{
+            q: "jagged (ragged) dims are symbols, not sizes: compared with torch in tests/infer/test_jagged.py"
+            for q in (
+                "torch.nested.nested_tensor",
+                "torch.nested.as_nested_tensor",
+                "torch.nested.nested_tensor_from_jagged",
+                "torch.nested.to_padded_tensor",
+                "torch.Tensor.values",
+                "torch.Tensor.offsets",
+                "torch.Tensor.to_padded_tensor",
+            )
+        },
+        **{
             f"torch.Tensor.{n}": "named tensors: gone from torch 2.13 (the rule warns removed-api)"
             for n in ("refine_names", "align_to", "align_as", "rename", "rename_", "names")
         },

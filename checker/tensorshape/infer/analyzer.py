@@ -335,6 +335,10 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
                 items.append(d.size)
             elif k is DimKind.NAMED:
                 items.append(rigid(d.name))
+                if d.jagged and d.name is not None:
+                    from ..rules.ops.jagged import declare_jagged
+
+                    declare_jagged(d.name)
             elif k is DimKind.EXPR:
                 v = evaluate(d.expr, names, refs)  # type: ignore[arg-type]
                 items.append(Unknown(UnknownSource.ANNOTATED) if v is None else v)
