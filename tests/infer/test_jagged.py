@@ -70,4 +70,4 @@ def test_annotated_jagged_dim() -> None:
         "from jaxtyping import Float\nfrom torch import Tensor\nfrom tensorshape import reveal_shape\n"
         "def g(x: Float[Tensor, 'b jagged=n d']):\n    reveal_shape(x.offsets())\n    reveal_shape(x.to_padded_tensor(0.0))\n"
     )
-    assert _reveals(src) == ["[b+1]", "[b ? d]"]
+    assert _reveals(src) == ["[b+1]", "[b max_n~ d]"]

@@ -194,3 +194,45 @@ def test_generated_functions(tmp_path_factory: pytest.TempPathFactory, prog: tup
             run()
         return
     _agree(lambda: fn(x_shape, y_shape, w_shape), run)
+
+
+
+JAGGED = """
+import torch
+import torch.nn as nn
+from jaxtyping import Float
+from torch import Tensor
+
+
+class Proj(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 32)
+
+    def forward(self, x: Float[Tensor, "b jagged=n 16"]):
+        y = self.fc(x)
+        return y, y.to_padded_tensor(0.0), x.offsets(), y.values()
+"""
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.lists(st.integers(1, 6), min_size=1, max_size=4), width=st.sampled_from([16, 16, 16, 8]))
+def test_jagged_shape_function(tmp_path_factory: pytest.TempPathFactory, rows: list[int], width: int) -> None:
+    path = tmp_path_factory.mktemp("jag") / "jag.py"
+    path.write_text(JAGGED)
+    fn = derive(path, "Proj.forward").compile()
+    ns: dict[str, Any] = {}
+    exec(compile(JAGGED, str(path), "exec"), ns)
+    nt = torch.nested.nested_tensor([torch.randn(r, width) for r in rows], layout=torch.jagged)
+    try:
+        y, padded, offsets, values = ns["Proj"]()(nt)
+    except RuntimeError:
+        with pytest.raises(ValueError):
+            fn((len(rows), tuple(rows), width))
+        return
+    (yb, yn, yd), padded_shape, offsets_shape, values_shape = fn((len(rows), tuple(rows), width))
+    assert (yb, yd) == (y.shape[0], y.shape[2])
+    assert yn == tuple(int(v) for v in y.offsets().diff())  # the ragged dim: the same row lengths
+    assert padded_shape == tuple(padded.shape)
+    assert offsets_shape == tuple(offsets.shape)
+    assert values_shape == tuple(values.shape)

@@ -333,12 +333,14 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             k = d.kind
             if k is DimKind.FIXED:
                 items.append(d.size)
+            elif k is DimKind.NAMED and d.jagged and d.name is not None:
+                # A ragged dim is its own symbol (`n~`), distinct from a plain dim named `n`.
+                from ..rules.ops.jagged import declare_jagged
+
+                items.append(rigid(d.name + "~"))
+                declare_jagged(d.name + "~")
             elif k is DimKind.NAMED:
                 items.append(rigid(d.name))
-                if d.jagged and d.name is not None:
-                    from ..rules.ops.jagged import declare_jagged
-
-                    declare_jagged(d.name)
             elif k is DimKind.EXPR:
                 v = evaluate(d.expr, names, refs)  # type: ignore[arg-type]
                 items.append(Unknown(UnknownSource.ANNOTATED) if v is None else v)

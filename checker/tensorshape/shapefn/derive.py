@@ -150,7 +150,9 @@ def derive(
         _collect(c.rhs, symbols)
     _collect_output(output, symbols)
     names = _names(list(symbols), {t.name for t in tensors})
-    scalars = tuple((names[s], s) for s in symbols if s not in bound)
+    from ..rules.ops.jagged import DERIVED
+
+    scalars = tuple((names[s], s) for s in symbols if s not in bound and str(s) not in DERIVED)
     fn_name = _identifier(qualname.replace(".", "_").lower() + "_shape")
     return ShapeFunction(
         qualname, fn_name, tuple(tensors), scalars, tuple(constraints), output, tuple(names.items())

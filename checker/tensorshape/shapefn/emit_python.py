@@ -138,9 +138,36 @@ class _Emitter:
                     bound.add(d)
                 else:
                     deferred.append((t.name, i, where, d))
+        self.jagged(bound)
         for name, i, where, d in deferred:
             self.line(f"if {where} != {self.py(d)}:")
             self.fail(f"{name}: dim {i} is @@{where}@@, expected {render_dim(d)}", _symbols_in(d))
+
+    def jagged(self, bound: set[Any]) -> None:
+        """Ragged dims are passed as the tuple of row lengths; their max and sum are computed from it."""
+        from ..rules.ops.jagged import DERIVED, jagged_info
+
+        for t in self.fn.tensors:
+            for i, d in enumerate(t.pattern or ()):
+                if not isinstance(d, (int, Star, Unknown)) and getattr(d, "is_Symbol", False) and jagged_info(d):
+                    n = self.names[d]
+                    batch = t.pattern[i - 1] if i > 0 else None  # type: ignore[index]
+                    self.line(f"if not isinstance({n}, (tuple, list)) or not all(isinstance(r, int) for r in {n}):")
+                    self.line(f"raise ShapeFunctionError(f'{t.name}: dim {i} is ragged: pass its row lengths, got {{{n}!r}}')", 2)
+                    self.line(f"{n} = tuple({n})")
+                    if batch is not None and batch in self.names:
+                        b = self.names[batch]
+                        self.line(f"if len({n}) != {b}:")
+                        self.line(f"raise ShapeFunctionError(f'{t.name}: {{len({n})}} row lengths for a batch of {{{b}}}')", 2)
+        for sym, name in self.names.items():
+            rule = DERIVED.get(str(sym))
+            if rule is None:
+                continue
+            kind, base = rule
+            src = next((v for k, v in self.names.items() if str(k) == base), None)
+            if src is None:
+                continue
+            self.line(f"{name} = {'max(' + src + ', default=0)' if kind == 'max' else 'sum(' + src + ')'}")
 
     def constraints(self) -> None:
         ordered = sorted(self.fn.constraints, key=lambda c: c.rel is not Rel.DIVISIBLE)
@@ -232,6 +259,11 @@ def emit(fn: ShapeFunction) -> str:
         doc.append(f"{t.name}: the shape of `{t.name}` (a sequence of ints), {pat}")
     for n, s in fn.scalars:
         doc.append(f"{n}: the int `{s}`")
+    from ..rules.ops.jagged import jagged_info
+
+    for sym, name in fn.names:
+        if jagged_info(sym) is not None and any(sym in (t.pattern or ()) for t in fn.tensors):
+            doc.append(f"{name} is a ragged dim: pass the tuple of its row lengths; outputs return it the same way")
     doc += [
         "",
         f"Returns {_describe(fn.output)}.",

@@ -38,6 +38,16 @@ class JaggedInfo:
 
 
 _INFO: dict[str, JaggedInfo] = {}
+#: Symbols standing for a function of an annotated ragged dim's row lengths: name -> (``max``|``sum``, dim name).
+DERIVED: dict[str, tuple[str, str]] = {}
+
+
+def _derived(kind: str, base: Dim) -> Dim:
+    """``max_n`` / ``total_n``: the longest row / all rows of the ragged dim ``n``."""
+    bname = str(base)
+    name = f"{'max' if kind == 'max' else 'total'}_{bname}"
+    DERIVED[name] = (kind, bname)
+    return rigid(name)
 
 
 def _fresh(batch: Dim, lengths: tuple[Dim, ...] | None) -> Dim:
@@ -110,8 +120,8 @@ def values(call: Call) -> Value:
     got = _ragged(t) if t is not None else None
     if t is None or got is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    _, info = got
-    total: Dim = arith.dsum(info.lengths) if info.lengths is not None else Unknown(UnknownSource.DATA_DEPENDENT)
+    j, info = got
+    total: Dim = arith.dsum(info.lengths) if info.lengths is not None else _derived("sum", j)
     return TensorV(Shape((total, *t.shape.dims[2:])), t.dtype)
 
 
@@ -130,11 +140,9 @@ def to_padded(call: Call) -> Value:
     got = _ragged(t) if t is not None else None
     if t is None or got is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    _, info = got
+    j, info = got
     size = as_dims(call.value("output_size")) if call.has("output_size") and not call.is_none("output_size") else None
     if size is not None:
         return TensorV(Shape(tuple(size)), t.dtype)
-    longest: Dim = (
-        arith.dmax(*info.lengths) if info.lengths else Unknown(UnknownSource.DATA_DEPENDENT)
-    )
+    longest: Dim = arith.dmax(*info.lengths) if info.lengths else _derived("max", j)
     return TensorV(Shape((t.shape.dims[0], longest, *t.shape.dims[2:])), t.dtype)
