@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..lang.jaxtyping import JAXTYPING_DTYPES
 from ..lang.parse import ShapeSyntaxError, try_parse_shape
 from ..model import codes
 from ..model.diagnostics import Code, Span
@@ -21,33 +22,6 @@ from ..model.values import Value
 from .values import AnnotationV, ExternalV
 
 __all__ = ["Annotation", "read_annotation", "JAXTYPING_DTYPES", "string_value"]
-
-#: jaxtyping's dtype classes, and the dtype a tensor annotated with them has.
-JAXTYPING_DTYPES: dict[str, str | None] = {
-    "Shaped": None,
-    "Num": None,
-    "Real": None,
-    "Inexact": "float",
-    "Float": "float",
-    "Complex": "complex",
-    "Integer": "int",
-    "Int": "int",
-    "UInt": "uint",
-    "Bool": "bool",
-    "Key": None,
-    "BFloat16": "bfloat16",
-    "Float16": "float16",
-    "Float32": "float32",
-    "Float64": "float64",
-    "Complex64": "complex64",
-    "Complex128": "complex128",
-    **{f"Int{n}": f"int{n}" for n in (2, 4, 8, 16, 32, 64)},
-    **{f"UInt{n}": f"uint{n}" for n in (2, 4, 8, 16, 32, 64)},
-    **{
-        n: "float8"
-        for n in ("Float4e2m1fn", "Float8e4m3b11fnuz", "Float8e4m3fn", "Float8e4m3fnuz", "Float8e5m2", "Float8e5m2fnuz")
-    },
-}
 
 _TENSOR_TYPES = {"torch.Tensor", "torch.nn.Parameter", "numpy.ndarray", "jax.Array", "jax.numpy.ndarray"}
 _TUPLE = {"builtins.tuple", "typing.Tuple", "tuple"}

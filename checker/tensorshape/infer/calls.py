@@ -30,6 +30,7 @@ from ..model.values import (
 from ..rules import engine
 from ..rules.call import Call, report_problems
 from ..rules.context import Arg
+from ..rules.names import canonical
 from ..unify import arith
 from ..unify.match import Bindings, Operand, instantiate, match
 from .annotations import Annotation
@@ -55,16 +56,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Calls", "canonical"]
 
-#: External names that are the same op as a canonical one.
-_ALIASES = {
-    "torch.functional.einsum": "torch.einsum",
-    "torch.functional.split": "torch.split",
-    "torch.functional.norm": "torch.norm",
-    "torch.functional.broadcast_tensors": "torch.broadcast_tensors",
-    "torch.nn.parameter.Parameter": "torch.nn.Parameter",
-    "torch.concat": "torch.cat",
-}
-
 _CONTEXT_MANAGERS = {
     "torch.no_grad",
     "torch.inference_mode",
@@ -74,14 +65,6 @@ _CONTEXT_MANAGERS = {
     "torch.cuda.amp.autocast",
     "torch.amp.autocast",
 }
-
-
-def canonical(qualname: str) -> str:
-    """``torch.nn.modules.linear.Linear`` -> ``torch.nn.Linear``, and known aliases."""
-    q = _ALIASES.get(qualname, qualname)
-    if q.startswith("torch.nn.modules."):
-        q = "torch.nn." + q.rsplit(".", 1)[-1]
-    return q
 
 
 class Calls(AnalyzerBase):

@@ -1,0 +1,23 @@
+"""Canonical op names: the name the stubs declare for what a front end resolved."""
+
+from __future__ import annotations
+
+__all__ = ["canonical"]
+
+#: External names that are the same op as a canonical one.
+_ALIASES = {
+    "torch.functional.einsum": "torch.einsum",
+    "torch.functional.split": "torch.split",
+    "torch.functional.norm": "torch.norm",
+    "torch.functional.broadcast_tensors": "torch.broadcast_tensors",
+    "torch.nn.parameter.Parameter": "torch.nn.Parameter",
+    "torch.concat": "torch.cat",
+}
+
+
+def canonical(qualname: str) -> str:
+    """``torch.nn.modules.linear.Linear`` -> ``torch.nn.Linear``, and known aliases."""
+    q = _ALIASES.get(qualname, qualname)
+    if q.startswith("torch.nn.modules."):
+        q = "torch.nn." + q.rsplit(".", 1)[-1]
+    return q

@@ -1,0 +1,588 @@
+"""The hook callbacks: calls, operators, attributes, returns and ``reveal_shape``.
+
+Each callback translates what mypy knows into the core's values, asks the rule
+engine (the same rules and stubs as the ``tensorshape`` CLI), reports the
+core's diagnostics and returns mypy's own result type carrying the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from mypy.nodes import (
+    ARG_NAMED,
+    ARG_NAMED_OPT,
+    ARG_OPT,
+    ARG_POS,
+    ARG_STAR,
+    ARG_STAR2,
+    Block,
+    CallExpr,
+    Decorator,
+    Expression,
+    ForStmt,
+    FuncDef,
+    IfStmt,
+    IndexExpr,
+    MemberExpr,
+    NameExpr,
+    OpExpr,
+    RefExpr,
+    ReturnStmt,
+    Statement,
+    TryStmt,
+    WhileStmt,
+    WithStmt,
+)
+from mypy.plugin import AttributeContext, CheckerPluginInterface, FunctionContext, MethodContext
+from mypy.types import CallableType, Instance, Overloaded, TupleType, Type, get_proper_type
+from tensorshape.lang.render import render_dim, render_shape
+from tensorshape.model import codes
+from tensorshape.model.diagnostics import Span
+from tensorshape.model.dims import Star
+from tensorshape.model.obligations import ObligationKind
+from tensorshape.model.shape import Shape
+from tensorshape.model.values import (
+    UNKNOWN,
+    IntV,
+    ModuleV,
+    SeqKind,
+    SeqV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+)
+from tensorshape.rules import engine
+from tensorshape.rules.call import Call, report_problems
+from tensorshape.rules.context import Arg, RuleContext
+from tensorshape.rules.stubs import OpDef, Param, ParamKind, Returns
+from tensorshape.unify import arith
+from tensorshape.unify.compare import Verdict
+from tensorshape.unify.match import Bindings, Operand, instantiate, match
+from tensorshape.unify.symbols import rigid
+
+from . import carry
+from .report import report
+from .translate import arg_of, call_args, is_tensor, span_of, text_of, to_type, value_of_type
+
+__all__ = [
+    "torch_function",
+    "construct_module",
+    "method",
+    "user_function",
+    "int_arith",
+    "tensor_attribute",
+    "module_attribute",
+    "reveal_shape",
+]
+
+
+def _skip(api: CheckerPluginInterface) -> bool:
+    """Installed packages (torch itself) are checked by mypy but not by us."""
+    path = api.path
+    return "site-packages" in path or "dist-packages" in path or "typeshed" in path
+
+
+def _run(api: CheckerPluginInterface, span: Span, fn: Callable[[RuleContext], Value | None]) -> Value | None:
+    rc = RuleContext(default_span=span)
+    v = fn(rc)
+    report(api, rc.diagnostics)
+    return v
+
+
+# -- torch functions and nn modules ------------------------------------------------------------------
+
+
+def torch_function(qualname: str) -> Callable[[FunctionContext], Type]:
+    def hook(ctx: FunctionContext) -> Type:
+        call = ctx.context
+        if _skip(ctx.api) or not isinstance(call, CallExpr):
+            return ctx.default_return_type
+        got = call_args(call, ctx.api)
+        if got is None:
+            return ctx.default_return_type
+        args, kwargs = got
+        span = span_of(call)
+        v = _run(ctx.api, span, lambda rc: engine.call_function(qualname, args, kwargs, rc, span))
+        result = to_type(v or UNKNOWN, ctx.default_return_type)
+        _check_return(ctx.api, call, result)
+        return result
+
+    return hook
+
+
+def construct_module(qualname: str) -> Callable[[FunctionContext], Type]:
+    def hook(ctx: FunctionContext) -> Type:
+        call = ctx.context
+        if _skip(ctx.api) or not isinstance(call, CallExpr):
+            return ctx.default_return_type
+        got = call_args(call, ctx.api)
+        if got is None:
+            return ctx.default_return_type
+        args, kwargs = got
+        span = span_of(call)
+        v = _run(ctx.api, span, lambda rc: engine.construct_module(qualname, args, kwargs, rc, span))
+        return to_type(v or UNKNOWN, ctx.default_return_type)
+
+    return hook
+
+
+def _forward_return(t: Instance) -> Type | None:
+    """The declared result of a module class's ``forward`` (what ``__call__`` really returns)."""
+    node = t.type.get_method("forward")
+    ft = getattr(node, "type", None)
+    if isinstance(node, Decorator):
+        ft = node.func.type
+    ft = get_proper_type(ft) if ft is not None else None
+    if isinstance(ft, Overloaded):
+        ft = ft.items[0]
+    return ft.ret_type if isinstance(ft, CallableType) else None
+
+
+# -- methods and operators ---------------------------------------------------------------------------------
+
+_BINARY = {
+    "__add__": "+",
+    "__sub__": "-",
+    "__mul__": "*",
+    "__truediv__": "/",
+    "__floordiv__": "//",
+    "__mod__": "%",
+    "__pow__": "**",
+    "__matmul__": "@",
+    "__and__": "&",
+    "__or__": "|",
+    "__xor__": "^",
+    "__lshift__": "<<",
+    "__rshift__": ">>",
+    "__eq__": "==",
+    "__ne__": "!=",
+    "__lt__": "<",
+    "__le__": "<=",
+    "__gt__": ">",
+    "__ge__": ">=",
+}
+_REFLECTED = {
+    f"__r{k[2:]}": v
+    for k, v in _BINARY.items()
+    if k not in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+}
+_INPLACE = {
+    "__iadd__": "add_",
+    "__isub__": "sub_",
+    "__imul__": "mul_",
+    "__itruediv__": "div_",
+    "__ifloordiv__": "floor_divide_",
+    "__imod__": "remainder_",
+    "__ipow__": "pow_",
+    "__iand__": "bitwise_and_",
+    "__ior__": "bitwise_or_",
+    "__ixor__": "bitwise_xor_",
+}
+_UNARY = {"__neg__": "-", "__invert__": "~", "__pos__": "+"}
+
+
+def _single_args(ctx: MethodContext) -> list[Arg]:
+    """The operand(s) of an operator (one expression per formal)."""
+    out = []
+    for exprs, types in zip(ctx.args, ctx.arg_types):
+        for e, t in zip(exprs, types):
+            out.append(arg_of(e, ctx.api, t))
+    return out
+
+
+def method(name: str) -> Callable[[MethodContext], Type]:
+    """Any method call whose receiver might be a tensor, a modelled module or a user object."""
+
+    def hook(ctx: MethodContext) -> Type:
+        if _skip(ctx.api):
+            return ctx.default_return_type
+        recv_t = ctx.type
+        if not isinstance(recv_t, Instance):
+            return ctx.default_return_type
+        if is_tensor(recv_t):
+            result = _tensor_method(ctx, recv_t, name)
+        else:
+            c = carry.carried(recv_t)
+            if isinstance(c, ModuleV) and name == "__call__":
+                result = _module_call(ctx, recv_t, c)
+            else:
+                result = _user_method(ctx, recv_t, name)
+        _check_return(ctx.api, ctx.context, result)
+        return result
+
+    return hook
+
+
+def _tensor_method(ctx: MethodContext, recv_t: Instance, name: str) -> Type:
+    node = ctx.context
+    span = span_of(node)
+    recv_expr = _receiver_expr(node, name)
+    recv = Arg(
+        value_of_type(recv_t),
+        span_of(recv_expr) if recv_expr is not None else None,
+        text_of(recv_expr) if recv_expr is not None else None,
+    )
+    default = ctx.default_return_type
+    if name in _BINARY or name in _REFLECTED or name in _INPLACE or name in _UNARY or name == "__getitem__":
+        ops = _single_args(ctx)
+        if name in _UNARY:
+            v = _run(ctx.api, span, lambda rc: engine.unary_op(_UNARY[name], recv, rc, span))
+        elif len(ops) != 1:
+            return default
+        elif name == "__getitem__":
+            v = _run(ctx.api, span, lambda rc: engine.getitem(recv, ops[0], rc, span))
+        elif name in _BINARY:
+            v = _run(ctx.api, span, lambda rc: engine.binary_op(_BINARY[name], recv, ops[0], rc, span))
+        elif name in _REFLECTED:
+            v = _run(ctx.api, span, lambda rc: engine.binary_op(_REFLECTED[name], ops[0], recv, rc, span))
+        else:
+            v = _run(ctx.api, span, lambda rc: engine.call_method(recv, _INPLACE[name], ops, {}, rc, span))
+        return to_type(v or UNKNOWN, default)
+    if name.startswith("__") or not isinstance(node, CallExpr):
+        return default
+    got = call_args(node, ctx.api)
+    if got is None:
+        return default
+    args, kwargs = got
+    v = _run(ctx.api, span, lambda rc: engine.call_method(recv, name, args, kwargs, rc, span))
+    return to_type(v or UNKNOWN, default)
+
+
+def _receiver_expr(node: object, name: str) -> Expression | None:
+    if isinstance(node, CallExpr) and isinstance(node.callee, MemberExpr):
+        return node.callee.expr
+    if isinstance(node, IndexExpr):
+        return node.base
+    if isinstance(node, OpExpr):
+        return node.right if name in _REFLECTED else node.left
+    return None
+
+
+def _module_call(ctx: MethodContext, recv_t: Instance, module: ModuleV) -> Type:
+    node = ctx.context
+    if not isinstance(node, CallExpr):
+        return ctx.default_return_type
+    got = call_args(node, ctx.api)
+    if got is None:
+        return ctx.default_return_type
+    args, kwargs = got
+    span = span_of(node)
+    v = _run(ctx.api, span, lambda rc: engine.call_module(module, args, kwargs, rc, span))
+    default = ctx.default_return_type
+    if v is None or isinstance(v, UnknownV):
+        return default
+    declared = _forward_return(recv_t)
+    if isinstance(get_proper_type(default), Instance) or declared is None:
+        return to_type(v, default)
+    out = to_type(v, declared)
+    # Only fill in mypy's ``Any`` when the value says something.
+    return out if carry.has_carried(out) or isinstance(get_proper_type(out), TupleType) else default
+
+
+# -- the project's functions and methods -------------------------------------------------------------
+
+
+def _callee_type(node: object) -> CallableType | None:
+    t: object = None
+    if isinstance(node, FuncDef):
+        t = node.type
+    elif isinstance(node, Decorator):
+        t = node.var.type or node.func.type
+    p = get_proper_type(t) if isinstance(t, Type) else None
+    return p if isinstance(p, CallableType) else None
+
+
+def _has_specs(c: CallableType) -> bool:
+    return any(isinstance(carry.carried(t), carry.Spec) for t in c.arg_types) or _ret_has_spec(c.ret_type)
+
+
+def _ret_has_spec(t: Type) -> bool:
+    p = get_proper_type(t)
+    if isinstance(p, TupleType):
+        return any(_ret_has_spec(i) for i in p.items)
+    return isinstance(carry.carried(p), carry.Spec)
+
+
+def user_function(ctx: FunctionContext) -> Type:
+    call = ctx.context
+    if not isinstance(call, CallExpr) or not isinstance(call.callee, RefExpr) or _skip(ctx.api):
+        return ctx.default_return_type
+    callee = _callee_type(call.callee.node)
+    if callee is None or not _has_specs(callee):
+        return ctx.default_return_type
+    got = call_args(call, ctx.api)
+    if got is None:
+        return _strip_specs(ctx.default_return_type)
+    qualname = call.callee.fullname or (call.callee.name if isinstance(call.callee, (NameExpr, MemberExpr)) else "")
+    result = _check_user_call(ctx.api, callee, qualname, got[0], got[1], span_of(call), ctx.default_return_type)
+    _check_return(ctx.api, call, result)
+    return result
+
+
+def _user_method(ctx: MethodContext, recv_t: Instance, name: str) -> Type:
+    node = ctx.context
+    if not isinstance(node, CallExpr):
+        return ctx.default_return_type
+    target = "forward" if name == "__call__" and recv_t.type.get_method("forward") is not None else name
+    callee = _callee_type(recv_t.type.get_method(target))
+    if callee is None or not _has_specs(callee):
+        return ctx.default_return_type
+    got = call_args(node, ctx.api)
+    if got is None:
+        return _strip_specs(ctx.default_return_type)
+    args = [Arg(value_of_type(recv_t)), *got[0]]
+    default = ctx.default_return_type
+    if name == "__call__" and target == "forward":
+        default = callee.ret_type
+    qualname = f"{recv_t.type.fullname}.{target}"
+    return _check_user_call(ctx.api, callee, qualname, args, got[1], span_of(node), default)
+
+
+_KINDS = {
+    ARG_POS: ParamKind.POSITIONAL,
+    ARG_OPT: ParamKind.POSITIONAL,
+    ARG_STAR: ParamKind.VAR_POSITIONAL,
+    ARG_NAMED: ParamKind.KEYWORD_ONLY,
+    ARG_NAMED_OPT: ParamKind.KEYWORD_ONLY,
+    ARG_STAR2: ParamKind.VAR_KEYWORD,
+}
+
+
+def _opdef(callee: CallableType, name: str) -> OpDef:
+    params = []
+    for i, (kind, pname, t) in enumerate(zip(callee.arg_kinds, callee.arg_names, callee.arg_types)):
+        c = carry.carried(t)
+        spec = c.spec if isinstance(c, carry.Spec) else None
+        pk = _KINDS[kind]
+        if pname is None and pk is ParamKind.POSITIONAL:
+            pk = ParamKind.POSITIONAL_ONLY
+        default = UNKNOWN if kind in (ARG_OPT, ARG_NAMED_OPT) else None
+        params.append(Param(pname or f"__arg{i}", pk, default, spec, None))
+    return OpDef(name, tuple(params), Returns("unknown"))
+
+
+def _check_user_call(
+    api: CheckerPluginInterface,
+    callee: CallableType,
+    qualname: str,
+    args: Sequence[Arg],
+    kwargs: Mapping[str, Arg],
+    span: Span,
+    default: Type,
+) -> Type:
+    """Check a call against the callee's shape annotations; its result from the return annotation."""
+    op = _opdef(callee, qualname)
+    name = qualname.rsplit(".", 1)[-1]
+    bound = engine.bind(op, list(args), dict(kwargs))
+    rc = RuleContext(default_span=span)
+    b = Bindings(rc.facts)
+    if bound is not None:
+        call = Call(op, bound, rc, span)
+        operands: list[Operand] = []
+        params: list[str] = []
+        for p in op.params:
+            if p.spec is None or p.name not in bound:
+                continue
+            v = bound[p.name].value
+            if isinstance(v, TensorV):
+                shape = v.shape
+            elif isinstance(v, UnknownV):
+                shape = Shape.unknown(v.source)
+            else:
+                continue
+            operands.append(Operand(p.spec, shape, call.label(p.name)))
+            params.append(p.name)
+        problems = match(operands, b)
+        report_problems(
+            call,
+            problems,
+            params,
+            [o.spec for o in operands],
+            {},
+            hint=f"the arguments must fit `{name}`'s annotations",
+            kind=ObligationKind.ARGUMENT,
+        )
+    report(api, rc.diagnostics)
+    return to_type(_result_of(callee.ret_type, b, rc), default)
+
+
+def _result_of(t: Type, b: Bindings, rc: RuleContext) -> Value:
+    p = get_proper_type(t)
+    if isinstance(p, TupleType):
+        return TupleV(tuple(_result_of(i, b, rc) for i in p.items), SeqKind.TUPLE)
+    c = carry.carried(p)
+    if isinstance(c, carry.Spec):
+        return TensorV(instantiate(c.spec, b, rc.fresh))
+    return UNKNOWN
+
+
+def _strip_specs(t: Type) -> Type:
+    p = get_proper_type(t)
+    if isinstance(p, Instance):
+        return carry.strip(p)
+    if isinstance(p, TupleType):
+        return p.copy_modified(items=[_strip_specs(i) for i in p.items])
+    return t
+
+
+# -- returns ------------------------------------------------------------------------------------------------
+
+
+def _check_return(api: CheckerPluginInterface, expr: object, result: Type) -> None:
+    """When ``expr`` is what a function returns, check its value against the return annotation.
+
+    mypy has no hook for ``return``; a returned call or operator reaches one of
+    ours, so it is checked here.  A returned plain name is not (see docs/mypy.md).
+    """
+    scope = getattr(api, "scope", None)
+    returns = getattr(api, "return_types", None)
+    if scope is None or not returns or not isinstance(expr, Expression):
+        return
+    declared = carry.carried(returns[-1])
+    if not isinstance(declared, carry.Spec):
+        return
+    fn = scope.current_function()
+    if fn is None or not _returns(fn.body, expr):
+        return
+    value = value_of_type(result)
+    if isinstance(value, TensorV):
+        shape = value.shape
+    elif isinstance(value, UnknownV):
+        shape = Shape.unknown(value.source)
+    else:
+        return
+    spec = declared.spec
+    rc = RuleContext(default_span=span_of(expr))
+    b = Bindings(rc.facts)
+    for n in spec.names():
+        b.bind(n, rigid(n), "the annotation")
+    for d in spec.dims:
+        if d.kind.name == "VARIADIC" and d.name:
+            b.vars[d.name] = (Star(d.name),)
+    span = span_of(expr)
+    for p in match([Operand(spec, shape, "return")], b):
+        what = f"return value has shape {render_shape(shape)}, but the annotation says {spec.text!r}: {p.message}"
+        if p.verdict is Verdict.ERROR:
+            code = codes.RANK_MISMATCH if p.kind.name == "RANK" else codes.SHAPE_MISMATCH
+            rc.report(code, what, span, "fix the computation or the annotation")
+        elif p.verdict is Verdict.UNPROVEN:
+            rc.report(codes.SYMBOLIC_MISMATCH, what, span, "use the same dim names, or `assert` the relation")
+    report(api, rc.diagnostics)
+
+
+def _returns(body: Block, expr: Expression) -> bool:
+    return any(_stmt_returns(s, expr) for s in body.body)
+
+
+def _stmt_returns(s: Statement, expr: Expression) -> bool:
+    if isinstance(s, ReturnStmt):
+        return s.expr is expr
+    blocks: list[Block | None] = []
+    if isinstance(s, IfStmt):
+        blocks = [*s.body, s.else_body]
+    elif isinstance(s, (ForStmt, WhileStmt)):
+        blocks = [s.body, s.else_body]
+    elif isinstance(s, WithStmt):
+        blocks = [s.body]
+    elif isinstance(s, TryStmt):
+        blocks = [s.body, *s.handlers, s.else_body, s.finally_body]
+    elif isinstance(s, Block):
+        blocks = [s]
+    return any(b is not None and _returns(b, expr) for b in blocks)
+
+
+# -- ints, attributes, reveal_shape ----------------------------------------------------------------------------
+
+INT_OPS = {
+    "__add__": arith.add,
+    "__radd__": arith.add,
+    "__sub__": arith.sub,
+    "__mul__": arith.mul,
+    "__rmul__": arith.mul,
+    "__floordiv__": arith.floordiv,
+}
+
+
+def int_arith(name: str) -> Callable[[MethodContext], Type]:
+    """``32 * 16``, ``b * t``: int arithmetic on sizes the plugin knows."""
+    op = INT_OPS[name]
+
+    def hook(ctx: MethodContext) -> Type:
+        left = value_of_type(ctx.type)
+        ops = _single_args(ctx)
+        if len(ops) != 1 or not isinstance(left, IntV) or not isinstance(ops[0].value, IntV):
+            return ctx.default_return_type
+        right = ops[0].value.value
+        if name == "__rsub__":
+            return ctx.default_return_type
+        return to_type(IntV(op(left.value, right)), ctx.default_return_type)
+
+    return hook
+
+
+def tensor_attribute(attr: str) -> Callable[[AttributeContext], Type]:
+    def hook(ctx: AttributeContext) -> Type:
+        t = ctx.type
+        if ctx.is_lvalue or not isinstance(t, Instance) or not carry.has_carried(t):
+            return ctx.default_attr_type
+        recv = Arg(value_of_type(t), span_of(ctx.context), None)
+        span = span_of(ctx.context)
+        v = _run(ctx.api, span, lambda rc: engine.tensor_attr(recv, attr, rc, span))
+        if isinstance(v, TupleV) and v.kind is SeqKind.SIZE:
+            return _size_type(ctx, v)
+        return to_type(v or UNKNOWN, ctx.default_attr_type)
+
+    return hook
+
+
+def _size_type(ctx: AttributeContext, v: TupleV) -> Type:
+    """``x.shape`` of a tensor of known rank: a tuple of ints that carry the dims (so unpacking keeps them)."""
+    size = get_proper_type(ctx.default_attr_type)
+    if not isinstance(size, Instance):
+        return ctx.default_attr_type
+    int_t = ctx.api.named_generic_type("builtins.int", [])
+    return TupleType([to_type(i, int_t) for i in v.items], size)
+
+
+def module_attribute(attr: str) -> Callable[[AttributeContext], Type]:
+    def hook(ctx: AttributeContext) -> Type:
+        t = ctx.type
+        module = carry.carried(t) if isinstance(t, Instance) else None
+        if ctx.is_lvalue or not isinstance(module, ModuleV):
+            return ctx.default_attr_type
+        rc = RuleContext()
+        v = engine.module_attr(module, attr, rc)
+        return to_type(v or UNKNOWN, ctx.default_attr_type)
+
+    return hook
+
+
+def describe(v: Value) -> str:
+    if isinstance(v, TensorV):
+        return render_shape(v.shape)
+    if isinstance(v, IntV):
+        return f"int {render_dim(v.value)}"
+    if isinstance(v, TupleV):
+        return "(" + ", ".join(describe(i) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
+    if isinstance(v, SeqV):
+        return f"[{describe(v.elem)}, ...]"
+    if isinstance(v, ModuleV):
+        return v.qualname.rsplit(".", 1)[-1] + "(...)"
+    if isinstance(v, UnknownV):
+        return "unknown"
+    return type(v).__name__.removesuffix("V").lower()
+
+
+def reveal_shape(ctx: FunctionContext) -> Type:
+    """``reveal_shape(x)`` prints what the plugin knows about ``x`` (code ``reveal``)."""
+    call = ctx.context
+    if not isinstance(call, CallExpr) or len(call.args) != 1 or not ctx.arg_types or not ctx.arg_types[0]:
+        return ctx.default_return_type
+    t = ctx.arg_types[0][0]
+    v = arg_of(call.args[0], ctx.api, t).value
+    rc = RuleContext()
+    rc.report(codes.REVEAL, f"revealed shape: {describe(v)}", span_of(call))
+    report(ctx.api, rc.diagnostics)
+    return t

@@ -1,0 +1,97 @@
+"""The plugin class: picks a callback for each fully qualified name, nothing more."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import tensorshape
+from mypy.plugin import (
+    AnalyzeTypeContext,
+    AttributeContext,
+    FunctionContext,
+    MethodContext,
+    Plugin,
+    ReportConfigContext,
+)
+from mypy.types import Type
+from tensorshape.rules.engine import table
+from tensorshape.rules.names import canonical
+from tensorshape.rules.stubs import stubs_dir
+
+from . import calls
+from .annotated import ANNOTATED, analyze_annotated
+
+__all__ = ["TensorShapePlugin"]
+
+#: Where torch defines ``torch.matmul`` and friends for mypy.
+_TORCH_FUNCTION_MODULES = ("torch._C._VariableFunctions.", "torch._C._nn.", "torch.functional.")
+_TENSOR_CLASSES = frozenset({"torch._C.TensorBase", "torch._tensor.Tensor"})
+#: Modules whose methods are never tensors, modules or annotated user code.
+_FOREIGN = ("builtins.", "typing.", "typing_extensions.", "collections.", "_typeshed.", "types.", "enum.")
+_REVEAL = frozenset({"tensorshape.reveal_shape"})
+
+
+def _torch_name(fullname: str) -> str:
+    for prefix in _TORCH_FUNCTION_MODULES:
+        if fullname.startswith(prefix):
+            return canonical("torch." + fullname[len(prefix) :])
+    return canonical(fullname)
+
+
+class TensorShapePlugin(Plugin):
+    """Shape checking inside mypy, with the rules and stubs of the ``tensorshape`` CLI."""
+
+    def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
+        return analyze_annotated if fullname in ANNOTATED else None
+
+    @functools.cache  # noqa: B019 - one plugin instance per run; names are pure
+    def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if fullname in _REVEAL:
+            return calls.reveal_shape
+        if fullname.startswith("torch."):
+            q = _torch_name(fullname)
+            if table().lookup(q):
+                return calls.torch_function(q)
+            if q in table().classes:
+                return calls.construct_module(q)
+            return None
+        if fullname.startswith(_FOREIGN):
+            return None
+        return calls.user_function
+
+    @functools.cache  # noqa: B019
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        cls, _, name = fullname.rpartition(".")
+        if cls == "builtins.int" and name in calls.INT_OPS:
+            return calls.int_arith(name)
+        if fullname.startswith(_FOREIGN):
+            return None
+        return calls.method(name)
+
+    @functools.cache  # noqa: B019
+    def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        cls, _, attr = fullname.rpartition(".")
+        if cls in _TENSOR_CLASSES:
+            defs = table().lookup(f"torch.Tensor.{attr}")
+            if defs and "property" in defs[0].kinds:
+                return calls.tensor_attribute(attr)
+            return None
+        if cls.startswith("torch.nn.modules."):
+            return calls.module_attribute(attr)
+        return None
+
+    def report_config_data(self, ctx: ReportConfigContext) -> Any:
+        """Cached results are stale when the plugin or the stubs change."""
+        return {"version": tensorshape.__version__, "stubs": _stubs_digest()}
+
+
+@functools.cache
+def _stubs_digest() -> str:
+    h = hashlib.sha256()
+    for p in sorted(stubs_dir().glob("*.shapes.pyi")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]

@@ -1,0 +1,33 @@
+"""Report the core's diagnostics as mypy errors (same message, hint as a note)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from mypy.nodes import Context
+from mypy.plugin import CheckerPluginInterface
+from tensorshape.model.diagnostics import Diagnostic, Severity
+
+from .errorcodes import error_code
+
+__all__ = ["report"]
+
+
+def _context(d: Diagnostic) -> Context:
+    c = Context(d.span.line, d.span.column)
+    c.end_line = d.span.end_line
+    c.end_column = d.span.end_column
+    return c
+
+
+def report(api: CheckerPluginInterface, diagnostics: Iterable[Diagnostic]) -> None:
+    """Errors and warnings become mypy errors (mypy has no warnings); notes become notes."""
+    for d in diagnostics:
+        code = error_code(d.code)
+        ctx = _context(d)
+        if d.severity is Severity.NOTE:
+            api.msg.note(d.message, ctx, code=code)
+            continue
+        api.fail(d.message, ctx, code=code)
+        if d.hint:
+            api.msg.note(d.hint, ctx, code=code)
