@@ -17,14 +17,16 @@ from mypy.plugin import (
     ReportConfigContext,
 )
 from mypy.types import Type
-from tensorshape.rules.engine import table
-from tensorshape.rules.names import canonical
-from tensorshape.rules.stubs import stubs_dir
 
-from . import calls
-from .annotated import ANNOTATED, analyze_annotated
+# mypy must know the error codes before it reads ``# type: ignore[...]`` and
+# ``disable_error_code``: they are registered when the plugin loads.
+from . import errorcodes as errorcodes
 
 __all__ = ["TensorShapePlugin"]
+
+# The core and the callbacks are imported on first use: a warm run that
+# re-checks nothing never pays for them.
+_ANNOTATED = frozenset({"typing.Annotated", "typing_extensions.Annotated"})
 
 #: Where torch defines ``torch.matmul`` and friends for mypy.
 _TORCH_FUNCTION_MODULES = ("torch._C._VariableFunctions.", "torch._C._nn.", "torch.functional.")
@@ -32,9 +34,18 @@ _TENSOR_CLASSES = frozenset({"torch._C.TensorBase", "torch._tensor.Tensor"})
 #: Modules whose methods are never tensors, modules or annotated user code.
 _FOREIGN = ("builtins.", "typing.", "typing_extensions.", "collections.", "_typeshed.", "types.", "enum.")
 _REVEAL = frozenset({"tensorshape.reveal_shape"})
+_INT_OPS = frozenset({"__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "__floordiv__"})
+
+
+def _analyze_annotated(ctx: AnalyzeTypeContext) -> Type:
+    from .annotated import analyze_annotated
+
+    return analyze_annotated(ctx)
 
 
 def _torch_name(fullname: str) -> str:
+    from tensorshape.rules.names import canonical
+
     for prefix in _TORCH_FUNCTION_MODULES:
         if fullname.startswith(prefix):
             return canonical("torch." + fullname[len(prefix) :])
@@ -45,10 +56,16 @@ class TensorShapePlugin(Plugin):
     """Shape checking inside mypy, with the rules and stubs of the ``tensorshape`` CLI."""
 
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
-        return analyze_annotated if fullname in ANNOTATED else None
+        return _analyze_annotated if fullname in _ANNOTATED else None
 
     @functools.cache  # noqa: B019 - one plugin instance per run; names are pure
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if fullname.startswith(_FOREIGN):
+            return None
+        from tensorshape.rules.engine import table
+
+        from . import calls
+
         if fullname in _REVEAL:
             return calls.reveal_shape
         if fullname.startswith("torch."):
@@ -58,22 +75,30 @@ class TensorShapePlugin(Plugin):
             if q in table().classes:
                 return calls.construct_module(q)
             return None
-        if fullname.startswith(_FOREIGN):
-            return None
         return calls.user_function
 
     @functools.cache  # noqa: B019
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         cls, _, name = fullname.rpartition(".")
-        if cls == "builtins.int" and name in calls.INT_OPS:
+        if cls == "builtins.int" and name in _INT_OPS:
+            from . import calls
+
             return calls.int_arith(name)
         if fullname.startswith(_FOREIGN):
             return None
+        from . import calls
+
         return calls.method(name)
 
     @functools.cache  # noqa: B019
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         cls, _, attr = fullname.rpartition(".")
+        if cls not in _TENSOR_CLASSES and not cls.startswith("torch.nn.modules."):
+            return None
+        from tensorshape.rules.engine import table
+
+        from . import calls
+
         if cls in _TENSOR_CLASSES:
             defs = table().lookup(f"torch.Tensor.{attr}")
             if defs and "property" in defs[0].kinds:
@@ -90,6 +115,8 @@ class TensorShapePlugin(Plugin):
 
 @functools.cache
 def _stubs_digest() -> str:
+    from tensorshape.rules.stubs import stubs_dir
+
     h = hashlib.sha256()
     for p in sorted(stubs_dir().glob("*.shapes.pyi")):
         h.update(p.name.encode())

@@ -1,0 +1,148 @@
+"""How much the plugin adds to a mypy run: plain mypy vs mypy + tensorshape_mypy.
+
+The tree is ``examples/`` plus a generated package of model code (``--modules``
+files mixing jaxtyping-annotated functions, ``nn.Module`` classes and plain
+torch code).  Each configuration runs in a subprocess with its own cache:
+
+* cold: an empty cache (mypy analyses torch too);
+* warm: the same command again, nothing changed;
+* edit: one generated file changed, the rest from the cache.
+
+    python benchmarks/mypy_overhead.py [--modules 60] [--repeat 1]
+
+Targets: plugin/plain at most 1.25x cold and 1.1x warm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_MODULE = '''
+"""Generated model code #{i}."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from jaxtyping import Float
+from torch import Tensor
+
+
+def attention{i}(q: Float[Tensor, "b h t e"], k: Float[Tensor, "b h s e"], v: Float[Tensor, "b h s e"]) -> Float[Tensor, "b h t e"]:
+    scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    return F.softmax(scores, dim=-1) @ v
+
+
+class Block{i}(nn.Module):
+    def __init__(self, d: int = {d}, hidden: int = {h}) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, hidden)
+        self.fc2 = nn.Linear(hidden, d)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x: Float[Tensor, "b t {d}"]) -> Float[Tensor, "b t {d}"]:
+        h = self.fc1(self.norm(x))
+        return x + self.fc2(self.drop(F.gelu(h)))
+
+
+class Plain{i}(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 16, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.head = nn.Linear(16 * 16 * 16, 10)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = self.pool(torch.relu(self.conv(x)))
+        return self.head(torch.flatten(x, 1))
+
+
+def helper{i}(xs: list[Tensor], n: int) -> Tensor:
+    total = torch.cat(xs, dim=0)
+    counts = {{str(j): j * n for j in range(4)}}
+    return total.view(n, -1).sum(dim=1) + len(counts)
+
+
+def demo{i}() -> Tensor:
+    a = torch.randn(2, 4, 10, 16)
+    out = attention{i}(a, a, a)
+    block = Block{i}()
+    y = block(torch.randn(2, 10, {d}))
+    return out.mean() + y.mean() + Plain{i}()(torch.randn(1, 3, 32, 32)).sum()
+'''
+
+
+def generate(root: Path, n: int) -> Path:
+    pkg = root / "genmodels"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    for i in range(n):
+        d = 32 * (1 + i % 4)
+        (pkg / f"m{i:03d}.py").write_text(_MODULE.format(i=i, d=d, h=4 * d), encoding="utf-8")
+    shutil.copytree(ROOT / "examples", root / "examples")
+    return pkg
+
+
+def _config(root: Path, plugin: bool) -> Path:
+    cfg = root / ("mypy-plugin.ini" if plugin else "mypy-plain.ini")
+    lines = ["[mypy]", "check_untyped_defs = True"]
+    if plugin:
+        lines.append("plugins = tensorshape_mypy")
+    cfg.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return cfg
+
+
+def _run(root: Path, plugin: bool) -> float:
+    cfg = _config(root, plugin)
+    cache = root / (".cache-plugin" if plugin else ".cache-plain")
+    cmd = [sys.executable, "-m", "mypy", "--config-file", str(cfg), "--cache-dir", str(cache), "genmodels", "examples"]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1) or "error: INTERNAL" in proc.stdout + proc.stderr:
+        raise SystemExit(f"mypy failed:\n{proc.stdout}\n{proc.stderr}")
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--modules", type=int, default=60, help="generated modules (default 60)")
+    ap.add_argument("--repeat", type=int, default=1, help="take the best of N runs per phase")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="ts-mypy-bench-") as tmp:
+        root = Path(tmp)
+        pkg = generate(root, args.modules)
+        results: dict[tuple[str, bool], float] = {}
+        for plugin in (False, True):
+            cold = []
+            for _ in range(args.repeat):
+                shutil.rmtree(root / (".cache-plugin" if plugin else ".cache-plain"), ignore_errors=True)
+                cold.append(_run(root, plugin))
+            results[("cold", plugin)] = min(cold)
+            results[("warm", plugin)] = min(_run(root, plugin) for _ in range(args.repeat))
+            edits = []
+            for r in range(args.repeat):
+                target = pkg / "m000.py"
+                target.write_text(target.read_text(encoding="utf-8") + f"\nEDIT_{plugin}_{r} = {r}\n", encoding="utf-8")
+                edits.append(_run(root, plugin))
+            results[("edit", plugin)] = min(edits)
+        files = args.modules + len(list((root / "examples").rglob("*.py")))
+        print(f"tree: {files} files (examples/ + {args.modules} generated modules)")
+        print(f"{'phase':<6} {'plain':>8} {'plugin':>8} {'ratio':>7}")
+        for phase in ("cold", "warm", "edit"):
+            plain, plug = results[(phase, False)], results[(phase, True)]
+            print(f"{phase:<6} {plain:>7.2f}s {plug:>7.2f}s {plug / plain:>6.2f}x")
+        print("targets: cold <= 1.25x, warm <= 1.10x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
