@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from ..model import codes
 from ..model.dims import Dim
@@ -372,7 +371,3 @@ def _module(call: Call, module: str, ins: Sequence[tuple[str, TensorV]], result:
     if out_rank == rank:
         return _with(result, _act(d))
     return _with(result, _act(None))
-
-
-def layout_of(value: Any) -> Layout | None:
-    return value.layout if isinstance(value, TensorV) else None
