@@ -1,20 +1,21 @@
 """Dim arithmetic: ints stay ints, unknowns propagate, sympy only when symbolic.
 
 Every result is normalised: a sympy integer becomes an ``int``, and an
-expression larger than :data:`MAX_OPS` operations becomes
+expression larger than :data:`MAX_NODES` nodes becomes
 ``Unknown(TOO_COMPLEX)``, so a pathological program degrades instead of hanging.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from ..model.dims import Dim, Unknown, UnknownSource
 from .symbols import sp
 
 __all__ = [
-    "MAX_OPS",
+    "MAX_NODES",
     "to_sympy",
     "norm",
     "add",
@@ -32,8 +33,8 @@ __all__ = [
     "as_int",
 ]
 
-#: Expressions with more operations than this give up (become unknown).
-MAX_OPS = 40
+#: Expressions with more nodes (operations and operands) than this give up (become unknown).
+MAX_NODES = 80
 
 
 def to_sympy(d: int | Any) -> Any:
@@ -48,13 +49,37 @@ def norm(e: Any) -> Dim:
         return int(e)
     if e.is_Atom:
         return e
-    if not e.is_integer and e.is_integer is not None:
+    return _norm_compound(e)
+
+
+@lru_cache(maxsize=1 << 15)
+def _norm_compound(e: Any) -> Dim:
+    """The checks of :func:`norm` for a compound expression (the same ones recur: cached).
+
+    Size is counted in nodes with an early exit (sympy's ``count_ops`` walks the whole
+    expression); the integrality query runs only where a fraction appears outside
+    ``floor``/``ceiling``/``Mod`` (whose values are integers)."""
+    S = sp()
+    integral = (S.floor, S.ceiling, S.Mod)
+    nodes = 0
+    fraction = False
+    stack = [(e, False)]
+    while stack:
+        x, inside = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            return _TOO_COMPLEX
+        if not inside and x.is_Rational and not x.is_Integer:
+            fraction = True
+        inside = inside or isinstance(x, integral)
+        stack.extend((a, inside) for a in x.args)
+    if fraction and e.is_integer is False:
         # A non-integer rational (``d/2`` with nothing saying 2 | d) is not a dim.
-        return Unknown(UnknownSource.TOO_COMPLEX)
-    if len(e.args) > 2 or any(not a.is_Atom for a in e.args):
-        if sp().count_ops(e) > MAX_OPS:
-            return Unknown(UnknownSource.TOO_COMPLEX)
+        return _TOO_COMPLEX
     return e
+
+
+_TOO_COMPLEX = Unknown(UnknownSource.TOO_COMPLEX)
 
 
 def _unknown(*ds: Dim) -> Unknown | None:
@@ -91,7 +116,11 @@ def neg(a: Dim) -> Dim:
 
 
 def floordiv(a: Dim, b: Dim) -> Dim:
-    """``a // b``; unknown when ``b`` is zero."""
+    """``a // b``; unknown when ``b`` is zero.
+
+    Symbolic quotients are normalised cheaply, without sympy's ``floor`` evaluation
+    (assumption queries that dominated whole analyses): terms whose coefficients ``b``
+    divides come out of the floor, the rest stays inside an unevaluated ``floor``."""
     if type(a) is int and type(b) is int:
         return a // b if b else Unknown(UnknownSource.ERROR)
     u = _unknown(a, b)
@@ -101,7 +130,34 @@ def floordiv(a: Dim, b: Dim) -> Dim:
         return a
     if b == 0:
         return Unknown(UnknownSource.ERROR)
-    return norm(sp().floor(to_sympy(a) / to_sympy(b)))
+    whole, part = _divide(to_sympy(a), b)
+    if part == 0:
+        return norm(whole)
+    if part.is_Integer:
+        return norm(whole + int(part) // b)  # type: ignore[operator]
+    return norm(whole + sp().floor(part / to_sympy(b), evaluate=False))
+
+
+def _divide(a: Any, b: Dim) -> tuple[Any, Any]:
+    """``(q, r)`` with ``a == b*q + r``, where ``q`` takes every term whose coefficient ``b`` divides
+    (``b`` an int) or the exact quotient (``b`` symbolic); ``r`` is what ``b`` does not divide."""
+    S = sp()
+    zero = S.Integer(0)
+    if type(b) is int and b > 0:
+        whole: Any = zero
+        part: Any = zero
+        for term, coeff in a.as_coefficients_dict().items():
+            if not coeff.is_Integer:
+                return zero, a
+            q, r = divmod(int(coeff), b)
+            whole += q * term
+            part += r * term
+        return whole, part
+    if type(b) is not int:
+        q = a / b
+        if S.fraction(q)[1] == 1:
+            return q, zero
+    return zero, a
 
 
 def ceildiv(a: Dim, b: Dim) -> Dim:
@@ -110,6 +166,7 @@ def ceildiv(a: Dim, b: Dim) -> Dim:
 
 
 def mod(a: Dim, b: Dim) -> Dim:
+    """``a % b``: zero when ``b`` divides ``a``, else an unevaluated ``Mod`` of what remains."""
     if type(a) is int and type(b) is int:
         return a % b if b else Unknown(UnknownSource.ERROR)
     u = _unknown(a, b)
@@ -117,7 +174,14 @@ def mod(a: Dim, b: Dim) -> Dim:
         return u
     if b == 1:
         return 0
-    return norm(sp().Mod(to_sympy(a), to_sympy(b)))
+    if b == 0:
+        return Unknown(UnknownSource.ERROR)
+    _, part = _divide(to_sympy(a), b)
+    if part == 0:
+        return 0
+    if part.is_Integer and type(b) is int:
+        return int(part) % b
+    return norm(sp().Mod(part, to_sympy(b), evaluate=False))
 
 
 def dpow(a: Dim, b: Dim) -> Dim:

@@ -1,0 +1,57 @@
+"""Symbolic ``//`` and ``%``: cheap normal forms that stay exact (checked against Python ints)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tensorshape.model.dims import Unknown
+from tensorshape.unify import arith
+from tensorshape.unify.symbols import rigid
+
+d, h, w = (rigid(x) for x in "dhw")
+
+
+def test_divisible_terms_leave_the_floor() -> None:
+    assert arith.floordiv(arith.mul(2, d), 2) == d
+    assert arith.floordiv(arith.add(arith.mul(2, d), 3), 2) == arith.add(d, 1)
+    assert arith.mod(arith.add(arith.mul(2, d), 3), 2) == 1
+    assert arith.mod(arith.mul(4, d), 2) == 0
+
+
+def test_exact_symbolic_quotient() -> None:
+    assert arith.floordiv(arith.mul(h, w), h) == w
+    assert arith.mod(arith.mul(h, w), w) == 0
+
+
+def test_what_stays_inside_is_an_unevaluated_floor() -> None:
+    q = arith.floordiv(arith.sub(d, 1), 2)
+    assert not isinstance(q, Unknown) and "floor" in str(q)
+    r = arith.mod(d, h)
+    assert not isinstance(r, Unknown) and "Mod" in str(r)
+
+
+_ints = st.integers(min_value=-40, max_value=40)
+_dims = st.integers(min_value=1, max_value=30)
+
+
+@given(ca=_ints, cb=_ints, c0=_ints, divisor=st.integers(min_value=-9, max_value=9).filter(bool), dv=_dims, hv=_dims)
+def test_division_agrees_with_python(ca: int, cb: int, c0: int, divisor: int, dv: int, hv: int) -> None:
+    """``(ca*d + cb*d*h + c0) // divisor`` and ``% divisor``, substituted, equal Python's results."""
+    expr = arith.add(arith.add(arith.mul(ca, d), arith.mul(cb, arith.mul(d, h))), c0)
+    value = ca * dv + cb * dv * hv + c0
+    for op, expected in ((arith.floordiv, value // divisor), (arith.mod, value % divisor)):
+        got = op(expr, divisor)
+        if isinstance(got, Unknown):
+            continue
+        concrete = arith.to_sympy(got).subs({d: dv, h: hv}) if not isinstance(got, int) else got
+        assert int(concrete) == expected, (op.__name__, expr, divisor, got)
+
+
+@given(dv=_dims, hv=_dims, k=_dims)
+def test_symbolic_divisor_agrees_with_python(dv: int, hv: int, k: int) -> None:
+    expr = arith.add(arith.mul(d, h), k)
+    for op, expected in ((arith.floordiv, (dv * hv + k) // hv), (arith.mod, (dv * hv + k) % hv)):
+        got = op(expr, h)
+        concrete = arith.to_sympy(got).subs({d: dv, h: hv}) if not isinstance(got, int) else got
+        assert int(concrete) == expected
