@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
 from tensorshape.model.dims import Unknown
 from tensorshape.unify import arith
 from tensorshape.unify.symbols import rigid

@@ -293,6 +293,38 @@ def test_unannotated_user_function_is_inlined() -> None:
     assert [(p[0], p[1]) for p in problems] == [(3, "TS101")], "reported inside the helper, where the bug is"
 
 
+def test_inlining_is_three_calls_deep() -> None:
+    """Shapes flow through three levels of unannotated helpers; a fourth is not interpreted
+    (its result is unknown, so it gives no error and no shape), but it is still checked on its own."""
+    reveals, problems = run(
+        """
+        def l4(x):
+            return x @ torch.randn(4, 6)
+
+        def l3(x):
+            return torch.relu(x @ torch.randn(3, 4))
+
+        def l2(x):
+            return l3(x)
+
+        def l1(x):
+            return l2(x)
+
+        def deeper(x):
+            return l4(l3(x))
+
+        def top(x):
+            return l1(deeper(x))
+
+        reveal_shape(l1(torch.randn(2, 3)))
+        reveal_shape(top(torch.randn(2, 3)))
+        l1(torch.randn(2, 5))
+        """
+    )
+    assert reveals == ["[2 4]", "unknown"]
+    assert [(p[0], p[1]) for p in problems] == [(6, "TS101")]
+
+
 def test_class_shared_dims_across_methods() -> None:
     reveals, problems = run(
         """

@@ -62,7 +62,7 @@ from .values import ClassV, FunctionV, InstanceV, OpaqueV
 __all__ = ["Frame", "Analyzer", "MAX_DEPTH"]
 
 #: How deep unannotated calls are inlined.
-MAX_DEPTH = 4
+MAX_DEPTH = 3
 
 
 class Analyzer(Statements, Expressions, Calls, Refinements):
