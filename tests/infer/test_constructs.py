@@ -493,6 +493,32 @@ def test_star_imports_are_followed_lazily(tmp_path: Path) -> None:
     assert project.by_name.get("starpkg.unused") is None
 
 
+def test_star_import_search_parses_only_modules_that_mention_the_name(tmp_path: Path) -> None:
+    """A re-exporting package (``from .a import *`` ...) searched for a name parses only the
+    modules whose text, or whose star-imported modules' text, mentions it."""
+    pkg = tmp_path / "agg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from .sub import *\n" + "".join(f"from .part{i} import *\n" for i in range(20)))
+    for i in range(20):
+        (pkg / f"part{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    (pkg / "sub" / "__init__.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .deep import *\n")
+    (pkg / "sub" / "deep.py").write_text(
+        HEADER + "def double(x: Float[Tensor, 'b n']) -> Float[Tensor, 'b 2*n']:\n    return torch.cat([x, x], 1)\n"
+    )
+    (pkg / "model.py").write_text(
+        HEADER + "from agg import double, missing\nreveal_shape(double(torch.randn(3, 4)))\nmissing()\n"
+    )
+    from tensorshape.infer.project import Project
+
+    project = Project()
+    r = check_file(pkg / "model.py", project=project)
+    reveals = [d.message.removeprefix("revealed shape: ") for d in r.diagnostics if d.code.id == "TS900"]
+    assert reveals == ["[3 8]"]
+    parsed = {m.name for m in project.by_path.values()}
+    assert not any(name.startswith("agg.part") for name in parsed), parsed
+    assert "agg.sub.deep" in parsed
+
+
 def test_internal_failure_is_a_diagnostic_not_a_crash(monkeypatch: object) -> None:
     from tensorshape.infer import analyzer
 

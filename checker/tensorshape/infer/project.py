@@ -9,6 +9,7 @@ code, and anything not found there is external (``torch``, ``einops``).
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,9 @@ def module_name_for(path: Path) -> tuple[str, Path, bool]:
 
 
 _PARSE_LOCK = threading.Lock()
+
+#: ``from .x import *`` at the start of a line (possibly indented: under ``if TYPE_CHECKING:``).
+_STAR_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 
 
 def _parse_unvalidated(source: str) -> cst.Module:
@@ -132,6 +136,7 @@ class Project:
         self.by_name: dict[str, ModuleInfo | None] = {}
         self.by_path: dict[str, ModuleInfo] = {}
         self._found: dict[str, Path | None] = {}
+        self._raw: dict[Path, bytes] = {}
 
     def add_source(self, source: str, path: str = "<string>", name: str | None = None) -> ModuleInfo:
         """A module from text (the LSP's unsaved buffers, tests)."""
@@ -179,6 +184,41 @@ class Project:
         if existing is not None and existing.path != key:
             name = key  # two files claim one module name: keep both apart
         return self.add_source(text, key, name)
+
+    def may_define(self, module: str, name: str, _seen: set[str] | None = None) -> bool:
+        """Whether ``module`` could define ``name``: its text, or the text of a module it
+        star-imports, mentions the name.
+
+        A cheap necessary condition (bytes and a regular expression, no parse), checked before a
+        star-import search parses a module: re-exporting ``__init__`` files of big packages
+        star-import hundreds of modules, and a name that none defines used to parse them all."""
+        seen = _seen if _seen is not None else set()
+        if module in seen:
+            return False
+        seen.add(module)
+        path = self.find_module(module)
+        if path is None:
+            return False
+        text = self._raw.get(path)
+        if text is None:
+            try:
+                text = self._raw[path] = path.read_bytes()
+            except OSError:
+                return True  # let the real import report it
+        if name.encode() in text:
+            return True
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for m in _STAR_IMPORT.finditer(text):
+            level, rest = len(m.group(1)), m.group(2).decode()
+            if level:
+                base = package.split(".") if package else []
+                base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+                target = ".".join([p for p in base if p] + ([rest] if rest else []))
+            else:
+                target = rest
+            if self.may_define(target, name, seen):
+                return True
+        return False
 
     def find_module(self, name: str) -> Path | None:
         """The file of a project module, without reading it (``None``: external)."""

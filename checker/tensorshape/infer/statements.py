@@ -517,6 +517,8 @@ class Statements(AnalyzerBase):
             and id(info) not in _via
         ):
             for mod in reversed(info.stars):  # a later star import shadows an earlier one
+                if not self.project.may_define(mod, name):
+                    continue
                 source = self.project.import_module(mod)
                 if source is None or source is info:
                     continue
