@@ -88,7 +88,11 @@ def probe():
     reveal_shape(d)
     e = a.order(k)
     reveal_shape(e)
-    return a, b, c, d, e
+    f = a.max(k)[0]
+    reveal_shape(f)
+    g = torch.softmax(a, dim=j)
+    reveal_shape(g)
+    return a, b, c, d, e, f, g
 """
 
 LEVELS_INFERRED = [
@@ -97,6 +101,8 @@ LEVELS_INFERRED = [
     "[] with dims (i=3, j=2)",
     "[5] with dims (i=3, k=4)",
     "[4 5] with dims (i=3, j=2)",
+    "[5] with dims (i=3, j=2)",
+    "[5] with dims (i=3, j=2, k=4)",
 ]
 
 REBIND = """

@@ -92,13 +92,12 @@ def _selected_dims(
             ds = _dims_of(kwargs[name].value)
             return (name, ds) if ds is not None else None
     defs = next((table.lookup(q) for q in quals if table.lookup(q)), [])
-    if not defs:
-        return None
-    positional = [p for p in defs[0].params if p.kind in (ParamKind.POSITIONAL_ONLY, ParamKind.POSITIONAL)]
-    for k, p in enumerate(positional):
-        if p.name in _DIM_PARAMS and k < len(args) and k > 0:
+    for op in defs:  # overloads: the first with a `dim` at a position a dim object is passed at
+        positional = [p for p in op.params if p.kind in (ParamKind.POSITIONAL_ONLY, ParamKind.POSITIONAL)]
+        for k, p in enumerate(positional[1 : len(args)], 1):
             ds = _dims_of(args[k].value)
-            return (k, ds) if ds is not None else None
+            if p.name in _DIM_PARAMS and ds is not None:
+                return (k, ds)
     return None
 
 
@@ -141,17 +140,19 @@ def _over_dims(selected: tuple[str | int, tuple[DimV, ...]], op: _Op) -> Value |
     else:
         new_kwargs[where] = Arg(index, passed.span, passed.text)
     out = _batched(new_args, new_kwargs, plain)
-    return _rebind(out, dims, t.shape.rank)
+    return _rebind(out, dims, t.shape.rank, recv.levels)
 
 
-def _rebind(out: Value | None, dims: tuple[DimV, ...], rank: int | None) -> Value | None:
+def _rebind(out: Value | None, dims: tuple[DimV, ...], rank: int | None, before: tuple[DimV, ...]) -> Value | None:
     """Dims that survive the op (``softmax``) are the result's leading positional dims: bind them again."""
     if isinstance(out, TupleV):
-        return TupleV(tuple(_rebind(i, dims, rank) or UnknownV() for i in out.items), out.kind)
+        return TupleV(tuple(_rebind(i, dims, rank, before) or UnknownV() for i in out.items), out.kind)
     t, levels = (out.tensor, out.levels) if isinstance(out, LevelTensorV) else (out, ())
     if not isinstance(t, TensorV) or rank is None or t.shape.rank != rank + len(dims):
         return out
-    return firstclass.with_levels(t.with_shape(Shape(t.shape.items[len(dims) :])), firstclass.union(levels, dims))
+    now = set(levels) | set(dims)
+    kept = firstclass.union([d for d in before if d in now], levels)  # in the order they had
+    return firstclass.with_levels(t.with_shape(Shape(t.shape.items[len(dims) :])), kept)
 
 
 def _lower(v: Value, levels: list[DimV]) -> Value:
