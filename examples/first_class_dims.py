@@ -66,7 +66,7 @@ def multiheadattention(
 
 
 # -- rearranging ---------------------------------------------------------------------------
-def pixel_shuffle(img: Float[Tensor, "b 4*c h w"]) -> Float[Tensor, "b c 2*h 2*w"]:
+def pixel_shuffle(img: Float[Tensor, "b c h w"]) -> Float[Tensor, "b c//4 2*h 2*w"]:
     upscale_factor = 2
     h2, w2, c, b, h, w = dims(6)
     h2.size = w2.size = upscale_factor

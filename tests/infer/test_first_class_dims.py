@@ -20,7 +20,7 @@ INFERRED = {
     "gram_matrix": "[b c c]",
     "attention": "[b 2*c q]",
     "multiheadattention": "[b s num_attention_heads*(d//num_attention_heads)]",
-    "pixel_shuffle": "[b c 2*h 2*w]",
+    "pixel_shuffle": "[b c//4 2*h 2*w]",
     "split_and_flatten": "[3 8]",
     "transpose": "[y x z]",
     "add_bias": "[32 128]",

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from ...lang.render import render_dim
 from ...model import codes
+from ...model.constraints import Rel
 from ...model.diagnostics import Span
 from ...model.dims import Dim, Unknown, UnknownSource
 from ...model.firstclass import SIZES, DimsV, DimV, LevelTensorV, new_dim
@@ -98,7 +99,12 @@ def _bind_pack(pack: Sequence[DimV], size: Dim, ctx: RuleContext, span: Span | N
     if unsized:
         if isinstance(size, Unknown) or isinstance(known, Unknown):
             return
-        if ctx.facts.divisible(size, known) is False:
+        divisible = ctx.facts.divisible(size, known)
+        if divisible is None:
+            ctx.require(
+                Rel.DIVISIBLE, size, known, f"{render_dim(size)} must be divisible by {render_dim(known)} ({names})"
+            )
+        if divisible is False:
             ctx.report(
                 codes.UNSOLVABLE,
                 f"a dim of size {render_dim(size)} is not divisible by {render_dim(known)} "
