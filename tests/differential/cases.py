@@ -986,6 +986,7 @@ EXCLUDED.update(
         "torch.Tensor.tolist": "returns Python lists, not a tensor",
         "torch.index_put": "takes a tuple of index tensors (advanced indexing): covered by __getitem__'s cases",
         "torch.broadcast_tensors": "variadic tensors returned as a tuple: covered by the broadcasting families",
+        "functorch.dim.dims": "makes dim objects, not tensors: compared with torch in tests/infer/test_first_class_dims.py",
         **{
             q: "jagged (ragged) dims are symbols, not sizes: compared with torch in tests/infer/test_jagged.py"
             for q in (

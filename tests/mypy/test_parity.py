@@ -20,7 +20,10 @@ from tests.mypy.runner import Mypy, Run
 pytestmark = pytest.mark.mypy
 
 CASES = ROOT / "tests" / "mypy" / "cases"
-CORPUS = sorted([*EXAMPLES.rglob("*.py"), *CASES.glob("*.py")])
+#: Not for mypy: functorch.dim is untyped (``import-untyped``), its ``Tensor.order`` is
+#: not on torch's ``Tensor``, and the plugin does not follow first-class dims (docs/mypy.md).
+NOT_MYPY = {EXAMPLES / "first_class_dims.py"}
+CORPUS = sorted(p for p in [*EXAMPLES.rglob("*.py"), *CASES.glob("*.py")] if p not in NOT_MYPY)
 
 #: Problems only the CLI finds, by file: it analyses an unannotated function
 #: with the arguments of its calls (``demo()`` passes concrete tensors), while

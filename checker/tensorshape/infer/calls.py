@@ -11,6 +11,7 @@ import libcst as cst
 from ..lang.render import render_dim, render_shape
 from ..model import codes
 from ..model.dims import Dim, Unknown, UnknownSource
+from ..model.firstclass import DimV, LevelTensorV
 from ..model.obligations import ObligationKind
 from ..model.values import (
     NONE,
@@ -27,7 +28,7 @@ from ..model.values import (
     UnknownV,
     Value,
 )
-from ..rules import engine
+from ..rules import engine, levels
 from ..rules.call import Call, report_problems
 from ..rules.context import Arg
 from ..rules.names import canonical
@@ -35,6 +36,7 @@ from ..unify import arith
 from ..unify.match import Bindings, Operand, instantiate, match
 from .annotations import Annotation
 from .base import AnalyzerBase
+from .firstclass import render_levels
 from .state import State, join_values
 from .values import (
     BoundMethodV,
@@ -389,6 +391,11 @@ class Calls(AnalyzerBase):
         if sig.is_method and receiver is not None:
             all_args.insert(0, Arg(receiver))
         call_node = node if node is not None else f.node
+        if sig.has_shapes and sig.returns_shape and levels.involved(all_args, kwargs):
+            # An annotated function knows nothing of first-class dims: it is batched over them.
+            low_args, low_kwargs, bound = levels.lower(all_args, kwargs)
+            out = levels.batched(self.check_call(frame, f, sig, low_args, low_kwargs, call_node, receiver), bound)
+            return out if out is not None else UnknownV()
         if sig.has_shapes:
             result = self.check_call(frame, f, sig, all_args, kwargs, call_node, receiver)
             if sig.returns_shape:
@@ -637,6 +644,8 @@ class Calls(AnalyzerBase):
 def describe_value(v: Value) -> str:
     if isinstance(v, TensorV):
         return render_shape(v.shape)
+    if isinstance(v, (LevelTensorV, DimV)):
+        return render_levels(v)
     if isinstance(v, IntV):
         return f"int {render_dim(v.value)}"
     if isinstance(v, TupleV):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..model.dims import Dim, Unknown, UnknownSource
+from ..model.firstclass import LevelTensorV
 from ..model.shape import Shape
 from ..model.values import (
     ELLIPSIS,
@@ -36,6 +37,7 @@ from ..rules.context import Arg
 from ..unify import arith
 from ..unify.compare import Truth, eq3
 from .base import AnalyzerBase
+from .firstclass import TENSORLIKE, firstclass_attr
 from .state import State, join_values
 from .values import (
     AnnotationV,
@@ -307,7 +309,10 @@ class Expressions(AnalyzerBase):
         ):
             # ``x.shape`` of an unannotated parameter: ``x`` is a tensor of unknown shape.
             recv = TensorV(Shape.unknown())
-        if isinstance(recv, TensorV):
+        fc = firstclass_attr(recv, name)
+        if fc is not None:
+            return fc
+        if isinstance(recv, TENSORLIKE):
             arg = self.arg(frame, recv, node.value if node is not None else None)
             v = engine.tensor_attr(arg, name, frame.ctx, frame.ticket(node) if node is not None else None)
             if v is not None:
@@ -373,7 +378,7 @@ class Expressions(AnalyzerBase):
         rnode: cst.CSTNode | None,
         node: cst.CSTNode,
     ) -> Value:
-        if isinstance(left, TensorV) or isinstance(right, TensorV):
+        if isinstance(left, TENSORLIKE) or isinstance(right, TENSORLIKE):
             la, ra = self.arg(frame, left, lnode), self.arg(frame, right, rnode)
             if (
                 not isinstance(left, TensorV)
@@ -438,7 +443,7 @@ class Expressions(AnalyzerBase):
         v = self.eval(frame, state, node.expression)
         if isinstance(node.operator, cst.Not):
             return BoolV(None if not isinstance(v, BoolV) or v.value is None else not v.value)
-        if isinstance(v, TensorV):
+        if isinstance(v, TENSORLIKE):
             op = (
                 "-"
                 if isinstance(node.operator, cst.Minus)
@@ -464,7 +469,7 @@ class Expressions(AnalyzerBase):
             right = self.eval(frame, state, target.comparator)
             op = target.operator
             sym = _CMPOPS.get(type(op))
-            if sym is not None and (isinstance(left, TensorV) or isinstance(right, TensorV)):
+            if sym is not None and (isinstance(left, TENSORLIKE) or isinstance(right, TENSORLIKE)):
                 v = engine.binary_op(
                     sym,
                     self.arg(frame, left, left_node),
@@ -530,7 +535,7 @@ class Expressions(AnalyzerBase):
     def subscript(self, frame: Frame, state: State, node: cst.Subscript) -> Value:
         recv = self.eval(frame, state, node.value)
         index = self.index_value(frame, state, node)
-        if isinstance(recv, TensorV):
+        if isinstance(recv, (TensorV, LevelTensorV)):
             v = engine.getitem(
                 self.arg(frame, recv, node.value), Arg(index, frame.ticket(node), None), frame.ctx, frame.ticket(node)
             )

@@ -11,10 +11,12 @@ import libcst as cst
 from ..lang.render import render_shape
 from ..model import codes
 from ..model.dims import Unknown, UnknownSource
+from ..model.firstclass import DimsV
 from ..model.shape import Shape
 from ..model.values import NONE, BoolV, IntV, ModuleV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value
 from .annotations import read_annotation
 from .base import AnalyzerBase
+from .firstclass import named, set_attr, unpack_dims
 from .state import State, join_states
 from .values import ClassV, ExternalV, FunctionV, InstanceV, LazyImportV, ModuleNsV, NothingV, RangeV, building_key
 
@@ -346,6 +348,7 @@ class Statements(AnalyzerBase):
         value_node: cst.BaseExpression | None,
     ) -> None:
         if isinstance(target, cst.Name):
+            value = named(value, target.value)
             state.vars[target.value] = value
             self.observe(target, value)
             return
@@ -358,6 +361,8 @@ class Statements(AnalyzerBase):
         if isinstance(target, cst.Attribute):
             recv = self.eval(frame, state, target.value, observe=False)
             name = target.attr.value
+            if set_attr(recv, name, value, frame.ctx, frame.ticket(target)):
+                return
             if isinstance(recv, InstanceV):
                 if frame.building is recv:
                     state.vars[building_key(recv, name)] = value
@@ -386,6 +391,8 @@ class Statements(AnalyzerBase):
             refined = self.refine_unpack(frame, state, value_node, elements, value)
             if refined is not None:
                 value = refined
+        if isinstance(value, DimsV):
+            value = unpack_dims(value, n)
         if isinstance(value, TupleV):
             items = list(value.items)
             if star is None:

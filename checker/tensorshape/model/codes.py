@@ -60,6 +60,10 @@ UNSOLVABLE = _code(
 )
 REMOVED_API = _code("TS110", "removed-api", W, "A tensor API that the targeted torch (2.13) no longer has")
 
+# -- einsum, einops, first-class dims, jagged tensors ---------------------------------
+DIM_REBIND = _code(
+    "TS201", "dim-rebind", E, "A first-class dim (functorch.dim) is bound to a size other than the one it has"
+)
 
 # -- Vollo data-dimension rules (``--vollo``) -------------------------------------------
 VOLLO_POINTWISE = _code(

@@ -35,6 +35,7 @@ from ..model.values import (
     unknown_tensor,
 )
 from ..unify.match import Bindings, Operand, instantiate, match
+from . import levels
 from .call import Call, as_dim, as_dims, report_problems
 from .context import Arg, RuleContext
 from .registry import get_rule
@@ -280,6 +281,10 @@ def call_function(
     defs = table().lookup(qualname)
     if not defs:
         return None
+    if levels.involved(args, kwargs):
+        return levels.apply(
+            table(), [qualname], args, kwargs, ctx, span, lambda a, k: call_function(qualname, a, k, ctx, span)
+        )
     hit = _first_binding(defs, args, kwargs)
     if hit is None:
         return UnknownV(UnknownSource.UNSUPPORTED)
@@ -292,8 +297,18 @@ def call_method(
     """Apply a Tensor method: ``torch.Tensor.<name>``, else the function ``torch.<name>``.
 
     An in-place variant (``add_``) gives its base op's result and requires it to
-    have the receiver's shape.
+    have the receiver's shape.  First-class dims go through :mod:`.levels`.
     """
+    if levels.involved([receiver, *args], kwargs):
+        return levels.apply(
+            table(),
+            [f"torch.Tensor.{name}", f"torch.{name}"],
+            [receiver, *args],
+            kwargs,
+            ctx,
+            span,
+            lambda a, k: call_method(a[0], name, a[1:], k, ctx, span),
+        )
     for qual in (f"torch.Tensor.{name}", f"torch.{name}"):
         defs = table().lookup(qual)
         if defs:
@@ -452,6 +467,10 @@ def tensor_attr(receiver: Arg, attr: str, ctx: RuleContext, span: Span | None = 
     """Tensor attributes declared as ``@kind("property")`` in the stubs (``shape``, ``T``...)."""
     defs = table().lookup(f"torch.Tensor.{attr}")
     if defs and "property" in defs[0].kinds:
+        if levels.involved([receiver], {}):
+            return levels.apply(
+                table(), [f"torch.{attr}"], [receiver], {}, ctx, span, lambda a, k: tensor_attr(a[0], attr, ctx, span)
+            )
         return _apply(defs[0], {"self": receiver}, ctx, span)
     return None
 

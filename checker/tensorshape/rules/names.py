@@ -12,6 +12,7 @@ _ALIASES = {
     "torch.functional.broadcast_tensors": "torch.broadcast_tensors",
     "torch.nn.parameter.Parameter": "torch.nn.Parameter",
     "torch.concat": "torch.cat",
+    "functorch.dim.softmax": "torch.softmax",
 }
 
 
