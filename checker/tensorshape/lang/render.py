@@ -63,6 +63,12 @@ def render_dim(d: Dim | Star) -> str:
         return str(d)
     if getattr(d, "is_Symbol", False):
         return str(d.name)
+    return _render_expression(d)
+
+
+@functools.lru_cache(maxsize=4096)
+def _render_expression(d: Any) -> str:
+    """sympy's printer is slow and messages print the same few expressions again and again."""
     return str(_printer().doprint(d)).replace(" ", "")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..lang.parse import parse_shape
@@ -197,7 +197,7 @@ class Call:
         self,
         t: Truth,
         dims: Sequence[Dim],
-        message: builtins.str,
+        message: builtins.str | Callable[[], builtins.str],
         *,
         at: builtins.str | None = None,
         hint: builtins.str | None = None,
@@ -208,9 +208,14 @@ class Call:
         """Report a requirement on ``dims`` whose truth is ``t``.
 
         Errors are reported; unknowns become an obligation whose runtime checks
-        are ``checks`` (``(param, spec)`` pairs).
+        are ``checks`` (``(param, spec)`` pairs).  ``message`` may be a function:
+        it is rendered only when the requirement is not proven (most are).
         """
         verdict = classify(t, *dims)
+        if verdict is Verdict.OK:
+            return verdict
+        if callable(message):
+            message = message()
         if verdict is Verdict.ERROR:
             self.error(code, message, at, hint)
         elif verdict is Verdict.UNPROVEN:

@@ -8,6 +8,7 @@ between rigid (annotated) dims that cannot be proved is a ``symbolic-mismatch``.
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Any
 
 from ..model.dims import Dim, Unknown
@@ -41,6 +42,13 @@ def eq3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
             return Truth.TRUE if a == b else Truth.FALSE
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return Truth.UNKNOWN
+    return _symbolic_eq(a, b)
+
+
+@functools.lru_cache(maxsize=8192)
+def _symbolic_eq(a: Any, b: Any) -> Truth:
+    """``a == b`` for two symbolic dims, by expanding the difference (cached: loops and
+    re-analysed callees ask the same questions again)."""
     diff = sp().expand(to_sympy(a) - to_sympy(b))
     if diff == 0:
         return Truth.TRUE

@@ -125,14 +125,13 @@ def _align(i: int, op: Operand, out: _Aligned) -> None:
     shape = op.shape
     P, Q, star = shape.prefix, shape.suffix, shape.star
     unknown: Dim = Unknown(star.source if star else UnknownSource.UNANNOTATED)
-    shown = render_shape(shape)
 
     def rank_problem(verdict: Verdict, expected: str) -> None:
         out.problems.append(
             Problem(
                 ProblemKind.RANK,
                 verdict,
-                f"{op.label} has shape {shown}, expected {expected} dims ({op.spec.text!r})",
+                f"{op.label} has shape {render_shape(shape)}, expected {expected} dims ({op.spec.text!r})",
                 i,
             )
         )

@@ -50,16 +50,19 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
             return None
     total = _numel(shape)
     known = arith.prod(d for i, d in enumerate(sizes) if i not in holes)
-    shown = "[" + ", ".join(render_dim(d) for d in sizes) + "]"
+
+    def shown() -> str:
+        return "[" + ", ".join(render_dim(d) for d in sizes) + "]"
+
     if holes:
         if known == 0:
-            call.error(codes.RESHAPE, f"cannot infer -1 in {shown}: the other dims have 0 elements", at)
+            call.error(codes.RESHAPE, f"cannot infer -1 in {shown()}: the other dims have 0 elements", at)
             return None
         div = call.facts.divisible(total, known) if not isinstance(total, Unknown) else None
         if type(total) is int and type(known) is int and total % known:
             call.error(
                 codes.RESHAPE,
-                f"shape {shown} is invalid for {render_shape(shape)} ({total} elements are not divisible by {known})",
+                f"shape {shown()} is invalid for {render_shape(shape)} ({total} elements are not divisible by {known})",
                 at,
                 "the product of the new dims must equal the number of elements",
             )
@@ -72,7 +75,7 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
             call.check(
                 Truth.UNKNOWN,
                 (total, known),
-                f"{render_shape(shape)} has {render_dim(total)} elements; -1 in {shown} needs them divisible by {render_dim(known)}",
+                lambda: f"{render_shape(shape)} has {render_dim(total)} elements; -1 in {shown()} needs them divisible by {render_dim(known)}",
                 rel=Rel.DIVISIBLE,
                 at=at,
                 code=codes.RESHAPE,
@@ -84,7 +87,7 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
     call.check(
         eq3(total, known, call.facts),
         (total, known),
-        f"shape {shown} is invalid for {render_shape(shape)}: {render_dim(known)} elements vs {render_dim(total)}",
+        lambda: f"shape {shown()} is invalid for {render_shape(shape)}: {render_dim(known)} elements vs {render_dim(total)}",
         rel=Rel.EQ,
         at=at,
         hint="the product of the new dims must equal the number of elements",
@@ -580,10 +583,14 @@ def cat(call: Call) -> Value:
         for j, (a, b) in enumerate(zip(ref.dims, s.dims)):
             if j == i:
                 continue
+
+            def mismatch(s: Shape = s, j: int = j, k: int = k) -> str:
+                return f"sizes must match except in dim {i}: {render_shape(ref)} and {render_shape(s)} differ in dim {j} (tensor {k})"
+
             v = call.check(
                 eq3(a, b, call.facts),
                 (a, b),
-                f"sizes must match except in dim {i}: {render_shape(ref)} and {render_shape(s)} differ in dim {j} (tensor {k})",
+                mismatch,
                 rel=Rel.EQ,
                 at="tensors",
                 hint=f"concatenation along dim {i} needs every other dim equal",
