@@ -62,7 +62,7 @@ from tensorshape.unify.compare import Verdict
 from tensorshape.unify.match import Bindings, Operand, instantiate, match
 from tensorshape.unify.symbols import rigid
 
-from . import carry
+from . import carry, reveal
 from .report import report
 from .translate import arg_of, call_args, is_tensor, span_of, text_of, to_type, value_of_type
 
@@ -80,6 +80,7 @@ __all__ = [
 
 def _skip(api: CheckerPluginInterface) -> bool:
     """Installed packages (torch itself) are checked by mypy but not by us."""
+    reveal.seen(api)
     path = api.path
     return "site-packages" in path or "dist-packages" in path or "typeshed" in path
 
@@ -307,7 +308,7 @@ def _ret_has_spec(t: Type) -> bool:
 
 def user_function(ctx: FunctionContext) -> Type:
     call = ctx.context
-    if not isinstance(call, CallExpr) or not isinstance(call.callee, RefExpr) or _skip(ctx.api):
+    if _skip(ctx.api) or not isinstance(call, CallExpr) or not isinstance(call.callee, RefExpr):
         return ctx.default_return_type
     callee = _callee_type(call.callee.node)
     if callee is None or not _has_specs(callee):
@@ -510,6 +511,7 @@ def int_arith(name: str) -> Callable[[MethodContext], Type]:
     op = INT_OPS[name]
 
     def hook(ctx: MethodContext) -> Type:
+        reveal.seen(ctx.api)
         left = value_of_type(ctx.type)
         ops = _single_args(ctx)
         if len(ops) != 1 or not isinstance(left, IntV) or not isinstance(ops[0].value, IntV):
@@ -524,6 +526,7 @@ def int_arith(name: str) -> Callable[[MethodContext], Type]:
 
 def tensor_attribute(attr: str) -> Callable[[AttributeContext], Type]:
     def hook(ctx: AttributeContext) -> Type:
+        reveal.seen(ctx.api)
         t = ctx.type
         if ctx.is_lvalue or not isinstance(t, Instance) or not carry.has_carried(t):
             return ctx.default_attr_type
@@ -548,6 +551,7 @@ def _size_type(ctx: AttributeContext, v: TupleV) -> Type:
 
 def module_attribute(attr: str) -> Callable[[AttributeContext], Type]:
     def hook(ctx: AttributeContext) -> Type:
+        reveal.seen(ctx.api)
         t = ctx.type
         module = carry.carried(t) if isinstance(t, Instance) else None
         if ctx.is_lvalue or not isinstance(module, ModuleV):
@@ -577,6 +581,7 @@ def describe(v: Value) -> str:
 
 def reveal_shape(ctx: FunctionContext) -> Type:
     """``reveal_shape(x)`` prints what the plugin knows about ``x`` (code ``reveal``)."""
+    reveal.seen(ctx.api)
     call = ctx.context
     if not isinstance(call, CallExpr) or len(call.args) != 1 or not ctx.arg_types or not ctx.arg_types[0]:
         return ctx.default_return_type

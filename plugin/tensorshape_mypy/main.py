@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorshape
+from mypy.nodes import MypyFile
 from mypy.plugin import (
     AnalyzeTypeContext,
     AttributeContext,
@@ -39,6 +40,9 @@ _INT_OPS = frozenset({"__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "
 
 def _analyze_annotated(ctx: AnalyzeTypeContext) -> Type:
     from .annotated import analyze_annotated
+    from .reveal import seen_errors
+
+    seen_errors(getattr(getattr(ctx.api, "api", None), "errors", None))
 
     return analyze_annotated(ctx)
 
@@ -107,6 +111,13 @@ class TensorShapePlugin(Plugin):
         if cls.startswith("torch.nn.modules."):
             return calls.module_attribute(attr)
         return None
+
+    def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
+        """Called after ``file`` is type checked: ``reveal_type`` notes get their shapes (reveal.py)."""
+        from .reveal import finish
+
+        finish(file)
+        return set()
 
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
         """Cached results are stale when the plugin or the stubs change."""
