@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import enum
 import functools
-import importlib.resources
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +43,7 @@ from ..model.values import (
     UnknownV,
     Value,
 )
+from .stubdir import stubs_dir
 
 __all__ = ["ParamKind", "Param", "Returns", "OpDef", "ClassDef", "Table", "load_table", "stubs_dir"]
 
@@ -127,17 +127,6 @@ class Table:
 
 class StubError(Exception):
     pass
-
-
-def stubs_dir() -> Path:
-    """Where the stubs are: inside the installed package, or the source checkout's ``stubs/``."""
-    try:
-        packaged = importlib.resources.files("tensorshape") / "_stubs"
-        if packaged.is_dir():
-            return Path(str(packaged))
-    except (ModuleNotFoundError, TypeError):  # pragma: no cover
-        pass
-    return Path(__file__).resolve().parents[3] / "stubs"
 
 
 @functools.cache
