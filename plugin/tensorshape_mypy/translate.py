@@ -49,6 +49,7 @@ from tensorshape.model.values import (
     TupleV,
     UnknownV,
     Value,
+    constant_value,
 )
 from tensorshape.rules.context import Arg
 
@@ -107,15 +108,7 @@ def value_of_type(typ: Type | None) -> Value:
 
 
 def _literal(v: object) -> Value:
-    if isinstance(v, bool):
-        return BoolV(v)
-    if isinstance(v, int):
-        return IntV(v)
-    if isinstance(v, float):
-        return FloatV(v)
-    if isinstance(v, str):
-        return StrV(v)
-    return UNKNOWN
+    return constant_value(v) or UNKNOWN
 
 
 def value_of_expr(expr: Expression, api: CheckerPluginInterface, typ: Type | None = None) -> Value:

@@ -33,15 +33,13 @@ from typing import Any
 from ..lang.parse import ShapeSyntaxError, parse_shape
 from ..model.spec import ShapeSpec
 from ..model.values import (
-    NONE,
-    BoolV,
     FloatV,
     IntV,
     SeqKind,
-    StrV,
     TupleV,
     UnknownV,
     Value,
+    constant_value,
 )
 from .stubdir import stubs_dir
 
@@ -199,19 +197,8 @@ def _annotation(node: ast.expr | None, where: str) -> tuple[ShapeSpec | None, st
 
 def _default(node: ast.expr) -> Value:
     if isinstance(node, ast.Constant):
-        v = node.value
-        if v is None:
-            return NONE
-        if v is Ellipsis:
-            return UnknownV()
-        if isinstance(v, bool):
-            return BoolV(v)
-        if isinstance(v, int):
-            return IntV(v)
-        if isinstance(v, float):
-            return FloatV(v)
-        if isinstance(v, str):
-            return StrV(v)
+        # ``= ...`` in a stub: a default the stub does not spell out.
+        return UnknownV() if node.value is Ellipsis else constant_value(node.value) or UnknownV()
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
         v = node.operand.value
         if isinstance(v, int) and not isinstance(v, bool):
