@@ -51,7 +51,7 @@ from tensorshape.unify.match import Bindings, instantiate
 from . import aftercheck, carry
 from .aftercheck import is_installed
 from .report import report
-from .translate import arg_of, call_args, is_tensor, span_of, text_of, to_type, value_of_type
+from .translate import TENSOR, arg_of, call_args, is_tensor, span_of, text_of, to_type, value_of_type
 
 __all__ = [
     "torch_function",
@@ -259,8 +259,12 @@ def _module_call(ctx: MethodContext, recv_t: Instance, module: ModuleV) -> Type:
     if v is None or isinstance(v, UnknownV):
         return default
     declared = _forward_return(recv_t)
-    if isinstance(get_proper_type(default), Instance) or declared is None:
+    if isinstance(get_proper_type(default), Instance):
         return to_type(v, default)
+    tensor = ctx.api.named_generic_type(TENSOR, []) if isinstance(v, TensorV) and not v.shape.is_unknown else None
+    if declared is None or not isinstance(get_proper_type(declared), Instance):
+        # ``nn.Sequential.forward`` is not annotated: a tensor the rules computed fills mypy's ``Any``.
+        return to_type(v, default, tensor)
     out = to_type(v, declared)
     # Only fill in mypy's ``Any`` when the value says something.
     return out if carry.has_carried(out) or isinstance(get_proper_type(out), TupleType) else default

@@ -58,6 +58,8 @@ from . import carry
 __all__ = ["is_tensor", "value_of_type", "value_of_expr", "arg_of", "span_of", "call_args", "to_type"]
 
 TENSOR_BASE = "torch._C.TensorBase"
+#: How mypy finds the tensor class from any module (``torch._tensor`` is not a name in ``torch``).
+TENSOR = "torch.Tensor"
 
 
 def is_tensor(t: Instance) -> bool:
