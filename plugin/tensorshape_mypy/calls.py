@@ -16,32 +16,21 @@ from mypy.nodes import (
     ARG_POS,
     ARG_STAR,
     ARG_STAR2,
-    Block,
     CallExpr,
     Decorator,
     Expression,
-    ForStmt,
     FuncDef,
-    IfStmt,
     IndexExpr,
     MemberExpr,
     NameExpr,
     OpExpr,
     RefExpr,
-    ReturnStmt,
-    Statement,
-    TryStmt,
-    WhileStmt,
-    WithStmt,
 )
 from mypy.plugin import AttributeContext, CheckerPluginInterface, FunctionContext, MethodContext
 from mypy.types import CallableType, Instance, Overloaded, TupleType, Type, get_proper_type
 from tensorshape.lang.render import render_dim, render_shape
 from tensorshape.model import codes
 from tensorshape.model.diagnostics import Span
-from tensorshape.model.dims import Star
-from tensorshape.model.obligations import ObligationKind
-from tensorshape.model.shape import Shape
 from tensorshape.model.values import (
     UNKNOWN,
     IntV,
@@ -53,18 +42,16 @@ from tensorshape.model.values import (
     UnknownV,
     Value,
 )
-from tensorshape.rules import engine
-from tensorshape.rules.call import Call, report_problems
+from tensorshape.rules import engine, signature
 from tensorshape.rules.context import Arg, RuleContext
 from tensorshape.rules.stubs import OpDef, Param, ParamKind, Returns
 from tensorshape.unify import arith
-from tensorshape.unify.compare import Verdict
-from tensorshape.unify.match import Bindings, Operand, instantiate, match
-from tensorshape.unify.symbols import rigid
+from tensorshape.unify.match import Bindings, instantiate
 
-from . import carry
+from . import aftercheck, carry
+from .aftercheck import is_installed
 from .report import report
-from .translate import arg_of, call_args, is_tensor, span_of, text_of, to_type, value_of_type
+from .translate import TENSOR, arg_of, call_args, is_tensor, span_of, text_of, to_type, value_of_type
 
 __all__ = [
     "torch_function",
@@ -80,8 +67,8 @@ __all__ = [
 
 def _skip(api: CheckerPluginInterface) -> bool:
     """Installed packages (torch itself) are checked by mypy but not by us."""
-    path = api.path
-    return "site-packages" in path or "dist-packages" in path or "typeshed" in path
+    aftercheck.seen(api)
+    return is_installed(api.path)
 
 
 def _run(api: CheckerPluginInterface, span: Span, fn: Callable[[RuleContext], Value | None]) -> Value | None:
@@ -106,7 +93,6 @@ def torch_function(qualname: str) -> Callable[[FunctionContext], Type]:
         span = span_of(call)
         v = _run(ctx.api, span, lambda rc: engine.call_function(qualname, args, kwargs, rc, span))
         result = to_type(v or UNKNOWN, ctx.default_return_type)
-        _check_return(ctx.api, call, result)
         return result
 
     return hook
@@ -209,7 +195,6 @@ def method(name: str) -> Callable[[MethodContext], Type]:
                 result = _module_call(ctx, recv_t, c)
             else:
                 result = _user_method(ctx, recv_t, name)
-        _check_return(ctx.api, ctx.context, result)
         return result
 
     return hook
@@ -274,8 +259,12 @@ def _module_call(ctx: MethodContext, recv_t: Instance, module: ModuleV) -> Type:
     if v is None or isinstance(v, UnknownV):
         return default
     declared = _forward_return(recv_t)
-    if isinstance(get_proper_type(default), Instance) or declared is None:
+    if isinstance(get_proper_type(default), Instance):
         return to_type(v, default)
+    tensor = ctx.api.named_generic_type(TENSOR, []) if isinstance(v, TensorV) and not v.shape.is_unknown else None
+    if declared is None or not isinstance(get_proper_type(declared), Instance):
+        # ``nn.Sequential.forward`` is not annotated: a tensor the rules computed fills mypy's ``Any``.
+        return to_type(v, default, tensor)
     out = to_type(v, declared)
     # Only fill in mypy's ``Any`` when the value says something.
     return out if carry.has_carried(out) or isinstance(get_proper_type(out), TupleType) else default
@@ -307,17 +296,17 @@ def _ret_has_spec(t: Type) -> bool:
 
 def user_function(ctx: FunctionContext) -> Type:
     call = ctx.context
-    if not isinstance(call, CallExpr) or not isinstance(call.callee, RefExpr) or _skip(ctx.api):
+    if _skip(ctx.api) or not isinstance(call, CallExpr) or not isinstance(call.callee, RefExpr):
         return ctx.default_return_type
     callee = _callee_type(call.callee.node)
     if callee is None or not _has_specs(callee):
-        return ctx.default_return_type
+        # A generic callee (``def f(t: T) -> T``) would hand back its argument's shape.
+        return _strip_specs(ctx.default_return_type)
     got = call_args(call, ctx.api)
     if got is None:
         return _strip_specs(ctx.default_return_type)
     qualname = call.callee.fullname or (call.callee.name if isinstance(call.callee, (NameExpr, MemberExpr)) else "")
     result = _check_user_call(ctx.api, callee, qualname, got[0], got[1], span_of(call), ctx.default_return_type)
-    _check_return(ctx.api, call, result)
     return result
 
 
@@ -328,7 +317,7 @@ def _user_method(ctx: MethodContext, recv_t: Instance, name: str) -> Type:
     target = "forward" if name == "__call__" and recv_t.type.get_method("forward") is not None else name
     callee = _callee_type(recv_t.type.get_method(target))
     if callee is None or not _has_specs(callee):
-        return ctx.default_return_type
+        return _strip_specs(ctx.default_return_type)
     got = call_args(node, ctx.api)
     if got is None:
         return _strip_specs(ctx.default_return_type)
@@ -373,37 +362,8 @@ def _check_user_call(
     default: Type,
 ) -> Type:
     """Check a call against the callee's shape annotations; its result from the return annotation."""
-    op = _opdef(callee, qualname)
-    name = qualname.rsplit(".", 1)[-1]
-    bound = engine.bind(op, list(args), dict(kwargs))
     rc = RuleContext(default_span=span)
-    b = Bindings(rc.facts)
-    if bound is not None:
-        call = Call(op, bound, rc, span)
-        operands: list[Operand] = []
-        params: list[str] = []
-        for p in op.params:
-            if p.spec is None or p.name not in bound:
-                continue
-            v = bound[p.name].value
-            if isinstance(v, TensorV):
-                shape = v.shape
-            elif isinstance(v, UnknownV):
-                shape = Shape.unknown(v.source)
-            else:
-                continue
-            operands.append(Operand(p.spec, shape, call.label(p.name)))
-            params.append(p.name)
-        problems = match(operands, b)
-        report_problems(
-            call,
-            problems,
-            params,
-            [o.spec for o in operands],
-            {},
-            hint=f"the arguments must fit `{name}`'s annotations",
-            kind=ObligationKind.ARGUMENT,
-        )
+    b = signature.check_call(_opdef(callee, qualname), args, kwargs, rc, span, qualname.rsplit(".", 1)[-1])
     report(api, rc.diagnostics)
     return to_type(_result_of(callee.ret_type, b, rc), default)
 
@@ -427,72 +387,6 @@ def _strip_specs(t: Type) -> Type:
     return t
 
 
-# -- returns ------------------------------------------------------------------------------------------------
-
-
-def _check_return(api: CheckerPluginInterface, expr: object, result: Type) -> None:
-    """When ``expr`` is what a function returns, check its value against the return annotation.
-
-    mypy has no hook for ``return``; a returned call or operator reaches one of
-    ours, so it is checked here.  A returned plain name is not (see docs/mypy.md).
-    """
-    scope = getattr(api, "scope", None)
-    returns = getattr(api, "return_types", None)
-    if scope is None or not returns or not isinstance(expr, Expression):
-        return
-    declared = carry.carried(returns[-1])
-    if not isinstance(declared, carry.Spec):
-        return
-    fn = scope.current_function()
-    if fn is None or not _returns(fn.body, expr):
-        return
-    value = value_of_type(result)
-    if isinstance(value, TensorV):
-        shape = value.shape
-    elif isinstance(value, UnknownV):
-        shape = Shape.unknown(value.source)
-    else:
-        return
-    spec = declared.spec
-    rc = RuleContext(default_span=span_of(expr))
-    b = Bindings(rc.facts)
-    for n in spec.names():
-        b.bind(n, rigid(n), "the annotation")
-    for d in spec.dims:
-        if d.kind.name == "VARIADIC" and d.name:
-            b.vars[d.name] = (Star(d.name),)
-    span = span_of(expr)
-    for p in match([Operand(spec, shape, "return")], b):
-        what = f"return value has shape {render_shape(shape)}, but the annotation says {spec.text!r}: {p.message}"
-        if p.verdict is Verdict.ERROR:
-            code = codes.RANK_MISMATCH if p.kind.name == "RANK" else codes.SHAPE_MISMATCH
-            rc.report(code, what, span, "fix the computation or the annotation")
-        elif p.verdict is Verdict.UNPROVEN:
-            rc.report(codes.SYMBOLIC_MISMATCH, what, span, "use the same dim names, or `assert` the relation")
-    report(api, rc.diagnostics)
-
-
-def _returns(body: Block, expr: Expression) -> bool:
-    return any(_stmt_returns(s, expr) for s in body.body)
-
-
-def _stmt_returns(s: Statement, expr: Expression) -> bool:
-    if isinstance(s, ReturnStmt):
-        return s.expr is expr
-    blocks: list[Block | None] = []
-    if isinstance(s, IfStmt):
-        blocks = [*s.body, s.else_body]
-    elif isinstance(s, (ForStmt, WhileStmt)):
-        blocks = [s.body, s.else_body]
-    elif isinstance(s, WithStmt):
-        blocks = [s.body]
-    elif isinstance(s, TryStmt):
-        blocks = [s.body, *s.handlers, s.else_body, s.finally_body]
-    elif isinstance(s, Block):
-        blocks = [s]
-    return any(b is not None and _returns(b, expr) for b in blocks)
-
-
 # -- ints, attributes, reveal_shape ----------------------------------------------------------------------------
 
 INT_OPS = {
@@ -510,6 +404,7 @@ def int_arith(name: str) -> Callable[[MethodContext], Type]:
     op = INT_OPS[name]
 
     def hook(ctx: MethodContext) -> Type:
+        aftercheck.seen(ctx.api)
         left = value_of_type(ctx.type)
         ops = _single_args(ctx)
         if len(ops) != 1 or not isinstance(left, IntV) or not isinstance(ops[0].value, IntV):
@@ -524,6 +419,7 @@ def int_arith(name: str) -> Callable[[MethodContext], Type]:
 
 def tensor_attribute(attr: str) -> Callable[[AttributeContext], Type]:
     def hook(ctx: AttributeContext) -> Type:
+        aftercheck.seen(ctx.api)
         t = ctx.type
         if ctx.is_lvalue or not isinstance(t, Instance) or not carry.has_carried(t):
             return ctx.default_attr_type
@@ -548,6 +444,7 @@ def _size_type(ctx: AttributeContext, v: TupleV) -> Type:
 
 def module_attribute(attr: str) -> Callable[[AttributeContext], Type]:
     def hook(ctx: AttributeContext) -> Type:
+        aftercheck.seen(ctx.api)
         t = ctx.type
         module = carry.carried(t) if isinstance(t, Instance) else None
         if ctx.is_lvalue or not isinstance(module, ModuleV):
@@ -577,6 +474,7 @@ def describe(v: Value) -> str:
 
 def reveal_shape(ctx: FunctionContext) -> Type:
     """``reveal_shape(x)`` prints what the plugin knows about ``x`` (code ``reveal``)."""
+    aftercheck.seen(ctx.api)
     call = ctx.context
     if not isinstance(call, CallExpr) or len(call.args) != 1 or not ctx.arg_types or not ctx.arg_types[0]:
         return ctx.default_return_type

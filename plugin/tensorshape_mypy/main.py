@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
 import tensorshape
+from mypy.nodes import MypyFile
 from mypy.plugin import (
     AnalyzeTypeContext,
     AttributeContext,
@@ -33,12 +33,18 @@ _TORCH_FUNCTION_MODULES = ("torch._C._VariableFunctions.", "torch._C._nn.", "tor
 _TENSOR_CLASSES = frozenset({"torch._C.TensorBase", "torch._tensor.Tensor"})
 #: Modules whose methods are never tensors, modules or annotated user code.
 _FOREIGN = ("builtins.", "typing.", "typing_extensions.", "collections.", "_typeshed.", "types.", "enum.")
+#: Libraries whose functions the stubs model (and whose classes, for torch: einops layers
+#: need the sizes the CLI gets by analysing the constructor with its call's arguments).
+_MODELLED = ("torch.", "einops.")
 _REVEAL = frozenset({"tensorshape.reveal_shape"})
 _INT_OPS = frozenset({"__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "__floordiv__"})
 
 
 def _analyze_annotated(ctx: AnalyzeTypeContext) -> Type:
+    from .aftercheck import seen_errors
     from .annotated import analyze_annotated
+
+    seen_errors(getattr(getattr(ctx.api, "api", None), "errors", None))
 
     return analyze_annotated(ctx)
 
@@ -68,11 +74,11 @@ class TensorShapePlugin(Plugin):
 
         if fullname in _REVEAL:
             return calls.reveal_shape
-        if fullname.startswith("torch."):
+        if fullname.startswith(_MODELLED):
             q = _torch_name(fullname)
             if table().lookup(q):
                 return calls.torch_function(q)
-            if q in table().classes:
+            if q in table().classes and fullname.startswith("torch."):
                 return calls.construct_module(q)
             return None
         return calls.user_function
@@ -108,17 +114,20 @@ class TensorShapePlugin(Plugin):
             return calls.module_attribute(attr)
         return None
 
+    def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
+        """Called after ``file`` is type checked: returns are checked, ``reveal_type`` shows shapes."""
+        from .aftercheck import finish
+
+        finish(file)
+        return set()
+
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
-        """Cached results are stale when the plugin or the stubs change."""
-        return {"version": tensorshape.__version__, "stubs": _stubs_digest()}
+        """Cached results are stale when the plugin or the stubs change (called for every module)."""
+        return _config_data()
 
 
 @functools.cache
-def _stubs_digest() -> str:
-    from tensorshape.rules.stubs import stubs_dir
+def _config_data() -> dict[str, str]:
+    from tensorshape.rules.stubdir import stubs_digest
 
-    h = hashlib.sha256()
-    for p in sorted(stubs_dir().glob("*.shapes.pyi")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
+    return {"version": tensorshape.__version__, "stubs": stubs_digest()}

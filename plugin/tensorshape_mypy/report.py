@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from mypy.messages import MessageBuilder
 from mypy.nodes import Context
 from mypy.plugin import CheckerPluginInterface
 from tensorshape.model.diagnostics import Diagnostic, Severity
 
 from .errorcodes import error_code
 
-__all__ = ["report"]
+__all__ = ["report", "report_to"]
 
 
 def _context(d: Diagnostic) -> Context:
@@ -22,12 +23,16 @@ def _context(d: Diagnostic) -> Context:
 
 def report(api: CheckerPluginInterface, diagnostics: Iterable[Diagnostic]) -> None:
     """Errors and warnings become mypy errors (mypy has no warnings); notes become notes."""
+    report_to(api.msg, diagnostics)
+
+
+def report_to(msg: MessageBuilder, diagnostics: Iterable[Diagnostic]) -> None:
     for d in diagnostics:
         code = error_code(d.code)
         ctx = _context(d)
         if d.severity is Severity.NOTE:
-            api.msg.note(d.message, ctx, code=code)
+            msg.note(d.message, ctx, code=code)
             continue
-        api.fail(d.message, ctx, code=code)
+        msg.fail(d.message, ctx, code=code)
         if d.hint:
-            api.msg.note(d.hint, ctx, code=code)
+            msg.note(d.hint, ctx, code=code)

@@ -49,6 +49,7 @@ from tensorshape.model.values import (
     TupleV,
     UnknownV,
     Value,
+    constant_value,
 )
 from tensorshape.rules.context import Arg
 
@@ -57,6 +58,8 @@ from . import carry
 __all__ = ["is_tensor", "value_of_type", "value_of_expr", "arg_of", "span_of", "call_args", "to_type"]
 
 TENSOR_BASE = "torch._C.TensorBase"
+#: How mypy finds the tensor class from any module (``torch._tensor`` is not a name in ``torch``).
+TENSOR = "torch.Tensor"
 
 
 def is_tensor(t: Instance) -> bool:
@@ -107,15 +110,7 @@ def value_of_type(typ: Type | None) -> Value:
 
 
 def _literal(v: object) -> Value:
-    if isinstance(v, bool):
-        return BoolV(v)
-    if isinstance(v, int):
-        return IntV(v)
-    if isinstance(v, float):
-        return FloatV(v)
-    if isinstance(v, str):
-        return StrV(v)
-    return UNKNOWN
+    return constant_value(v) or UNKNOWN
 
 
 def value_of_expr(expr: Expression, api: CheckerPluginInterface, typ: Type | None = None) -> Value:

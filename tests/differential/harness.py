@@ -17,19 +17,15 @@ from tensorshape.model.diagnostics import Severity
 from tensorshape.model.dims import Unknown
 from tensorshape.model.shape import Shape
 from tensorshape.model.values import (
-    ELLIPSIS,
-    NONE,
     BoolV,
     DTypeV,
-    FloatV,
     IntV,
     ModuleV,
     SeqKind,
-    SliceV,
-    StrV,
     TensorV,
     TupleV,
     Value,
+    constant_value,
 )
 from tensorshape.rules import engine
 from tensorshape.rules.context import Arg, RuleContext
@@ -171,27 +167,12 @@ _PROPERTIES = frozenset({"T", "mT", "H", "mH", "shape", "ndim", "dtype", "data",
 def _to_value(v: Any) -> Value:
     if isinstance(v, T):
         return TensorV(Shape(tuple(v.shape)), v.dtype)
-    if isinstance(v, bool):
-        return BoolV(v)
-    if isinstance(v, int):
-        return IntV(v)
-    if isinstance(v, float):
-        return FloatV(v)
-    if isinstance(v, str):
-        return StrV(v)
-    if v is None:
-        return NONE
     if isinstance(v, torch.dtype):
         return DTypeV(str(v).removeprefix("torch."))
-    if isinstance(v, slice):
-        return SliceV(_to_value(v.start), _to_value(v.stop), _to_value(v.step))
-    if v is Ellipsis:
-        return ELLIPSIS
-    if isinstance(v, list):
-        return TupleV(tuple(_to_value(x) for x in v), SeqKind.LIST)
-    if isinstance(v, tuple):
-        return TupleV(tuple(_to_value(x) for x in v), SeqKind.TUPLE)
-    raise TypeError(f"no abstract value for {v!r}")
+    c = constant_value(v, _to_value)
+    if c is None:
+        raise TypeError(f"no abstract value for {v!r}")
+    return c
 
 
 def _value_shape(v: Value) -> Any:

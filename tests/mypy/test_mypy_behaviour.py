@@ -34,6 +34,26 @@ def test_code_without_shapes_is_seen_as_without_the_plugin(mypy_runner: Mypy) ->
     assert "Incompatible types in assignment" in with_plugin.stdout
 
 
+def test_reveal_type_shows_shapes(mypy_runner: Mypy) -> None:
+    run = mypy_runner.run([HERE / "reveal.py", HERE / "reveal_nohook.py"])
+    got = sorted((Path(m.path).name, m.line, m.message) for m in run.messages)
+    # A second run takes both modules from the cache, which replays the rewritten notes.
+    again = mypy_runner.run([HERE / "reveal.py", HERE / "reveal_nohook.py"])
+    assert sorted((Path(m.path).name, m.line, m.message) for m in again.messages) == got, again.stdout
+    t = "torch._tensor.Tensor"
+    assert got == [
+        ("reveal.py", 9, f'Revealed type is "{t}[b, 3]"'),
+        ("reveal.py", 10, f'Revealed type is "{t}[()]"'),
+        ("reveal.py", 15, f'Revealed type is "{t}[b, e]"'),
+        ("reveal.py", 16, f'Revealed type is "list[{t}[b, e]]"'),
+        ("reveal.py", 17, f'Revealed type is "tuple[{t}[b, e], Literal[1]?]"'),
+        ("reveal.py", 18, f'Revealed type is "{t}[2, 5]"'),
+        ("reveal.py", 20, f'Revealed type is "{t}"'),
+        ("reveal.py", 21, f'Revealed type is "{t}"'),
+        ("reveal_nohook.py", 8, f'Revealed type is "{t}[b, t, 4]"'),
+    ], run.stdout
+
+
 LIB = """
 from jaxtyping import Float
 from torch import Tensor

@@ -17,7 +17,7 @@ from pathlib import Path
 from .. import __version__
 from ..infer.api import FileResult
 from ..infer.project import read_source
-from ..rules.stubs import stubs_dir
+from ..rules.stubdir import stubs_digest
 from .serialize import dump_result, load_result
 
 __all__ = ["Cache", "text_digest", "stubs_digest"]
@@ -27,14 +27,6 @@ _FORMAT = 1
 
 def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-def stubs_digest() -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for p in sorted(stubs_dir().glob("*.shapes.pyi")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()
 
 
 class Cache:

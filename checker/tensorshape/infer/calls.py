@@ -12,7 +12,6 @@ from ..lang.render import render_dim, render_shape
 from ..model import codes
 from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.firstclass import DimV, LevelTensorV
-from ..model.obligations import ObligationKind
 from ..model.values import (
     NONE,
     BoolV,
@@ -28,12 +27,12 @@ from ..model.values import (
     UnknownV,
     Value,
 )
-from ..rules import engine, levels
-from ..rules.call import Call, report_problems
+from ..rules import engine, levels, signature
 from ..rules.context import Arg
 from ..rules.names import canonical
+from ..rules.signature import param_ref
 from ..unify import arith
-from ..unify.match import Bindings, Operand, instantiate, match
+from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
 from .base import AnalyzerBase
 from .firstclass import render_levels
@@ -426,46 +425,15 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         cargs = [self.core_arg(frame, a) for a in args]
         ckw = {k: self.core_arg(frame, a) for k, a in kwargs.items()}
-        bound = engine.bind(op, cargs, ckw)
-        if bound is None:
-            return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts))
-        call = Call(op, bound, frame.ctx, span)
 
-        def refs(path: str) -> Dim | None:
+        def refs(path: str, bound: Mapping[str, Arg]) -> Dim | None:
             head, _, rest = path.partition(".")
             if head == "self" and isinstance(receiver, InstanceV) and rest:
                 v = self.attribute(frame, State(), receiver, rest.split(".")[0], None)
                 return v.value if isinstance(v, IntV) else None
-            a = bound.get(head)
-            return a.value.value if a is not None and isinstance(a.value, IntV) and not rest else None
+            return param_ref(path, bound)
 
-        b = Bindings(frame.ctx.facts, refs)
-        operands: list[Operand] = []
-        params: list[str] = []
-        for p in op.params:
-            if p.spec is None or p.name not in bound:
-                continue
-            v = bound[p.name].value
-            if isinstance(v, TensorV):
-                shape = v.shape
-            elif isinstance(v, UnknownV):
-                from ..model.shape import Shape
-
-                shape = Shape.unknown(v.source)
-            else:
-                continue
-            operands.append(Operand(p.spec, shape, call.label(p.name)))
-            params.append(p.name)
-        problems = match(operands, b)
-        report_problems(
-            call,
-            problems,
-            params,
-            [o.spec for o in operands],
-            {},
-            hint=f"the arguments must fit `{f.node.name.value}`'s annotations",
-            kind=ObligationKind.ARGUMENT,
-        )
+        b = signature.check_call(op, cargs, ckw, frame.ctx, span, f.node.name.value, refs)
         return self.result_of(frame, sig.returns, b)
 
     def result_of(self, frame: Frame, ann: Annotation | None, b: Bindings) -> Value:

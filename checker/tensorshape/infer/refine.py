@@ -19,16 +19,15 @@ import libcst as cst
 from ..lang.render import render_dim, render_shape
 from ..model import codes
 from ..model.constraints import Rel
-from ..model.dims import Dim, Star, Unknown, UnknownSource
+from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.obligations import Obligation, ObligationKind, SpecCheck
 from ..model.shape import Item, Shape
 from ..model.values import BoolV, IntV, SeqKind, TensorV, TupleV, UnknownV, Value
 from ..rules import engine
 from ..rules.context import Arg
+from ..rules.signature import check_value, rigid_bindings, shape_of
 from ..unify.broadcast import broadcast_shapes
 from ..unify.compare import Truth, Verdict, eq3
-from ..unify.match import Bindings, Operand, match
-from ..unify.symbols import rigid
 from .annotations import Annotation
 from .base import AnalyzerBase
 from .state import State
@@ -333,41 +332,15 @@ class Refinements(AnalyzerBase):
         if ann.kind != "tensor" or ann.spec is None:
             return value
         spec = ann.spec
-        if isinstance(value, TensorV):
-            shape = value.shape
-        elif isinstance(value, UnknownV):
-            shape = Shape.unknown(value.source)
-        else:
+        shape = shape_of(value)
+        if shape is None:
             return value
-        b = Bindings(state.facts, lambda p: self.ref_value(frame, p, state.vars.get("self"), state))  # type: ignore[arg-type]
-        for n in spec.names():
-            b.bind(n, rigid(n), "the annotation")
-        for d in spec.dims:
-            if d.kind.name == "VARIADIC" and d.name:
-                b.vars[d.name] = (Star(d.name),)
-        problems = match([Operand(spec, shape, what)], b)
+        b = rigid_bindings(spec, state.facts, lambda p: self.ref_value(frame, p, state.vars.get("self"), state))  # type: ignore[arg-type]
+        findings, pending = check_value(spec, shape, b, what)
         span = frame.ticket(node)
-        pending = []
-        for p in problems:
-            if p.verdict is Verdict.ERROR:
-                self.report(
-                    frame,
-                    codes.RANK_MISMATCH if p.kind.name == "RANK" else codes.SHAPE_MISMATCH,
-                    f"{what} value has shape {render_shape(shape)}, but the annotation says {spec.text!r}: {p.message}",
-                    span,
-                    "fix the computation or the annotation",
-                )
-            elif p.verdict is Verdict.UNPROVEN:
-                self.report(
-                    frame,
-                    codes.SYMBOLIC_MISMATCH,
-                    f"{what} value has shape {render_shape(shape)}, but the annotation says {spec.text!r}: {p.message}",
-                    span,
-                    "use the same dim names, or `assert` the relation",
-                )
-            elif p.verdict is Verdict.OBLIGATION:
-                pending.append(p.message)
-        if pending and not any(p.verdict in (Verdict.ERROR, Verdict.UNPROVEN) for p in problems):
+        for f in findings:
+            self.report(frame, f.code, f.message, span, f.hint)
+        if pending and not findings:
             kind = ObligationKind.RETURN if what == "return" else ObligationKind.ASSIGNMENT
             text = _simple(node)
             frame.ctx.oblige(

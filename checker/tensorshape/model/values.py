@@ -7,7 +7,7 @@ Op rules receive and return these.  Both front ends translate their own view
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from .dims import Dim, Unknown, UnknownSource
@@ -35,6 +35,7 @@ __all__ = [
     "UnknownV",
     "UNKNOWN",
     "unknown_tensor",
+    "constant_value",
 ]
 
 
@@ -212,4 +213,37 @@ def int_value(v: Value) -> Dim | None:
         return v.value
     if isinstance(v, BoolV):
         return Unknown() if v.value is None else int(v.value)
+    return None
+
+
+def constant_value(v: object, item: Callable[[object], Value | None] | None = None) -> Value | None:
+    """The value of a Python constant, or ``None`` when ``v`` is not one.
+
+    Constants are ``bool``, ``int``, ``float``, ``str``, ``None`` and ``...``,
+    and slices, lists and tuples of them.  ``item`` converts the elements of
+    slices, lists and tuples (a front end passes its own converter to accept
+    tensors there); an element it cannot convert is unknown.  Shared by the stub
+    loader (defaults), the mypy plugin (literal types) and the tests' harness.
+    """
+    if isinstance(v, bool):
+        return BoolV(v)
+    if isinstance(v, int):
+        return IntV(v)
+    if isinstance(v, float):
+        return FloatV(v)
+    if isinstance(v, str):
+        return StrV(v)
+    if v is None:
+        return NONE
+    if v is Ellipsis:
+        return ELLIPSIS
+    conv = item or constant_value
+
+    def elem(x: object) -> Value:
+        return conv(x) or UNKNOWN
+
+    if isinstance(v, slice):
+        return SliceV(elem(v.start), elem(v.stop), elem(v.step))
+    if isinstance(v, (list, tuple)):
+        return TupleV(tuple(elem(x) for x in v), SeqKind.LIST if isinstance(v, list) else SeqKind.TUPLE)
     return None

@@ -17,8 +17,10 @@ _ALIASES = {
 
 
 def canonical(qualname: str) -> str:
-    """``torch.nn.modules.linear.Linear`` -> ``torch.nn.Linear``, and known aliases."""
+    """``torch.nn.modules.linear.Linear`` -> ``torch.nn.Linear``, ``einops.einops.reduce`` -> ``einops.reduce``..."""
     q = _ALIASES.get(qualname, qualname)
     if q.startswith("torch.nn.modules."):
         q = "torch.nn." + q.rsplit(".", 1)[-1]
+    elif q.startswith("einops.einops."):
+        q = "einops." + q[len("einops.einops.") :]
     return q

@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import enum
 import functools
-import importlib.resources
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,16 +33,15 @@ from typing import Any
 from ..lang.parse import ShapeSyntaxError, parse_shape
 from ..model.spec import ShapeSpec
 from ..model.values import (
-    NONE,
-    BoolV,
     FloatV,
     IntV,
     SeqKind,
-    StrV,
     TupleV,
     UnknownV,
     Value,
+    constant_value,
 )
+from .stubdir import stubs_dir
 
 __all__ = ["ParamKind", "Param", "Returns", "OpDef", "ClassDef", "Table", "load_table", "stubs_dir"]
 
@@ -129,17 +127,6 @@ class StubError(Exception):
     pass
 
 
-def stubs_dir() -> Path:
-    """Where the stubs are: inside the installed package, or the source checkout's ``stubs/``."""
-    try:
-        packaged = importlib.resources.files("tensorshape") / "_stubs"
-        if packaged.is_dir():
-            return Path(str(packaged))
-    except (ModuleNotFoundError, TypeError):  # pragma: no cover
-        pass
-    return Path(__file__).resolve().parents[3] / "stubs"
-
-
 @functools.cache
 def load_table(directory: str | None = None) -> Table:
     """Load every stub file (once per process)."""
@@ -210,19 +197,8 @@ def _annotation(node: ast.expr | None, where: str) -> tuple[ShapeSpec | None, st
 
 def _default(node: ast.expr) -> Value:
     if isinstance(node, ast.Constant):
-        v = node.value
-        if v is None:
-            return NONE
-        if v is Ellipsis:
-            return UnknownV()
-        if isinstance(v, bool):
-            return BoolV(v)
-        if isinstance(v, int):
-            return IntV(v)
-        if isinstance(v, float):
-            return FloatV(v)
-        if isinstance(v, str):
-            return StrV(v)
+        # ``= ...`` in a stub: a default the stub does not spell out.
+        return UnknownV() if node.value is Ellipsis else constant_value(node.value) or UnknownV()
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
         v = node.operand.value
         if isinstance(v, int) and not isinstance(v, bool):
