@@ -54,3 +54,13 @@ def test_symbolic_divisor_agrees_with_python(dv: int, hv: int, k: int) -> None:
         got = op(expr, h)
         concrete = arith.to_sympy(got).subs({d: dv, h: hv}) if not isinstance(got, int) else got
         assert int(concrete) == expected
+
+
+def test_exact_quotients_render_as_floor_division() -> None:
+    from tensorshape.lang.render import render_dim
+    from tensorshape.unify.facts import Facts
+
+    facts = Facts().assume_divides(h, d)
+    exact = facts.simplify(arith.floordiv(d, h))
+    assert render_dim(exact) == "d//h" == render_dim(arith.floordiv(d, h))
+    assert render_dim(arith.floordiv(arith.mul(d, w), h)) == "(d*w)//h"

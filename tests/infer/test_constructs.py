@@ -325,6 +325,31 @@ def test_inlining_is_three_calls_deep() -> None:
     assert [(p[0], p[1]) for p in problems] == [(6, "TS101")]
 
 
+def test_assert_relates_annotated_dims_for_operators() -> None:
+    """``assert`` between two annotated dims makes them equal for what follows, operators
+    included (``x @ w``, ``y + x``), and ``x.shape == y.shape`` relates every dim."""
+    _, problems = run(
+        """
+        def f(x: Float[Tensor, "b n"], w: Float[Tensor, "m k"]):
+            assert x.shape[1] == w.shape[0]
+            return x @ w
+
+        def g(x: Float[Tensor, "b n"], y: Float[Tensor, "b m"]):
+            assert x.shape == y.shape
+            return y + x
+
+        def h(x: Float[Tensor, "b n"], w: Float[Tensor, "m k"]):
+            n, m = x.shape[1], w.shape[0]
+            assert n == m
+            return x @ w
+
+        def unasserted(x: Float[Tensor, "b n"], w: Float[Tensor, "m k"]):
+            return x @ w
+        """
+    )
+    assert [(p[0], p[1]) for p in problems] == [(16, "TS104")]
+
+
 def test_class_shared_dims_across_methods() -> None:
     reveals, problems = run(
         """

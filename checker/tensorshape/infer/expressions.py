@@ -186,6 +186,8 @@ class Expressions(AnalyzerBase):
         return v
 
     def _eval(self, frame: Frame, state: State, node: cst.BaseExpression) -> Value:
+        # Rules see the facts of this program point (``assert n == m`` above an ``x @ w``).
+        frame.ctx.facts = state.facts
         if isinstance(node, cst.Name):
             return self.lookup(frame, state, node.value)
         if isinstance(node, cst.Attribute):

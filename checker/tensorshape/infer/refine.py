@@ -243,6 +243,15 @@ class Refinements(AnalyzerBase):
                         state.facts = state.facts.assume_eq(cur, val)
                 return
             src = _shape_source(a)
+            other = _shape_source(b)
+            if src is not None and other is not None:
+                # x.shape == y.shape: the same rank, and each pair of dims equal.
+                x, y = _tensor_var(state, src), _tensor_var(state, other)
+                if x is not None and y is not None and x.shape.rank is not None and x.shape.rank == y.shape.rank:
+                    for o, d in zip(x.shape.dims, y.shape.dims):
+                        self._asserted(frame, state, assertion, Rel.EQ, o, d)
+                        state.facts = state.facts.assume_eq(o, d)
+                return
             if src is not None and isinstance(b, (cst.Tuple, cst.List)):
                 dims = [self._dim_of(frame, state, e.value) for e in b.elements]
                 x = _tensor_var(state, src)

@@ -45,6 +45,15 @@ def _printer() -> Any:
                 return f"ceil({self._print(num)}/{self._print(den)})"
             return f"ceil({self._print(expr.args[0])})"
 
+        def _print_Mul(self, expr: Any) -> str:
+            from sympy import fraction
+
+            # A dim is an integer: an exact quotient (``d/h`` once ``h | d`` is known) prints as ``d//h``.
+            num, den = fraction(expr)
+            if den != 1:
+                return f"{self.parenthesize(num, 50)}//{self.parenthesize(den, 50)}"
+            return str(super()._print_Mul(expr))
+
         def _print_Mod(self, expr: Any) -> str:
             a, b = expr.args
             return f"{self.parenthesize(a, 50)}%{self.parenthesize(b, 50)}"
