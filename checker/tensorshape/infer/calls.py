@@ -35,6 +35,7 @@ from ..unify import arith
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
 from .base import AnalyzerBase
+from .expressions import TensorMethodV, simple_text
 from .firstclass import render_levels
 from .state import State, join_values
 from .values import (
@@ -157,8 +158,6 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         frame.ctx.facts = state.facts
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
-        from .expressions import TensorMethodV
-
         if isinstance(func, TensorMethodV):
             v = engine.call_method(
                 func.receiver_arg,
@@ -637,8 +636,6 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
 
 
 def _text(node: cst.CSTNode) -> str | None:
-    from .expressions import simple_text
-
     return simple_text(node)
 
 

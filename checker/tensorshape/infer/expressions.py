@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -188,112 +189,117 @@ class Expressions(AnalyzerBase):
     def _eval(self, frame: Frame, state: State, node: cst.BaseExpression) -> Value:
         # Rules see the facts of this program point (``assert n == m`` above an ``x @ w``).
         frame.ctx.facts = state.facts
-        if isinstance(node, cst.Name):
-            return self.lookup(frame, state, node.value)
-        if isinstance(node, cst.Attribute):
-            if isinstance(node.value, cst.Name):
-                overlay = state.vars.get(f"{node.value.value}.{node.attr.value}")
-                if overlay is not None:
-                    return overlay
-            recv = self.eval(frame, state, node.value)
-            return self.attribute(frame, state, recv, node.attr.value, node)
-        if isinstance(node, cst.Call):
-            return self.eval_call(frame, state, node)
-        if isinstance(node, cst.Integer):
-            try:
-                return IntV(int(node.value.replace("_", ""), 0))
-            except ValueError:
-                return IntV(Unknown())
-        if isinstance(node, cst.Float):
-            try:
-                return FloatV(float(node.value.replace("_", "")))
-            except ValueError:
-                return FloatV(None)
-        if isinstance(node, cst.Imaginary):
+        # One lookup by exact type: libcst's node classes are ABCs, whose isinstance is slow,
+        # and a chain of them was a measurable part of every evaluation.
+        handler = _EVALUATORS.get(type(node))
+        return handler(self, frame, state, node) if handler is not None else UnknownV()
+
+    def _eval_name(self, frame: Frame, state: State, node: cst.Name) -> Value:
+        return self.lookup(frame, state, node.value)
+
+    def _eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
+        return self.eval_call(frame, state, node)  # the calls mixin's
+
+    def _eval_attribute(self, frame: Frame, state: State, node: cst.Attribute) -> Value:
+        if type(node.value) is cst.Name:
+            overlay = state.vars.get(f"{node.value.value}.{node.attr.value}")
+            if overlay is not None:
+                return overlay
+        recv = self.eval(frame, state, node.value)
+        return self.attribute(frame, state, recv, node.attr.value, node)
+
+    def _eval_integer(self, frame: Frame, state: State, node: cst.Integer) -> Value:
+        try:
+            return IntV(int(node.value.replace("_", ""), 0))
+        except ValueError:
+            return IntV(Unknown())
+
+    def _eval_float(self, frame: Frame, state: State, node: cst.Float) -> Value:
+        try:
+            return FloatV(float(node.value.replace("_", "")))
+        except ValueError:
+            return FloatV(None)
+
+    def _eval_string(self, frame: Frame, state: State, node: cst.SimpleString) -> Value:
+        return StrV(_string(node))
+
+    def _eval_concatenated(self, frame: Frame, state: State, node: cst.ConcatenatedString) -> Value:
+        text = node.evaluated_value
+        return StrV(text if isinstance(text, str) else None)
+
+    def _eval_fstring(self, frame: Frame, state: State, node: cst.FormattedString) -> Value:
+        return StrV(None)
+
+    def _eval_binary(self, frame: Frame, state: State, node: cst.BinaryOperation) -> Value:
+        op = _BINOPS.get(type(node.operator))
+        left = self.eval(frame, state, node.left)
+        right = self.eval(frame, state, node.right)
+        if op is None:
             return UnknownV()
-        if isinstance(node, cst.SimpleString):
-            return StrV(_string(node))
-        if isinstance(node, cst.ConcatenatedString):
-            text = node.evaluated_value
-            return StrV(text if isinstance(text, str) else None)
-        if isinstance(node, cst.FormattedString):
-            return StrV(None)
-        if isinstance(node, cst.BinaryOperation):
-            op = _BINOPS.get(type(node.operator))
-            left = self.eval(frame, state, node.left)
-            right = self.eval(frame, state, node.right)
-            if op is None:
-                return UnknownV()
-            return self.binop(frame, state, op, left, right, node.left, node.right, node)
-        if isinstance(node, cst.UnaryOperation):
-            return self.unaryop(frame, state, node)
-        if isinstance(node, cst.BooleanOperation):
-            left = self.eval(frame, state, node.left)
-            right = self.eval(frame, state, node.right)
-            if isinstance(left, BoolV) and isinstance(right, BoolV):
-                if isinstance(node.operator, cst.And):
-                    if left.value is False or right.value is False:
-                        return BoolV(False)
-                    return BoolV(True if left.value and right.value else None)
-                if left.value is True or right.value is True:
-                    return BoolV(True)
-                return BoolV(False if left.value is False and right.value is False else None)
-            if isinstance(left, NoneV):
-                return right
-            return join_values(left, right)
-        if isinstance(node, cst.Comparison):
-            return self.compare(frame, state, node)
-        if isinstance(node, cst.Subscript):
-            return self.subscript(frame, state, node)
-        if isinstance(node, cst.List) and not node.elements:
+        return self.binop(frame, state, op, left, right, node.left, node.right, node)
+
+    def _eval_boolean(self, frame: Frame, state: State, node: cst.BooleanOperation) -> Value:
+        left = self.eval(frame, state, node.left)
+        right = self.eval(frame, state, node.right)
+        if isinstance(left, BoolV) and isinstance(right, BoolV):
+            if isinstance(node.operator, cst.And):
+                if left.value is False or right.value is False:
+                    return BoolV(False)
+                return BoolV(True if left.value and right.value else None)
+            if left.value is True or right.value is True:
+                return BoolV(True)
+            return BoolV(False if left.value is False and right.value is False else None)
+        if isinstance(left, NoneV):
+            return right
+        return join_values(left, right)
+
+    def _eval_sequence(self, frame: Frame, state: State, node: cst.Tuple | cst.List) -> Value:
+        if type(node) is cst.List and not node.elements:
             # An empty list is usually filled later (``.append`` in a loop).
             return SeqV(NothingV(), SeqKind.LIST)
-        if isinstance(node, (cst.Tuple, cst.List)):
-            kind = SeqKind.TUPLE if isinstance(node, cst.Tuple) else SeqKind.LIST
-            items: list[Value] = []
-            for el in node.elements:
-                item = self.eval(frame, state, el.value)
-                if isinstance(el, cst.StarredElement):
-                    if isinstance(item, TupleV):
-                        items.extend(item.items)
-                        continue
-                    return SeqV(UnknownV(), kind)
-                items.append(item)
-            return TupleV(tuple(items), kind)
-        if isinstance(node, cst.Set):
-            for el in node.elements:
-                self.eval(frame, state, el.value)
-            return UnknownV()
-        if isinstance(node, cst.Dict):
-            entries: list[tuple[str, Value]] | None = []
-            for de in node.elements:
-                key = self.eval(frame, state, de.key) if isinstance(de, cst.DictElement) else None
-                value = self.eval(frame, state, de.value)
-                if entries is not None and isinstance(key, StrV) and key.value is not None:
-                    entries = [(k, v) for k, v in entries if k != key.value] + [(key.value, value)]
-                else:
-                    entries = None
-            return DictV(tuple(entries)) if entries is not None else UnknownV()
-        if isinstance(node, cst.IfExp):
-            test = self.eval(frame, state, node.test, observe=False)
-            if isinstance(test, BoolV) and test.value is True:
-                return self.eval(frame, state, node.body)
-            if isinstance(test, BoolV) and test.value is False:
-                return self.eval(frame, state, node.orelse)
-            return join_values(self.eval(frame, state, node.body), self.eval(frame, state, node.orelse))
-        if isinstance(node, cst.Ellipsis):
-            return ELLIPSIS
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
-            return self.comprehension(frame, state, node)
-        if isinstance(node, cst.DictComp):
-            return UnknownV()
-        if isinstance(node, cst.NamedExpr):
-            named = self.eval(frame, state, node.value)
-            self.assign(frame, state, node.target, named, node.value)
-            return named
-        if isinstance(node, cst.Lambda):
-            return UnknownV()
+        kind = SeqKind.TUPLE if type(node) is cst.Tuple else SeqKind.LIST
+        items: list[Value] = []
+        for el in node.elements:
+            item = self.eval(frame, state, el.value)
+            if isinstance(el, cst.StarredElement):
+                if isinstance(item, TupleV):
+                    items.extend(item.items)
+                    continue
+                return SeqV(UnknownV(), kind)
+            items.append(item)
+        return TupleV(tuple(items), kind)
+
+    def _eval_set(self, frame: Frame, state: State, node: cst.Set) -> Value:
+        for el in node.elements:
+            self.eval(frame, state, el.value)
         return UnknownV()
+
+    def _eval_dict(self, frame: Frame, state: State, node: cst.Dict) -> Value:
+        entries: list[tuple[str, Value]] | None = []
+        for de in node.elements:
+            key = self.eval(frame, state, de.key) if isinstance(de, cst.DictElement) else None
+            value = self.eval(frame, state, de.value)
+            if entries is not None and isinstance(key, StrV) and key.value is not None:
+                entries = [(k, v) for k, v in entries if k != key.value] + [(key.value, value)]
+            else:
+                entries = None
+        return DictV(tuple(entries)) if entries is not None else UnknownV()
+
+    def _eval_ifexp(self, frame: Frame, state: State, node: cst.IfExp) -> Value:
+        test = self.eval(frame, state, node.test, observe=False)
+        if isinstance(test, BoolV) and test.value is True:
+            return self.eval(frame, state, node.body)
+        if isinstance(test, BoolV) and test.value is False:
+            return self.eval(frame, state, node.orelse)
+        return join_values(self.eval(frame, state, node.body), self.eval(frame, state, node.orelse))
+
+    def _eval_ellipsis(self, frame: Frame, state: State, node: cst.Ellipsis) -> Value:
+        return ELLIPSIS
+
+    def _eval_named(self, frame: Frame, state: State, node: cst.NamedExpr) -> Value:
+        named = self.eval(frame, state, node.value)
+        self.assign(frame, state, node.target, named, node.value)
+        return named
 
     # -- attributes ------------------------------------------------------------------------------
     def attribute(self, frame: Frame, state: State, recv: Value, name: str, node: cst.Attribute | None) -> Value:
@@ -611,6 +617,35 @@ class Expressions(AnalyzerBase):
             for cond in c.ifs:
                 self.eval(frame, s, cond.test, observe=False)
         return SeqV(self.eval(frame, s, node.elt), kind)
+
+
+#: How each kind of expression is evaluated (exact node types; anything else is unknown:
+#: imaginary numbers, lambdas, dict comprehensions).
+_EVALUATORS: dict[type, Callable[[Expressions, Frame, State, Any], Value]] = {
+    cst.Name: Expressions._eval_name,
+    cst.Attribute: Expressions._eval_attribute,
+    cst.Call: Expressions._eval_call,
+    cst.Integer: Expressions._eval_integer,
+    cst.Float: Expressions._eval_float,
+    cst.SimpleString: Expressions._eval_string,
+    cst.ConcatenatedString: Expressions._eval_concatenated,
+    cst.FormattedString: Expressions._eval_fstring,
+    cst.BinaryOperation: Expressions._eval_binary,
+    cst.UnaryOperation: Expressions.unaryop,
+    cst.BooleanOperation: Expressions._eval_boolean,
+    cst.Comparison: Expressions.compare,
+    cst.Subscript: Expressions.subscript,
+    cst.Tuple: Expressions._eval_sequence,
+    cst.List: Expressions._eval_sequence,
+    cst.Set: Expressions._eval_set,
+    cst.Dict: Expressions._eval_dict,
+    cst.IfExp: Expressions._eval_ifexp,
+    cst.Ellipsis: Expressions._eval_ellipsis,
+    cst.ListComp: Expressions.comprehension,
+    cst.GeneratorExp: Expressions.comprehension,
+    cst.SetComp: Expressions.comprehension,
+    cst.NamedExpr: Expressions._eval_named,
+}
 
 
 def _index_tuple(t: TupleV, index: Value) -> Value:

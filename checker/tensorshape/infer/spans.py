@@ -24,7 +24,7 @@ T = TypeVar("T")
 
 
 class SpanTable:
-    __slots__ = ("module", "_nodes", "_index", "_positions", "_offsets")
+    __slots__ = ("module", "_nodes", "_index", "_positions", "_offsets", "_whole")
 
     def __init__(self, module: cst.Module):
         self.module = module
@@ -32,10 +32,16 @@ class SpanTable:
         self._index: dict[int, int] = {}
         self._positions: dict[cst.CSTNode, object] | None = None
         self._offsets: dict[int, tuple[int, int]] = {}
+        #: The ticket of each node's whole span (asked for again on every evaluation).
+        self._whole: dict[int, Span] = {}
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         """A placeholder span for ``node`` (optionally a character range inside it)."""
         key = id(node)
+        if not (start or length):
+            whole = self._whole.get(key)
+            if whole is not None:
+                return whole
         i = self._index.get(key)
         if i is None:
             i = len(self._nodes)
@@ -43,7 +49,8 @@ class SpanTable:
             self._index[key] = i
         if start or length:
             return Span(-(i + 1), start, -(i + 1), start + length)
-        return Span(-(i + 1), 0, -(i + 1), -1)
+        whole = self._whole[key] = Span(-(i + 1), 0, -(i + 1), -1)
+        return whole
 
     @staticmethod
     def is_ticket(span: Span) -> bool:
