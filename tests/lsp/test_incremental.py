@@ -116,6 +116,12 @@ def _edits(rng: random.Random, lines: list[str]) -> list[tuple[str, list[str]]]:
         step("new statement in a body", cur[:i] + ["        h = h.transpose(0, 1)\n"] + cur[i:])
         i = pick(lambda ln: ln.startswith("WIDTH_"))
         step("module constant", cur[:i] + [re.sub(r"= \d+", "= 48", cur[i])] + cur[i + 1 :])
+    i = pick(lambda ln: "return y.sum(dim=1)" in ln)
+    step("a helper's body (inlined by others)", cur[:i] + [cur[i].replace("dim=1", "dim=2")] + cur[i + 1 :])
+    i = pick(lambda ln: ln.startswith("    def forward(self, x):"))
+    step("a method's signature", cur[:i] + ["    def forward(self, x: Tensor):\n"] + cur[i + 1 :])
+    i = pick(lambda ln: ln.startswith("        self.fc = nn.Linear(d"))
+    step("an __init__ body", cur[:i] + [cur[i].replace("nn.Linear(d,", "nn.Linear(d + 1,")] + cur[i + 1 :])
     i = pick(lambda ln: ln.startswith("import torch.nn as nn"))
     saved = cur[i]
     step("break an import", cur[:i] + ["import torch.nn as nnx\n"] + cur[i + 1 :])

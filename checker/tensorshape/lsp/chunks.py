@@ -160,9 +160,14 @@ class Chunk:
     #: Module-level names the statement may (re)bind; ``None``: any name.
     binds: frozenset[str] | None
     uid: int = field(default_factory=lambda: next(_uids))
+    #: Shared by the versions of a chunk that differ only in function bodies (see :mod:`.outline`).
+    lineage: int = 0
     #: First line (0-based) in the current version of the document.
     line: int = 0
     _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+
+    def __post_init__(self) -> None:
+        self.lineage = self.lineage or self.uid
 
     @property
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:

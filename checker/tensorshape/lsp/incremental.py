@@ -27,7 +27,6 @@ from typing import TypeVar
 
 import libcst as cst
 
-from ..infer.analyzer import Analyzer
 from ..infer.api import CheckSettings, report
 from ..infer.project import Project
 from ..lang.render import render_shape
@@ -38,6 +37,8 @@ from ..model.values import TensorV
 from .analysis import Analysis, ShapeAt, analyse, assignment_targets
 from .chunks import Chunk, ChunkPool
 from .locate import STRIDE, ChunkSpans, chunk_uids, to_document
+from .outline import Outline, defs, outline
+from .recording import Body, RecordingAnalyzer
 
 __all__ = ["IncrementalAnalyser"]
 
@@ -56,6 +57,8 @@ class _Result:
     dependencies: frozenset[str]
     #: Chunks (uids) its spans point into: it is stale when one of them is gone.
     refs: frozenset[int]
+    #: Function bodies the analysis executed or reused (through memoised calls and instances).
+    bodies: frozenset[Body]
 
 
 class IncrementalAnalyser:
@@ -69,6 +72,10 @@ class IncrementalAnalyser:
         self._chunks: list[Chunk] = []
         self._results: dict[Chunk, _Result] = {}
         self._targets: dict[Chunk, dict[int, str]] = {}
+        self._defs: dict[Chunk, list[cst.FunctionDef]] = {}
+        self._outlines: dict[Chunk, Outline] = {}
+        #: Bodies the module's top level executed (decorators, module-level calls) in the last version.
+        self._module_bodies: frozenset[Body] = frozenset()
         #: Chunks analysed again by the last update (tests and benchmarks look).
         self.reanalysed = 0
 
@@ -84,11 +91,16 @@ class IncrementalAnalyser:
         tree = cst.Module(body=[s for c in chunks for s in c.tree.body])  # type: ignore[union-attr]
         spans = ChunkSpans(tree, chunks)
         info = self.project.add_parsed(source, tree, spans, self.path)
-        an = Analyzer(self.project, self.settings.options, record=True)
+        for c in chunks:
+            if c not in self._defs:
+                self._defs[c] = defs(c)
+        bodies = {id(d): (c.lineage, i) for c in chunks for i, d in enumerate(self._defs[c])}
+        an = RecordingAnalyzer(self.project, self.settings.options, bodies)
         an.report_unknown_ops = codes.UNKNOWN_OP.id in self.settings.enable
         an.begin(info)
         an.run_module(info)
         top = _take(an, spans)
+        self._module_bodies = top.bodies
         uids = {c.uid for c in chunks}
         results: dict[Chunk, _Result] = {}
         self.reanalysed = 0
@@ -103,6 +115,8 @@ class IncrementalAnalyser:
             results[c] = r
         self._chunks, self._results = chunks, results
         self._targets = {c: t for c, t in self._targets.items() if c in results}
+        self._defs = {c: d for c, d in self._defs.items() if c in results}
+        self._outlines = {c: o for c, o in self._outlines.items() if c in results}
         return self._merge(source, version, chunks, [top, *(results[c] for c in chunks)])
 
     def _full(self, source: str, version: int | None) -> Analysis:
@@ -114,23 +128,58 @@ class IncrementalAnalyser:
         before = set(old)
         if [c for c in chunks if c in before] != [c for c in old if c in everything]:
             return everything  # chunks moved: what a name is bound to may have changed
-        dirty = {c for c in chunks if c not in before}
+        added = [c for c in chunks if c not in before]
+        removed = [c for c in old if c not in everything]
+        bodies, unmatched = self._body_changes(added, removed)
+        if not self._module_bodies.isdisjoint(bodies):
+            return everything  # a module-level value came from a changed body
+        dirty = set(added) | {c for c in chunks if c in self._results and not self._results[c].bodies.isdisjoint(bodies)}
         names: set[str] = set()
-        for c in [*dirty, *(c for c in old if c not in everything)]:
+        for c in unmatched:
             if c.binds is None:
                 return everything
             names |= c.binds
+        # Chunks that mention a changed name: their values (and so what they bind) may change too.
+        spread = set(unmatched)
         grew = bool(names)
         while grew:
             grew = False
             for c in chunks:
-                if c not in dirty and not c.names.isdisjoint(names):
+                if c not in spread and not c.names.isdisjoint(names):
                     if c.binds is None:
                         return everything
+                    spread.add(c)
                     dirty.add(c)
                     names |= c.binds
                     grew = True
         return dirty
+
+    def _outline(self, chunk: Chunk) -> Outline:
+        o = self._outlines.get(chunk)
+        if o is None:
+            o = self._outlines[chunk] = outline(chunk, self._defs.get(chunk) or defs(chunk))
+        return o
+
+    def _body_changes(self, added: list[Chunk], removed: list[Chunk]) -> tuple[set[Body], list[Chunk]]:
+        """Pair each added chunk with a removed one that has the same outline (only bodies changed): the
+        bodies that changed, and the chunks left unpaired (their module-level values may have changed)."""
+        by_outline: dict[str, list[Chunk]] = {}
+        for c in removed:
+            by_outline.setdefault(self._outline(c).interface, []).append(c)
+        bodies: set[Body] = set()
+        unmatched: list[Chunk] = []
+        for c in added:
+            new = self._outline(c)
+            olds = by_outline.get(new.interface)
+            if not olds or not new.defs:
+                unmatched.append(c)
+                continue
+            prev = olds.pop(0)
+            c.lineage = prev.lineage
+            before = self._outline(prev).bodies
+            bodies |= {(c.lineage, i) for i, (a, b) in enumerate(zip(before, new.bodies)) if a != b}
+        unmatched += [c for lst in by_outline.values() for c in lst]
+        return bodies, unmatched
 
     def _merge(self, source: str, version: int | None, chunks: list[Chunk], parts: list[_Result]) -> Analysis:
         """The parts' results in document order, deduplicated and placed as a full analysis places them."""
@@ -170,7 +219,7 @@ class _Located:
     span: Span
 
 
-def _take(an: Analyzer, spans: ChunkSpans) -> _Result:
+def _take(an: RecordingAnalyzer, spans: ChunkSpans) -> _Result:
     """What the analyser found since the last call, with chunk spans (and keys to deduplicate by)."""
     diags, obls, observed, touched = an.take_results()
     dkeys = [(_ticket_key(spans, d.span), d.code.id) for d in diags]
@@ -181,7 +230,12 @@ def _take(an: Analyzer, spans: ChunkSpans) -> _Result:
         seen[key] = (spans.locate(node) or Span(1, 0, 1, 0), value, node)
     refs = chunk_uids(vd) | chunk_uids(vo) | chunk_uids(_Located(s) for s, _, _ in seen.values())
     return _Result(
-        list(zip(dkeys, vd)), list(zip(okeys, vo)), seen, frozenset(m.path for m in touched), frozenset(refs)
+        list(zip(dkeys, vd)),
+        list(zip(okeys, vo)),
+        seen,
+        frozenset(m.path for m in touched),
+        frozenset(refs),
+        an.take_bodies(),
     )
 
 
