@@ -176,6 +176,12 @@ def test_syntax_error_falls_back_and_recovers(tmp_path: Path) -> None:
     assert [d.code.id for d in a.diagnostics] == [d.code.id for d in _full(broken, path).diagnostics]
     assert any(d.code is codes.SYNTAX_ERROR for d in a.diagnostics)
     assert _norm(inc.update(source, 3)) == _norm(_full(source, path))
+    # An unclosed bracket swallows the rest of the file; once closed, the chunks parsed before are reused.
+    unclosed = source.replace("        h = torch.relu(h)  # comment 1", "        h = torch.relu(h  # comment 1")
+    assert unclosed != source
+    assert any(d.code is codes.SYNTAX_ERROR for d in inc.update(unclosed, 4).diagnostics)
+    assert _norm(inc.update(source, 5)) == _norm(_full(source, path))
+    assert inc.reanalysed == 0
 
 
 def test_chunks_cover_every_top_level_statement() -> None:

@@ -165,6 +165,7 @@ class Chunk:
     #: First line (0-based) in the current version of the document.
     line: int = 0
     _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+    _targets: Mapping[int, str] | None = None
 
     def __post_init__(self) -> None:
         self.lineage = self.lineage or self.uid
@@ -179,6 +180,16 @@ class Chunk:
                 wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True)
                 self._positions = dict(wrapper.resolve(PositionProvider))
         return self._positions
+
+
+    @property
+    def targets(self) -> Mapping[int, str]:
+        """``id`` of an assigned expression -> the variable it is assigned to (computed once)."""
+        if self._targets is None:
+            from .analysis import assignment_targets
+
+            self._targets = assignment_targets(self.tree) if self.tree is not None else {}
+        return self._targets
 
 
 def _make_chunk(text: str) -> Chunk:
@@ -251,6 +262,8 @@ class ChunkPool:
     def __init__(self) -> None:
         self._scanner = _Scanner()
         self._by_text: dict[str, list[Chunk]] = {}
+        #: The chunks of the last version that parsed (a syntax error can merge many chunks into one).
+        self._settled: dict[str, list[Chunk]] = {}
 
     def chunks(self, source: str) -> tuple[list[str], list[Chunk]]:
         """The document's lines and its code chunks (in order, ``line`` set), reused where the text is unchanged.
@@ -266,9 +279,14 @@ class ChunkPool:
             text = "".join(lines[first : first + n])
             seen = used.setdefault(text, [])
             old = self._by_text.get(text, [])
+            old = old + [c for c in self._settled.get(text, ()) if c not in old]
             chunk = old[len(seen)] if len(seen) < len(old) else _make_chunk(text)
             seen.append(chunk)
             chunk.line = first
             out.append(chunk)
         self._by_text = used
         return lines, out
+
+    def settle(self) -> None:
+        """Keep the chunks of the last document for reuse until the next call (it parsed)."""
+        self._settled = self._by_text

@@ -6,14 +6,20 @@ is assembled from their cached parses and its top level is interpreted again
 analysed again only when the chunk is *dirty*:
 
 * its text is new, or
+* its analysis executed (or reused, through a memoised call or instance) a
+  function body that the edit changed, or
 * it mentions a name that a changed, added or removed chunk binds, or that a
-  dirty chunk binds (transitively: a class that builds a changed class is
-  dirty, and so is whatever builds that one).
+  chunk dirty for this reason binds (transitively: a class that subclasses a
+  changed class is dirty, and so is whatever mentions that one).
 
-A statement that binds names in ways its text does not show (``from x import
-*``, ``global``) makes every chunk dirty, and so does reordering chunks.  The
-other chunks keep their diagnostics, obligations and observed shapes, whose
-positions are relative to chunks (:mod:`.locate`).  Results are then merged in
+An edit that changes only function bodies (a new chunk has the same
+:mod:`.outline` as the one it replaces) binds no changed name: only analyses
+that ran one of the changed bodies (:mod:`.recording`) are redone.  A statement
+that binds names in ways its text does not show (``from x import *``,
+``global``) makes every chunk dirty, and so do reordering chunks and a changed
+body that the module's top level executes.  The other chunks keep their
+diagnostics, obligations and observed shapes, whose positions are relative to
+chunks (:mod:`.locate`).  Results are then merged in
 document order exactly as a full analysis merges them, so the outcome is the
 same as :func:`~.analysis.analyse` on the whole text (``tests/lsp/test_incremental.py``
 checks that over random edits).
@@ -34,7 +40,7 @@ from ..model import codes
 from ..model.diagnostics import Diagnostic, Span
 from ..model.obligations import Obligation
 from ..model.values import TensorV
-from .analysis import Analysis, ShapeAt, analyse, assignment_targets
+from .analysis import Analysis, ShapeAt, analyse
 from .chunks import Chunk, ChunkPool
 from .locate import STRIDE, ChunkSpans, chunk_uids, to_document
 from .outline import Outline, defs, outline
@@ -71,7 +77,6 @@ class IncrementalAnalyser:
         self._pool = ChunkPool()
         self._chunks: list[Chunk] = []
         self._results: dict[Chunk, _Result] = {}
-        self._targets: dict[Chunk, dict[int, str]] = {}
         self._defs: dict[Chunk, list[cst.FunctionDef]] = {}
         self._outlines: dict[Chunk, Outline] = {}
         #: Bodies the module's top level executed (decorators, module-level calls) in the last version.
@@ -114,7 +119,7 @@ class IncrementalAnalyser:
                 self.reanalysed += 1
             results[c] = r
         self._chunks, self._results = chunks, results
-        self._targets = {c: t for c, t in self._targets.items() if c in results}
+        self._pool.settle()
         self._defs = {c: d for c, d in self._defs.items() if c in results}
         self._outlines = {c: o for c, o in self._outlines.items() if c in results}
         return self._merge(source, version, chunks, [top, *(results[c] for c in chunks)])
@@ -194,24 +199,21 @@ class IncrementalAnalyser:
             observed.update(p.observed)
         by_uid = {c.uid: c for c in chunks}
 
-        def shapes() -> list[ShapeAt]:
-            return self._shapes(observed, by_uid, first_lines)
+        def shapes() -> list[ShapeAt]:  # may run on the server's thread while the next version is analysed
+            return _shapes(observed, by_uid, first_lines)
 
         return Analysis(version, diags, obls, deps, shapes)
 
-    def _shapes(self, observed: _Observed, by_uid: dict[int, Chunk], first_lines: dict[int, int]) -> list[ShapeAt]:
-        out: list[tuple[Span, str, str | None]] = []
-        for span, value, node in observed.values():
-            target = None
-            if span.line >= STRIDE:
-                chunk = by_uid[span.line // STRIDE]
-                targets = self._targets.get(chunk)
-                if targets is None:
-                    targets = self._targets[chunk] = assignment_targets(chunk.tree)
-                target = targets.get(id(node))
-            out.append((span, render_shape(value.shape), target))
-        located = to_document([_Located(s) for s, _, _ in out], first_lines)
-        return [ShapeAt(loc.span, shape, target) for loc, (_, shape, target) in zip(located, out)]
+
+
+def _shapes(observed: _Observed, by_uid: dict[int, Chunk], first_lines: dict[int, int]) -> list[ShapeAt]:
+    """Observed shapes for hover and inlay hints, placed in one version of the document."""
+    out: list[tuple[Span, str, str | None]] = []
+    for span, value, node in observed.values():
+        target = by_uid[span.line // STRIDE].targets.get(id(node)) if span.line >= STRIDE else None
+        out.append((span, render_shape(value.shape), target))
+    located = to_document([_Located(s) for s, _, _ in out], first_lines)
+    return [ShapeAt(loc.span, shape, target) for loc, (_, shape, target) in zip(located, out)]
 
 
 @dataclass(frozen=True, slots=True)
