@@ -135,6 +135,10 @@ def _edits(rng: random.Random, lines: list[str]) -> list[tuple[str, list[str]]]:
     j = pick(lambda ln: ln.startswith("class Block"))
     k = next(n for n in range(j + 1, len(cur)) if cur[n].startswith("def demo_"))
     step("move a class below its demo", cur[:j] + cur[k : k + 7] + cur[j:k] + cur[k + 7 :])
+    j = pick(lambda ln: ln.startswith("class Block") and "Block1(" not in ln)
+    k = next(n for n in range(j + 1, len(cur)) if cur[n].startswith("def demo_"))
+    moved = [ln.replace("torch.relu(h)", "torch.tanh(h)") for ln in cur[j:k]]
+    step("move a class to the end and edit its body", cur[:j] + cur[k:] + ["\n\n"] + moved)
     step("delete the second half", cur[: len(cur) // 2])
     return out
 

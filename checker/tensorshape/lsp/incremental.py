@@ -131,11 +131,14 @@ class IncrementalAnalyser:
         """The chunks to analyse again (see the module's docstring)."""
         old, everything = self._chunks, set(chunks)
         before = set(old)
-        if [c for c in chunks if c in before] != [c for c in old if c in everything]:
-            return everything  # chunks moved: what a name is bound to may have changed
         added = [c for c in chunks if c not in before]
         removed = [c for c in old if c not in everything]
-        bodies, unmatched = self._body_changes(added, removed)
+        bodies, unmatched, pairs = self._body_changes(added, removed)
+        paired = set(pairs.values())
+        if [pairs.get(c, c) for c in chunks if c in before or c in pairs] != [
+            c for c in old if c in everything or c in paired
+        ]:
+            return everything  # chunks moved: what a name is bound to may have changed
         if not self._module_bodies.isdisjoint(bodies):
             return everything  # a module-level value came from a changed body
         dirty = set(added) | {c for c in chunks if c in self._results and not self._results[c].bodies.isdisjoint(bodies)}
@@ -165,26 +168,30 @@ class IncrementalAnalyser:
             o = self._outlines[chunk] = outline(chunk, self._defs.get(chunk) or defs(chunk))
         return o
 
-    def _body_changes(self, added: list[Chunk], removed: list[Chunk]) -> tuple[set[Body], list[Chunk]]:
+    def _body_changes(
+        self, added: list[Chunk], removed: list[Chunk]
+    ) -> tuple[set[Body], list[Chunk], dict[Chunk, Chunk]]:
         """Pair each added chunk with a removed one that has the same outline (only bodies changed): the
-        bodies that changed, and the chunks left unpaired (their module-level values may have changed)."""
+        bodies that changed, the chunks left unpaired (their module-level values may have changed) and
+        the pairs (new -> old)."""
         by_outline: dict[str, list[Chunk]] = {}
         for c in removed:
             by_outline.setdefault(self._outline(c).interface, []).append(c)
         bodies: set[Body] = set()
         unmatched: list[Chunk] = []
+        pairs: dict[Chunk, Chunk] = {}
         for c in added:
             new = self._outline(c)
             olds = by_outline.get(new.interface)
             if not olds or not new.defs:
                 unmatched.append(c)
                 continue
-            prev = olds.pop(0)
+            prev = pairs[c] = olds.pop(0)
             c.lineage = prev.lineage
             before = self._outline(prev).bodies
             bodies |= {(c.lineage, i) for i, (a, b) in enumerate(zip(before, new.bodies)) if a != b}
         unmatched += [c for lst in by_outline.values() for c in lst]
-        return bodies, unmatched
+        return bodies, unmatched, pairs
 
     def _merge(self, source: str, version: int | None, chunks: list[Chunk], parts: list[_Result]) -> Analysis:
         """The parts' results in document order, deduplicated and placed as a full analysis places them."""
