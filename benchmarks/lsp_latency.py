@@ -144,7 +144,7 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=20, help="edits of each kind")
     ap.add_argument("--full-runs", type=int, default=5, help="full analyses to time (0: skip)")
     args = ap.parse_args()
-    path = Path(args.file) if args.file else default_file()
+    path = Path(args.file).resolve() if args.file else default_file()
     text = path.read_text()
     lines = text.splitlines(keepends=True)
     c = Client()
