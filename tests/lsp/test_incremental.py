@@ -168,6 +168,28 @@ def test_a_body_edit_reanalyses_few_chunks(tmp_path: Path) -> None:
     commented = edited.replace("# comment 3\n", "# comment three\n").replace('"""A generated', '# top\n"""A generated')
     a = inc.update(commented, 3)
     assert _norm(a) == _norm(_full(commented, path))
+    # Comments and layout only: the import binds nothing new; the chunk itself is all that is redone.
+    noted = commented.replace("import math\n", "import  math  # for sqrt\n", 1)
+    assert noted != commented
+    a = inc.update(noted, 4)
+    assert inc.reanalysed == 1 and _norm(a) == _norm(_full(noted, path))
+
+
+def test_repeated_statements(tmp_path: Path) -> None:
+    """Copies of one statement: adding or removing one must not leave a copy with another's result."""
+    path = str(tmp_path / "model.py")
+    demo = "def demo():\n    return torch.zeros(2, 3) @ torch.zeros({n}, 5)\n\n\n"
+    source = "import torch\n\n\n" + demo.format(n=4) * 2
+    versions = [
+        source,
+        "import torch\n\n\n" + demo.format(n=4).replace("():", "():  # first") + demo.format(n=4),
+        source + demo.format(n=3),
+        source,
+        "import torch\n\n\n" + demo.format(n=4),
+    ]
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    for n, text in enumerate(versions):
+        assert _norm(inc.update(text, n + 1)) == _norm(_full(text, path)), n
 
 
 def test_syntax_error_falls_back_and_recovers(tmp_path: Path) -> None:

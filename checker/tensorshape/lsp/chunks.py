@@ -13,8 +13,10 @@ to parse, and then the caller falls back to parsing the whole document.
 
 from __future__ import annotations
 
+import io
 import keyword
 import re
+import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import count
@@ -166,6 +168,7 @@ class Chunk:
     line: int = 0
     _positions: Mapping[cst.CSTNode, CodeRange] | None = None
     _targets: Mapping[int, str] | None = None
+    _code: tuple[tuple[int, str], ...] | None = None
 
     def __post_init__(self) -> None:
         self.lineage = self.lineage or self.uid
@@ -183,6 +186,13 @@ class Chunk:
 
 
     @property
+    def code(self) -> tuple[tuple[int, str], ...]:
+        """The chunk's tokens without comments and layout: equal for texts that differ only there."""
+        if self._code is None:
+            self._code = _code_tokens(self.text)
+        return self._code
+
+    @property
     def targets(self) -> Mapping[int, str]:
         """``id`` of an assigned expression -> the variable it is assigned to (computed once)."""
         if self._targets is None:
@@ -190,6 +200,20 @@ class Chunk:
 
             self._targets = assignment_targets(self.tree) if self.tree is not None else {}
         return self._targets
+
+
+_LAYOUT = frozenset({tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE})
+
+
+def _code_tokens(text: str) -> tuple[tuple[int, str], ...]:
+    try:
+        return tuple(
+            (t.type, "" if t.type in _LAYOUT else t.string)
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.COMMENT, tokenize.NL)
+        )
+    except (tokenize.TokenError, SyntaxError):
+        return ((-1, text),)  # compared as text
 
 
 def _make_chunk(text: str) -> Chunk:

@@ -133,6 +133,10 @@ class IncrementalAnalyser:
         before = set(old)
         added = [c for c in chunks if c not in before]
         removed = [c for c in old if c not in everything]
+        kept = {c.text for c in chunks if c in before}
+        if any(c.text in kept for c in (*added, *removed)):
+            # One more or one fewer copy of a repeated statement: the copies' chunks may have shifted.
+            return everything
         bodies, unmatched, pairs = self._body_changes(added, removed)
         paired = set(pairs.values())
         if [pairs.get(c, c) for c in chunks if c in before or c in pairs] != [
@@ -174,13 +178,26 @@ class IncrementalAnalyser:
         """Pair each added chunk with a removed one that has the same outline (only bodies changed): the
         bodies that changed, the chunks left unpaired (their module-level values may have changed) and
         the pairs (new -> old)."""
-        by_outline: dict[str, list[Chunk]] = {}
+        pairs: dict[Chunk, Chunk] = {}
+        # The same code with other comments or layout: nothing it defines changed.
+        by_code: dict[tuple[tuple[int, str], ...], list[Chunk]] = {}
         for c in removed:
-            by_outline.setdefault(self._outline(c).interface, []).append(c)
+            by_code.setdefault(c.code, []).append(c)
+        for c in added:
+            same = by_code.get(c.code)
+            if same:
+                prev = pairs[c] = same.pop(0)
+                c.lineage = prev.lineage
+        by_outline: dict[str, list[Chunk]] = {}
+        taken = set(pairs.values())
+        for c in removed:
+            if c not in taken:
+                by_outline.setdefault(self._outline(c).interface, []).append(c)
         bodies: set[Body] = set()
         unmatched: list[Chunk] = []
-        pairs: dict[Chunk, Chunk] = {}
         for c in added:
+            if c in pairs:
+                continue
             new = self._outline(c)
             olds = by_outline.get(new.interface)
             if not olds or not new.defs:
