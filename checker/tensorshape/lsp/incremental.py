@@ -12,9 +12,10 @@ analysed again only when the chunk is *dirty*:
   chunk dirty for this reason binds (transitively: a class that subclasses a
   changed class is dirty, and so is whatever mentions that one).
 
-An edit that changes only function bodies (a new chunk has the same
-:mod:`.outline` as the one it replaces) binds no changed name: only analyses
-that ran one of the changed bodies (:mod:`.recording`) are redone.  A statement
+An edit that changes only comments and layout, or only function bodies (a new
+chunk has the same :mod:`.outline` as the one it replaces), binds no changed
+name: only analyses that ran one of the changed bodies (:mod:`.recording`) are
+redone.  A statement
 that binds names in ways its text does not show (``from x import *``,
 ``global``) makes every chunk dirty, and so do reordering chunks and a changed
 body that the module's top level executes.  The other chunks keep their
@@ -145,7 +146,8 @@ class IncrementalAnalyser:
             return everything  # chunks moved: what a name is bound to may have changed
         if not self._module_bodies.isdisjoint(bodies):
             return everything  # a module-level value came from a changed body
-        dirty = set(added) | {c for c in chunks if c in self._results and not self._results[c].bodies.isdisjoint(bodies)}
+        results = self._results
+        dirty = set(added) | {c for c in chunks if c in results and not results[c].bodies.isdisjoint(bodies)}
         names: set[str] = set()
         for c in unmatched:
             if c.binds is None:
@@ -175,9 +177,9 @@ class IncrementalAnalyser:
     def _body_changes(
         self, added: list[Chunk], removed: list[Chunk]
     ) -> tuple[set[Body], list[Chunk], dict[Chunk, Chunk]]:
-        """Pair each added chunk with a removed one that has the same outline (only bodies changed): the
-        bodies that changed, the chunks left unpaired (their module-level values may have changed) and
-        the pairs (new -> old)."""
+        """Pair each added chunk with a removed one that has the same code up to comments and layout
+        (nothing changed) or else the same outline (only bodies changed): the bodies that changed, the
+        chunks left unpaired (their module-level values may have changed) and the pairs (new -> old)."""
         pairs: dict[Chunk, Chunk] = {}
         # The same code with other comments or layout: nothing it defines changed.
         by_code: dict[tuple[tuple[int, str], ...], list[Chunk]] = {}
