@@ -112,3 +112,39 @@ async def test_utf16_columns(client: LanguageClient) -> None:
     line = text.splitlines()[1]
     col = line.index("torch.zeros(4")
     assert d.range.start.character == len(line[:col].encode("utf-16-le")) // 2
+
+
+async def _change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    while True:
+        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if params.version == version:
+            return
+
+
+async def test_edits_are_analysed_incrementally(client: LanguageClient) -> None:
+    uri = await _open(client, "inc.py", BUG)
+    (d,) = [x for x in client.diagnostics[uri] if x.severity == types.DiagnosticSeverity.Error]
+    assert d.range.start.line == 11
+    # Lines inserted above the class move its (reused) diagnostic and hover shapes.
+    shifted = BUG.replace("import torch.nn as nn\n", "import torch.nn as nn\n\n# a comment\nWIDTH = 3\n")
+    await _change(client, uri, 2, shifted)
+    (d,) = [x for x in client.diagnostics[uri] if x.severity == types.DiagnosticSeverity.Error]
+    assert d.range.start.line == 14 and d.range.start.character == 20
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=13, character=12))
+    )
+    assert hover is not None and "[8 32]" in hover.contents.value  # type: ignore[union-attr]
+    # An edit inside the method body, then a syntax error and its fix.
+    await _change(client, uri, 3, shifted.replace("torch.randn(8, 32)", "torch.randn(8, 64)"))
+    assert [x for x in client.diagnostics[uri] if x.severity == types.DiagnosticSeverity.Error] == []
+    await _change(client, uri, 4, shifted.replace("def forward(self):", "def forward(self:"))
+    assert [x.code for x in client.diagnostics[uri]] == ["TS003"]
+    await _change(client, uri, 5, shifted)
+    (d,) = [x for x in client.diagnostics[uri] if x.severity == types.DiagnosticSeverity.Error]
+    assert d.code == "TS101" and d.range.start.line == 14

@@ -124,15 +124,32 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
 
     def analyze(self, info: ModuleInfo) -> tuple[list[Diagnostic], list[Obligation]]:
         """Analyse every function and class of ``info``; diagnostics and obligations with ticket spans."""
-        self.checked = info
-        self._module_diags: list[Diagnostic] = []
-        self._module_obligations: list[Obligation] = []
+        self.begin(info)
         if info.tree is None:
             return [], []
         self.run_module(info)
         for stmt in info.tree.body:
             self._analyze_definition(info, stmt)
         return self._module_diags, self._module_obligations
+
+    # -- piecewise analysis (the LSP reuses the results of unchanged top-level statements) --
+    def begin(self, info: ModuleInfo) -> None:
+        """Make ``info`` the checked module (then :meth:`run_module`, :meth:`analyze_statement`)."""
+        self.checked = info
+        self._module_diags: list[Diagnostic] = []
+        self._module_obligations: list[Obligation] = []
+
+    def analyze_statement(self, info: ModuleInfo, stmt: cst.CSTNode) -> None:
+        """Analyse the functions and classes one top-level statement defines."""
+        self._analyze_definition(info, stmt)
+
+    def take_results(
+        self,
+    ) -> tuple[list[Diagnostic], list[Obligation], dict[int, tuple[cst.CSTNode, TensorV]], set[ModuleInfo]]:
+        """Diagnostics, obligations, observations and touched modules since :meth:`begin` or the last call."""
+        out = (self._module_diags, self._module_obligations, self._observed, self.touched)
+        self._module_diags, self._module_obligations, self._observed, self.touched = [], [], {}, set()
+        return out
 
     def _analyze_definition(self, info: ModuleInfo, stmt: cst.CSTNode) -> None:
         node = stmt

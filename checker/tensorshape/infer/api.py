@@ -14,7 +14,7 @@ from ..rules.context import Options
 from .analyzer import Analyzer
 from .project import ModuleInfo, Project
 
-__all__ = ["CheckSettings", "FileResult", "check_source", "check_file", "analyze_module"]
+__all__ = ["CheckSettings", "FileResult", "check_source", "check_file", "analyze_module", "report"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +91,7 @@ def analyze_module(
     an.report_unknown_ops = codes.UNKNOWN_OP.id in settings.enable
     raw, obligations = an.analyze(info)
     diags = [d for d in _dedupe(raw) if _wanted(d, settings)]
-    diags = info.spans.resolve_all(diags)
-    diags = [d.with_path(path) for d in diags]
-    diags = _filter(diags, info.source, settings)
-    diags.sort(key=lambda d: d.sort_key)
+    diags = report(info.spans.resolve_all(diags), info.source, settings, path)
     obls: list[Obligation] = []
     if settings.obligations:
         obls = [replace(o, path=path) for o in info.spans.resolve_all(_dedupe_obligations(obligations))]
@@ -110,6 +107,14 @@ def analyze_module(
         an if settings.record else None,
         info,
     )
+
+
+def report(diags: list[Diagnostic], source: str, settings: CheckSettings, path: str) -> list[Diagnostic]:
+    """Diagnostics with resolved spans as reported: with ``path``, severities and codes as configured,
+    ``# tensorshape: ignore`` comments applied, sorted."""
+    out = _filter([d.with_path(path) for d in diags], source, settings)
+    out.sort(key=lambda d: d.sort_key)
+    return out
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -141,6 +141,18 @@ class Project:
     def add_source(self, source: str, path: str = "<string>", name: str | None = None) -> ModuleInfo:
         """A module from text (the LSP's unsaved buffers, tests)."""
         tree, failure = parse_source(source)
+        return self.add_parsed(source, tree, SpanTable(tree) if tree is not None else None, path, name, failure)
+
+    def add_parsed(
+        self,
+        source: str,
+        tree: cst.Module | None,
+        spans: SpanTable | None,
+        path: str = "<string>",
+        name: str | None = None,
+        failure: ParseFailure | None = None,
+    ) -> ModuleInfo:
+        """A module from text already parsed (the LSP assembles its tree from cached pieces)."""
         if name is None:
             p = Path(path)
             if p.suffix == ".py" and p.exists():
@@ -155,7 +167,7 @@ class Project:
             path,
             source,
             tree,
-            SpanTable(tree) if tree is not None else None,
+            spans,
             is_pkg,
             failure=failure,
             digest=hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),

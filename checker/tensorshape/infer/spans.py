@@ -10,6 +10,7 @@ position provider, once per file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
 
@@ -18,7 +19,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..model.diagnostics import Span
 
-__all__ = ["SpanTable"]
+__all__ = ["SpanTable", "map_spans"]
 
 T = TypeVar("T")
 
@@ -78,20 +79,29 @@ class SpanTable:
 
     def resolve_all(self, items: list[T]) -> list[T]:
         """Resolve the ``span`` (and ``related`` spans) of diagnostics or obligations."""
-        out = []
-        for it in items:
-            kw: dict[str, object] = {}
-            span = getattr(it, "span", None)
-            if isinstance(span, Span) and span.line < 0:
-                kw["span"] = self.resolve(span)
-            related = getattr(it, "related", None)
-            if related:
-                kw["related"] = tuple(replace(r, span=self.resolve(r.span)) if r.span.line < 0 else r for r in related)
-            checks = getattr(it, "checks", None)
-            if checks:
-                kw["checks"] = tuple(
-                    replace(c, span=self.resolve(c.span)) if c.span is not None and c.span.line < 0 else c
-                    for c in checks
-                )
-            out.append(replace(it, **kw) if kw else it)  # type: ignore[type-var]
-        return out
+        return map_spans(items, lambda s: self.resolve(s) if s.line < 0 else s)
+
+
+def map_spans(items: list[T], fn: Callable[[Span], Span]) -> list[T]:
+    """``items`` (diagnostics or obligations) with ``fn`` applied to their ``span``, ``related`` and
+    ``checks`` spans (an item comes back as is when ``fn`` changes none of them)."""
+    out = []
+    for it in items:
+        kw: dict[str, object] = {}
+        span = getattr(it, "span", None)
+        if isinstance(span, Span):
+            new = fn(span)
+            if new != span:
+                kw["span"] = new
+        related = getattr(it, "related", None)
+        if related:
+            rel = tuple(replace(r, span=fn(r.span)) for r in related)
+            if rel != related:
+                kw["related"] = rel
+        checks = getattr(it, "checks", None)
+        if checks:
+            chk = tuple(replace(c, span=fn(c.span)) if c.span is not None else c for c in checks)
+            if chk != checks:
+                kw["checks"] = chk
+        out.append(replace(it, **kw) if kw else it)  # type: ignore[type-var]
+    return out

@@ -347,10 +347,14 @@ class Statements(AnalyzerBase):
         value: Value,
         value_node: cst.BaseExpression | None,
     ) -> None:
+        # Like ``eval``, only the checked file's generic analyses are observed: what an inlined call
+        # records would depend on whether an earlier call with the same arguments was memoised.
+        observed = frame.generic and frame.module is self.checked
         if isinstance(target, cst.Name):
             value = named(value, target.value)
             state.vars[target.value] = value
-            self.observe(target, value)
+            if observed:
+                self.observe(target, value)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [e for e in target.elements]
@@ -368,7 +372,8 @@ class Statements(AnalyzerBase):
                     state.vars[building_key(recv, name)] = value
                 elif isinstance(target.value, cst.Name):
                     state.vars[f"{target.value.value}.{name}"] = value
-                self.observe(target, value)
+                if observed:
+                    self.observe(target, value)
             return
         if isinstance(target, cst.Subscript):
             self.check_setitem(frame, state, target, value)

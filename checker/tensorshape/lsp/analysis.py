@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from ..lang.render import render_shape
 from ..model.diagnostics import Diagnostic, Span
 from ..model.obligations import Obligation
 
-__all__ = ["Analysis", "analyse", "ShapeAt", "utf16_column"]
+__all__ = ["Analysis", "analyse", "ShapeAt", "utf16_column", "assignment_targets", "lsp_settings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +30,8 @@ class Analysis:
     obligations: list[Obligation] = field(default_factory=list)
     #: Project files this analysis read (re-analysed when one of them changes).
     dependencies: set[str] = field(default_factory=set)
-    _result: FileResult | None = None
+    #: Computes :attr:`shapes` on first use.
+    _compute: Callable[[], list[ShapeAt]] | None = None
     _shapes: list[ShapeAt] | None = None
 
     @property
@@ -37,8 +39,8 @@ class Analysis:
         """Every tensor expression's shape with its span (positions are computed on first use:
         diagnostics do not wait for them)."""
         if self._shapes is None:
-            self._shapes = _shapes(self._result) if self._result is not None else []
-            self._result = None
+            self._shapes = self._compute() if self._compute is not None else []
+            self._compute = None
         return self._shapes
 
 
@@ -53,25 +55,22 @@ def analyse(
 ) -> Analysis:
     """Analyse one document.  ``project`` keeps the parsed and interpreted modules it imports between
     calls (the document itself is re-read each time)."""
-    settings = CheckSettings(settings.options, settings.severity, settings.enable, obligations=True, record=True)
     project = project if project is not None else Project(list(roots))
-    result: FileResult = check_source(source, path, settings, project)
-    return Analysis(version, result.diagnostics, result.obligations, {p for p, _ in result.dependencies}, result)
+    result: FileResult = check_source(source, path, lsp_settings(settings), project)
+    deps = {p for p, _ in result.dependencies}
+    return Analysis(version, result.diagnostics, result.obligations, deps, lambda: _shapes(result))
+
+
+def lsp_settings(settings: CheckSettings) -> CheckSettings:
+    """``settings`` keeping what the editor asks about: obligations (code actions) and shapes (hover)."""
+    return CheckSettings(settings.options, settings.severity, settings.enable, obligations=True, record=True)
 
 
 def _shapes(result: FileResult) -> list[ShapeAt]:
     an, info = result.analyzer, result.module
     if an is None or info is None or info.spans is None:
         return []
-    import libcst as cst
-
-    targets: dict[int, str] = {}
-    if info.tree is not None:
-        for stmt in _assignments(info.tree):
-            if isinstance(stmt.value, cst.BaseExpression):
-                for t in stmt.targets:
-                    if isinstance(t.target, cst.Name):
-                        targets[id(stmt.value)] = t.target.value
+    targets = assignment_targets(info.tree) if info.tree is not None else {}
     out = []
     for node, value in an.observations:
         span = info.spans.resolve(info.spans.ticket(node))
@@ -79,14 +78,17 @@ def _shapes(result: FileResult) -> list[ShapeAt]:
     return out
 
 
-def _assignments(tree: object) -> list:  # type: ignore[type-arg]
+def assignment_targets(tree: object) -> dict[int, str]:
+    """``id`` of an assigned expression -> the variable it is assigned to (``x = <expr>``)."""
     import libcst as cst
 
-    found: list[cst.Assign] = []
+    targets: dict[int, str] = {}
 
     class _V(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
-            found.append(node)
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    targets[id(node.value)] = t.target.value
 
     tree.visit(_V())  # type: ignore[attr-defined]
-    return found
+    return targets

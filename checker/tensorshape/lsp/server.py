@@ -18,7 +18,8 @@ from ..infer.memory import tune_gc
 from ..infer.project import Project
 from ..model.diagnostics import Severity
 from ..rules.context import Options
-from .analysis import Analysis, analyse, utf16_column
+from .analysis import Analysis, lsp_settings, utf16_column
+from .incremental import IncrementalAnalyser
 
 __all__ = ["build_server", "DEBOUNCE_SECONDS"]
 
@@ -37,6 +38,8 @@ class TensorshapeServer(LanguageServer):
         super().__init__("tensorshape", __version__)
         self.settings = CheckSettings()
         self.analyses: dict[str, Analysis] = {}
+        #: Per open document: its chunks and per-chunk results, reused across edits.
+        self.incremental: dict[str, IncrementalAnalyser] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.roots: list[Path] = []
         #: Imported modules, parsed and interpreted once; dropped when a file is saved.
@@ -112,6 +115,7 @@ def build_server() -> TensorshapeServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TensorshapeServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.analyses.pop(params.text_document.uri, None)
+        ls.incremental.pop(params.text_document.uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
@@ -263,9 +267,14 @@ def _range(lines: Sequence[str], span: Any) -> lsp.Range:
     )
 
 
-def _analyse_locked(ls: TensorshapeServer, source: str, path: str, version: int | None) -> Analysis:
+def _analyse_locked(ls: TensorshapeServer, uri: str, source: str, version: int | None) -> Analysis:
     with ls.lock:  # one analysis at a time: they share the project's module cache
-        return analyse(source, path, ls.settings, version, ls.roots, ls.project)
+        inc = ls.incremental.get(uri)
+        settings = lsp_settings(ls.settings)
+        if inc is None or inc.project is not ls.project or inc.settings != settings:
+            # New document, saved files (a new project) or new settings: start afresh.
+            inc = ls.incremental[uri] = IncrementalAnalyser(ls.project, settings, _path(uri))
+        return inc.update(source, version)
 
 
 def _schedule(ls: TensorshapeServer, uri: str, delay: float) -> None:
@@ -283,7 +292,7 @@ async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
         source, version = doc.source, doc.version
         loop = asyncio.get_event_loop()
         try:
-            a = await loop.run_in_executor(None, _analyse_locked, ls, source, _path(uri), version)
+            a = await loop.run_in_executor(None, _analyse_locked, ls, uri, source, version)
         except Exception as e:  # noqa: BLE001 - the server never dies on a document
             ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"tensorshape: {e!r}"))
             return

@@ -1,0 +1,316 @@
+"""A document as top-level statement chunks, each parsed on its own and kept while its text is unchanged.
+
+A *code* chunk is one top-level statement (with its decorators, and ``else``/
+``except``/``finally`` clauses): it starts at a line with no indentation that
+is not inside brackets, a string or a backslash continuation.  The blank and
+comment lines before a statement form a *trivia* chunk of their own, so
+editing a comment re-parses nothing.  Boundaries come from a line scan that
+tracks brackets and strings; the scan of a line is memoised by its text and
+the state it starts in, so a 3,000-line document is split in a few
+milliseconds.  A wrong boundary (an odd f-string) can only make a chunk fail
+to parse, and then the caller falls back to parsing the whole document.
+"""
+
+from __future__ import annotations
+
+import io
+import keyword
+import re
+import tokenize
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from itertools import count
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from ..infer.project import ParseFailure, parse_source
+
+__all__ = ["Chunk", "ChunkPool", "split_lines", "split"]
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_CODE = re.compile(r"""[#'"()\[\]{}\\]""")
+_STRING_END = {q: re.compile(r"\\|" + re.escape(q) + ("|\n" if len(q) == 1 else "")) for q in ('"', "'", '"""', "'''")}
+_CLAUSE = re.compile(r"(else|elif|except|finally)\b")
+_NAME = re.compile(r"(?<![.\w])[^\W\d]\w*")
+#: A statement whose effect on module globals cannot be read off its names.
+_WILD = re.compile(r"^[ \t]*global[ \t]+[^\W\d]|import[ \t]*\*", re.M)
+_KEYWORDS = frozenset(keyword.kwlist)
+_uids = count(1)
+
+#: Scanner state at a line start: (bracket depth, open string delimiter or "", backslash continuation).
+_State = tuple[int, str, bool]
+_TOP: _State = (0, "", False)
+
+
+def split_lines(source: str) -> list[str]:
+    """Lines with their endings, split where Python splits them (``\\n``, ``\\r\\n``, ``\\r`` only)."""
+    return _LINE.findall(source)
+
+
+def _scan(state: _State, line: str) -> _State:
+    """The scanner state after ``line``."""
+    depth, quote, _ = state
+    i, n = 0, len(line)
+    while i < n:
+        if quote:
+            m = _STRING_END[quote].search(line, i)
+            if m is None:
+                return depth, quote if len(quote) == 3 else "", False
+            s = m.group()
+            if s == "\\":
+                i = m.end() + 1  # the escaped character, or the newline of a continued string
+            elif s == "\n":
+                quote = ""  # an unterminated one-line string: Python reports it
+                i = m.end()
+            else:
+                quote = ""
+                i = m.end()
+            continue
+        m = _CODE.search(line, i)
+        if m is None:
+            break
+        c = m.group()
+        if c == "#":
+            break
+        if c in "\"'":
+            triple = line.startswith(c * 3, m.start())
+            quote = c * 3 if triple else c
+            i = m.start() + len(quote)
+        elif c in "([{":
+            depth += 1
+            i = m.end()
+        elif c in ")]}":
+            depth = max(depth - 1, 0)
+            i = m.end()
+        else:  # a backslash outside a string
+            if not line[m.end() :].strip("\r\n"):
+                return depth, "", True
+            i = m.end() + 1
+    return depth, quote, False
+
+
+class _Scanner:
+    """``_scan`` memoised by (state, line text): unchanged lines cost a dictionary look-up."""
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[_State, str], _State] = {}
+
+    def starts(self, lines: list[str]) -> list[bool]:
+        """For each line: does it start at the top level (not in brackets, a string or a continuation)?"""
+        memo: dict[tuple[_State, str], _State] = {}
+        old = self._memo
+        out = []
+        state = _TOP
+        for line in lines:
+            out.append(state == _TOP)
+            key = (state, line)
+            nxt = memo.get(key)
+            if nxt is None:
+                nxt = old.get(key)
+                if nxt is None:
+                    nxt = _scan(state, line)
+                memo[key] = nxt
+            state = nxt
+        self._memo = memo  # keep only what the current document uses
+        return out
+
+
+def _is_trivia(line: str) -> bool:
+    s = line.lstrip(" \t\f")
+    return not s.strip() or s.startswith("#")
+
+
+def split(lines: list[str], top: list[bool]) -> list[tuple[int, bool, int]]:
+    """The chunks of a document as ``(first line, is code, line count)`` (0-based lines)."""
+    starts: list[int] = []
+    decorated = False
+    for i, line in enumerate(lines):
+        if not top[i] or not line or line[0] in " \t\f\r\n#":
+            continue
+        if decorated or _CLAUSE.match(line):
+            decorated = decorated and line.startswith("@")
+            continue
+        starts.append(i)
+        decorated = line.startswith("@")
+    bounds: list[tuple[int, bool, int]] = []
+    ends = starts[1:] + [len(lines)]
+    pos = 0
+    for s, e in zip(starts, ends):
+        if s > pos:
+            bounds.append((pos, False, s - pos))
+        # The blank and comment lines closing a statement belong to the next trivia chunk.
+        k = e
+        while k > s + 1 and top[k - 1] and _is_trivia(lines[k - 1]):
+            k -= 1
+        bounds.append((s, True, k - s))
+        pos = k
+    if pos < len(lines):
+        bounds.append((pos, False, len(lines) - pos))
+    return bounds
+
+
+@dataclass(eq=False)
+class Chunk:
+    """One top-level statement's text and parse.  Identity matters: analysis results refer to it."""
+
+    text: str
+    tree: cst.Module | None
+    failure: ParseFailure | None
+    #: Identifiers the text mentions (attribute names after a dot excepted): whatever it may read.
+    names: frozenset[str]
+    #: Module-level names the statement may (re)bind; ``None``: any name.
+    binds: frozenset[str] | None
+    uid: int = field(default_factory=lambda: next(_uids))
+    #: Shared by the versions of a chunk that differ only in function bodies (see :mod:`.outline`).
+    lineage: int = 0
+    #: First line (0-based) in the current version of the document.
+    line: int = 0
+    _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+    _targets: Mapping[int, str] | None = None
+    _code: tuple[tuple[int, str], ...] | None = None
+
+    def __post_init__(self) -> None:
+        self.lineage = self.lineage or self.uid
+
+    @property
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """Positions of the chunk's nodes, relative to the chunk (computed once)."""
+        if self._positions is None:
+            if self.tree is None:
+                self._positions = {}
+            else:
+                wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True)
+                self._positions = dict(wrapper.resolve(PositionProvider))
+        return self._positions
+
+
+    @property
+    def code(self) -> tuple[tuple[int, str], ...]:
+        """The chunk's tokens without comments and layout: equal for texts that differ only there."""
+        if self._code is None:
+            self._code = _code_tokens(self.text)
+        return self._code
+
+    @property
+    def targets(self) -> Mapping[int, str]:
+        """``id`` of an assigned expression -> the variable it is assigned to (computed once)."""
+        if self._targets is None:
+            from .analysis import assignment_targets
+
+            self._targets = assignment_targets(self.tree) if self.tree is not None else {}
+        return self._targets
+
+
+_LAYOUT = frozenset({tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE})
+
+
+def _code_tokens(text: str) -> tuple[tuple[int, str], ...]:
+    try:
+        return tuple(
+            (t.type, "" if t.type in _LAYOUT else t.string)
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.COMMENT, tokenize.NL)
+        )
+    except (tokenize.TokenError, SyntaxError):
+        return ((-1, text),)  # compared as text
+
+
+def _make_chunk(text: str) -> Chunk:
+    tree, failure = parse_source(text)
+    names = frozenset(_NAME.findall(text)) - _KEYWORDS
+    return Chunk(text, tree, failure, names, _binds(tree, names, text))
+
+
+def _binds(tree: cst.Module | None, names: frozenset[str], text: str) -> frozenset[str] | None:
+    if tree is None or _WILD.search(text):
+        return None
+    out: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            out.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Import, cst.ImportFrom, cst.Assign, cst.AnnAssign, cst.AugAssign)) for s in stmt.body
+        ):
+            for s in stmt.body:
+                out |= _small_binds(s)
+        elif isinstance(stmt, cst.SimpleStatementLine) and all(_inert(s) for s in stmt.body):
+            continue
+        else:
+            return names  # anything it mentions
+    return frozenset(out)
+
+
+def _inert(s: cst.BaseSmallStatement) -> bool:
+    """A docstring or ``pass``: binds nothing."""
+    return isinstance(s, cst.Pass) or (
+        isinstance(s, cst.Expr) and isinstance(s.value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _small_binds(s: cst.BaseSmallStatement) -> set[str]:
+    if isinstance(s, cst.Import):
+        return {
+            a.evaluated_alias if a.asname is not None and a.evaluated_alias else a.evaluated_name.split(".")[0]
+            for a in s.names
+        }
+    if isinstance(s, cst.ImportFrom):
+        assert not isinstance(s.names, cst.ImportStar)  # star imports are wild
+        return {a.evaluated_alias if a.asname is not None and a.evaluated_alias else a.evaluated_name for a in s.names}
+    targets: list[cst.BaseExpression] = []
+    if isinstance(s, cst.Assign):
+        targets = [t.target for t in s.targets]
+    elif isinstance(s, (cst.AnnAssign, cst.AugAssign)):
+        targets = [s.target]
+    out: set[str] = set()
+    for t in targets:
+        _target_names(t, out)
+    return out
+
+
+def _target_names(t: cst.BaseExpression, out: set[str]) -> None:
+    if isinstance(t, cst.Name):
+        out.add(t.value)
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            _target_names(e.value, out)
+    elif isinstance(t, cst.StarredElement):
+        _target_names(t.value, out)
+    elif isinstance(t, (cst.Attribute, cst.Subscript)):
+        _target_names(t.value, out)  # ``X.attr = ...`` changes what ``X`` is
+
+
+class ChunkPool:
+    """Splits documents and reuses the chunks whose text was already parsed."""
+
+    def __init__(self) -> None:
+        self._scanner = _Scanner()
+        self._by_text: dict[str, list[Chunk]] = {}
+        #: The chunks of the last version that parsed (a syntax error can merge many chunks into one).
+        self._settled: dict[str, list[Chunk]] = {}
+
+    def chunks(self, source: str) -> tuple[list[str], list[Chunk]]:
+        """The document's lines and its code chunks (in order, ``line`` set), reused where the text is unchanged.
+
+        Identical texts get distinct chunks (their nodes must be distinct), in order of appearance."""
+        lines = split_lines(source)
+        top = self._scanner.starts(lines)
+        used: dict[str, list[Chunk]] = {}
+        out = []
+        for first, is_code, n in split(lines, top):
+            if not is_code:
+                continue
+            text = "".join(lines[first : first + n])
+            seen = used.setdefault(text, [])
+            old = self._by_text.get(text, [])
+            old = old + [c for c in self._settled.get(text, ()) if c not in old]
+            chunk = old[len(seen)] if len(seen) < len(old) else _make_chunk(text)
+            seen.append(chunk)
+            chunk.line = first
+            out.append(chunk)
+        self._by_text = used
+        return lines, out
+
+    def settle(self) -> None:
+        """Keep the chunks of the last document for reuse until the next call (it parsed)."""
+        self._settled = self._by_text

@@ -1,0 +1,284 @@
+"""Re-analyse only what an edit can affect, reusing the results of the other top-level statements.
+
+Each version of a document is split into chunks (:mod:`.chunks`); the module
+is assembled from their cached parses and its top level is interpreted again
+(cheap: definitions are not entered).  The functions and classes of a chunk are
+analysed again only when the chunk is *dirty*:
+
+* its text is new, or
+* its analysis executed (or reused, through a memoised call or instance) a
+  function body that the edit changed, or
+* it mentions a name that a changed, added or removed chunk binds, or that a
+  chunk dirty for this reason binds (transitively: a class that subclasses a
+  changed class is dirty, and so is whatever mentions that one).
+
+An edit that changes only comments and layout, or only function bodies (a new
+chunk has the same :mod:`.outline` as the one it replaces), binds no changed
+name: only analyses that ran one of the changed bodies (:mod:`.recording`) are
+redone.  A statement
+that binds names in ways its text does not show (``from x import *``,
+``global``) makes every chunk dirty, and so do reordering chunks and a changed
+body that the module's top level executes.  The other chunks keep their
+diagnostics, obligations and observed shapes, whose positions are relative to
+chunks (:mod:`.locate`).  Results are then merged in
+document order exactly as a full analysis merges them, so the outcome is the
+same as :func:`~.analysis.analyse` on the whole text (``tests/lsp/test_incremental.py``
+checks that over random edits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+import libcst as cst
+
+from ..infer.api import CheckSettings, report
+from ..infer.project import Project
+from ..lang.render import render_shape
+from ..model import codes
+from ..model.diagnostics import Diagnostic, Span
+from ..model.obligations import Obligation
+from ..model.values import TensorV
+from .analysis import Analysis, ShapeAt, analyse
+from .chunks import Chunk, ChunkPool
+from .locate import STRIDE, ChunkSpans, chunk_uids, to_document
+from .outline import Outline, defs, outline
+from .recording import Body, RecordingAnalyzer
+
+__all__ = ["IncrementalAnalyser"]
+
+#: Observed tensor expressions by node id: chunk span, last value, node.
+_Observed = dict[int, tuple[Span, TensorV, cst.CSTNode]]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Result:
+    """What analysing one chunk (or the module's top level) found, with chunk spans."""
+
+    diagnostics: list[tuple[object, Diagnostic]]
+    obligations: list[tuple[object, Obligation]]
+    observed: _Observed
+    dependencies: frozenset[str]
+    #: Chunks (uids) its spans point into: it is stale when one of them is gone.
+    refs: frozenset[int]
+    #: Function bodies the analysis executed or reused (through memoised calls and instances).
+    bodies: frozenset[Body]
+
+
+class IncrementalAnalyser:
+    """One open document's chunks and per-chunk results, updated version by version."""
+
+    def __init__(self, project: Project, settings: CheckSettings, path: str):
+        self.project = project
+        self.settings = settings
+        self.path = path
+        self._pool = ChunkPool()
+        self._chunks: list[Chunk] = []
+        self._results: dict[Chunk, _Result] = {}
+        self._defs: dict[Chunk, list[cst.FunctionDef]] = {}
+        self._outlines: dict[Chunk, Outline] = {}
+        #: Bodies the module's top level executed (decorators, module-level calls) in the last version.
+        self._module_bodies: frozenset[Body] = frozenset()
+        #: Chunks analysed again by the last update (tests and benchmarks look).
+        self.reanalysed = 0
+
+    def update(self, source: str, version: int | None) -> Analysis:
+        """Analyse a new version of the document (the same result as :func:`~.analysis.analyse`)."""
+        if self.settings.options.vollo:
+            # Vollo's checks of a model's ``forward`` look at every class of the file.
+            return self._full(source, version)
+        _, chunks = self._pool.chunks(source)
+        if any(c.tree is None for c in chunks):
+            return self._full(source, version)  # the full parse reports the syntax error as usual
+        dirty = self._dirty(chunks)
+        tree = cst.Module(body=[s for c in chunks for s in c.tree.body])  # type: ignore[union-attr]
+        spans = ChunkSpans(tree, chunks)
+        info = self.project.add_parsed(source, tree, spans, self.path)
+        for c in chunks:
+            if c not in self._defs:
+                self._defs[c] = defs(c)
+        bodies = {id(d): (c.lineage, i) for c in chunks for i, d in enumerate(self._defs[c])}
+        an = RecordingAnalyzer(self.project, self.settings.options, bodies)
+        an.report_unknown_ops = codes.UNKNOWN_OP.id in self.settings.enable
+        an.begin(info)
+        an.run_module(info)
+        top = _take(an, spans)
+        self._module_bodies = top.bodies
+        uids = {c.uid for c in chunks}
+        results: dict[Chunk, _Result] = {}
+        self.reanalysed = 0
+        for c in chunks:
+            r = self._results.get(c)
+            if c in dirty or r is None or not r.refs <= uids:
+                spans.hint = c
+                for stmt in c.tree.body:  # type: ignore[union-attr]
+                    an.analyze_statement(info, stmt)
+                r = _take(an, spans)
+                self.reanalysed += 1
+            results[c] = r
+        self._chunks, self._results = chunks, results
+        self._pool.settle()
+        self._defs = {c: d for c, d in self._defs.items() if c in results}
+        self._outlines = {c: o for c, o in self._outlines.items() if c in results}
+        return self._merge(source, version, chunks, [top, *(results[c] for c in chunks)])
+
+    def _full(self, source: str, version: int | None) -> Analysis:
+        return analyse(source, self.path, self.settings, version, [], self.project)
+
+    def _dirty(self, chunks: list[Chunk]) -> set[Chunk]:
+        """The chunks to analyse again (see the module's docstring)."""
+        old, everything = self._chunks, set(chunks)
+        before = set(old)
+        added = [c for c in chunks if c not in before]
+        removed = [c for c in old if c not in everything]
+        kept = {c.text for c in chunks if c in before}
+        if any(c.text in kept for c in (*added, *removed)):
+            # One more or one fewer copy of a repeated statement: the copies' chunks may have shifted.
+            return everything
+        bodies, unmatched, pairs = self._body_changes(added, removed)
+        paired = set(pairs.values())
+        if [pairs.get(c, c) for c in chunks if c in before or c in pairs] != [
+            c for c in old if c in everything or c in paired
+        ]:
+            return everything  # chunks moved: what a name is bound to may have changed
+        if not self._module_bodies.isdisjoint(bodies):
+            return everything  # a module-level value came from a changed body
+        results = self._results
+        dirty = set(added) | {c for c in chunks if c in results and not results[c].bodies.isdisjoint(bodies)}
+        names: set[str] = set()
+        for c in unmatched:
+            if c.binds is None:
+                return everything
+            names |= c.binds
+        # Chunks that mention a changed name: their values (and so what they bind) may change too.
+        spread = set(unmatched)
+        grew = bool(names)
+        while grew:
+            grew = False
+            for c in chunks:
+                if c not in spread and not c.names.isdisjoint(names):
+                    if c.binds is None:
+                        return everything
+                    spread.add(c)
+                    dirty.add(c)
+                    names |= c.binds
+                    grew = True
+        return dirty
+
+    def _outline(self, chunk: Chunk) -> Outline:
+        o = self._outlines.get(chunk)
+        if o is None:
+            o = self._outlines[chunk] = outline(chunk, self._defs.get(chunk) or defs(chunk))
+        return o
+
+    def _body_changes(
+        self, added: list[Chunk], removed: list[Chunk]
+    ) -> tuple[set[Body], list[Chunk], dict[Chunk, Chunk]]:
+        """Pair each added chunk with a removed one that has the same code up to comments and layout
+        (nothing changed) or else the same outline (only bodies changed): the bodies that changed, the
+        chunks left unpaired (their module-level values may have changed) and the pairs (new -> old)."""
+        pairs: dict[Chunk, Chunk] = {}
+        # The same code with other comments or layout: nothing it defines changed.
+        by_code: dict[tuple[tuple[int, str], ...], list[Chunk]] = {}
+        for c in removed:
+            by_code.setdefault(c.code, []).append(c)
+        for c in added:
+            same = by_code.get(c.code)
+            if same:
+                prev = pairs[c] = same.pop(0)
+                c.lineage = prev.lineage
+        by_outline: dict[str, list[Chunk]] = {}
+        taken = set(pairs.values())
+        for c in removed:
+            if c not in taken:
+                by_outline.setdefault(self._outline(c).interface, []).append(c)
+        bodies: set[Body] = set()
+        unmatched: list[Chunk] = []
+        for c in added:
+            if c in pairs:
+                continue
+            new = self._outline(c)
+            olds = by_outline.get(new.interface)
+            if not olds or not new.defs:
+                unmatched.append(c)
+                continue
+            prev = pairs[c] = olds.pop(0)
+            c.lineage = prev.lineage
+            before = self._outline(prev).bodies
+            bodies |= {(c.lineage, i) for i, (a, b) in enumerate(zip(before, new.bodies)) if a != b}
+        unmatched += [c for lst in by_outline.values() for c in lst]
+        return bodies, unmatched, pairs
+
+    def _merge(self, source: str, version: int | None, chunks: list[Chunk], parts: list[_Result]) -> Analysis:
+        """The parts' results in document order, deduplicated and placed as a full analysis places them."""
+        first_lines = {c.uid: c.line for c in chunks}
+        diags = to_document(_unique(d for p in parts for d in p.diagnostics), first_lines)
+        diags = report(diags, source, self.settings, self.path)
+        obls = to_document(_unique(o for p in parts for o in p.obligations), first_lines)
+        obls = [replace(o, path=self.path) for o in obls]
+        deps = {self.path}.union(*(p.dependencies for p in parts))
+        observed: _Observed = {}
+        for p in parts:
+            observed.update(p.observed)
+        by_uid = {c.uid: c for c in chunks}
+
+        def shapes() -> list[ShapeAt]:  # may run on the server's thread while the next version is analysed
+            return _shapes(observed, by_uid, first_lines)
+
+        return Analysis(version, diags, obls, deps, shapes)
+
+
+
+def _shapes(observed: _Observed, by_uid: dict[int, Chunk], first_lines: dict[int, int]) -> list[ShapeAt]:
+    """Observed shapes for hover and inlay hints, placed in one version of the document."""
+    out: list[tuple[Span, str, str | None]] = []
+    for span, value, node in observed.values():
+        target = by_uid[span.line // STRIDE].targets.get(id(node)) if span.line >= STRIDE else None
+        out.append((span, render_shape(value.shape), target))
+    located = to_document([_Located(s) for s, _, _ in out], first_lines)
+    return [ShapeAt(loc.span, shape, target) for loc, (_, shape, target) in zip(located, out)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Located:
+    span: Span
+
+
+def _take(an: RecordingAnalyzer, spans: ChunkSpans) -> _Result:
+    """What the analyser found since the last call, with chunk spans (and keys to deduplicate by)."""
+    diags, obls, observed, touched = an.take_results()
+    dkeys = [(_ticket_key(spans, d.span), d.code.id) for d in diags]
+    okeys = [(_ticket_key(spans, o.span), o.reason) for o in obls]
+    vd, vo = spans.resolve_all(diags), spans.resolve_all(obls)
+    seen: _Observed = {}
+    for key, (node, value) in observed.items():
+        seen[key] = (spans.locate(node) or Span(1, 0, 1, 0), value, node)
+    refs = chunk_uids(vd) | chunk_uids(vo) | chunk_uids(_Located(s) for s, _, _ in seen.values())
+    return _Result(
+        list(zip(dkeys, vd)),
+        list(zip(okeys, vo)),
+        seen,
+        frozenset(m.path for m in touched),
+        frozenset(refs),
+        an.take_bodies(),
+    )
+
+
+def _ticket_key(spans: ChunkSpans, span: Span) -> object:
+    """What the full analysis deduplicates by: the ticket (its node and character range)."""
+    node = spans.node_of(span)
+    return span if node is None else (id(node), span.column, span.end_column)
+
+
+def _unique(items: Iterable[tuple[object, T]]) -> list[T]:
+    """The items, the first of each key only."""
+    seen: set[object] = set()
+    out = []
+    for key, item in items:
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out

@@ -1,0 +1,88 @@
+"""Positions that survive edits: spans relative to a chunk, mapped to document lines when reported.
+
+A *chunk span* has line ``chunk.uid * STRIDE + line within the chunk``: it does
+not change when lines are inserted above the chunk, so results computed for an
+earlier version of the document stay valid.  :func:`to_document` turns chunk
+spans into document spans with the chunks' current first lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeVar
+
+import libcst as cst
+
+from ..infer.spans import SpanTable, map_spans
+from ..model.diagnostics import Span
+from .chunks import Chunk
+
+__all__ = ["STRIDE", "ChunkSpans", "to_document", "chunk_uids"]
+
+#: Lines per chunk in chunk spans (more than any document has).
+STRIDE = 10_000_000
+
+T = TypeVar("T")
+
+
+class ChunkSpans(SpanTable):
+    """A span table over a module assembled from chunks: resolves tickets to chunk spans."""
+
+    __slots__ = ("_chunks", "hint")
+
+    def __init__(self, module: cst.Module, chunks: Sequence[Chunk]):
+        super().__init__(module)
+        self._chunks = chunks
+        #: The chunk being analysed: most nodes a ticket names are in it.
+        self.hint: Chunk | None = None
+
+    def node_of(self, span: Span) -> cst.CSTNode | None:
+        """The node a ticket stands for."""
+        return self._nodes[-span.line - 1] if span.line < 0 else None
+
+    def locate(self, node: cst.CSTNode) -> Span | None:
+        """The node's chunk span."""
+        first = (self.hint,) if self.hint is not None else ()
+        for chunk in (*first, *self._chunks):
+            rng = chunk.positions.get(node)
+            if rng is not None:
+                base = chunk.uid * STRIDE
+                return Span(base + rng.start.line, rng.start.column, base + rng.end.line, rng.end.column)
+        return None
+
+    def resolve(self, span: Span) -> Span:
+        node = self.node_of(span)
+        if node is None:
+            return span
+        where = self.locate(node)
+        if where is None:
+            return Span(1, 0, 1, 0)
+        if span.end_column == -1:
+            return where
+        return Span(where.line, where.column + span.column, where.line, where.column + span.end_column)
+
+
+def chunk_uids(items: Iterable[object]) -> set[int]:
+    """The chunks (by uid) that the chunk spans of diagnostics or obligations point into."""
+    out: set[int] = set()
+
+    def note(s: Span) -> Span:
+        if s.line >= STRIDE:
+            out.add(s.line // STRIDE)
+        return s
+
+    map_spans(list(items), note)
+    return out
+
+
+def to_document(items: list[T], first_lines: Mapping[int, int]) -> list[T]:
+    """Chunk spans as document spans; ``first_lines`` maps a chunk's uid to its first line (0-based)."""
+
+    def move(s: Span) -> Span:
+        if s.line < STRIDE:
+            return s
+        uid = s.line // STRIDE
+        delta = first_lines[uid] - uid * STRIDE
+        return Span(s.line + delta, s.column, s.end_line + delta, s.end_column)
+
+    return map_spans(items, move)

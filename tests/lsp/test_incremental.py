@@ -1,0 +1,218 @@
+"""Incremental analysis (chunked parsing, per-definition reuse) gives what a full analysis gives, edit after edit."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from tensorshape.infer.api import CheckSettings
+from tensorshape.infer.project import Project, parse_source
+from tensorshape.lsp.analysis import Analysis, analyse, lsp_settings
+from tensorshape.lsp.chunks import ChunkPool
+from tensorshape.lsp.incremental import IncrementalAnalyser
+from tensorshape.model import codes
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+BLOCK = '''
+
+WIDTH_{i} = {width}
+
+
+def helper_{i}(x, n):
+    y = x.view(x.shape[0], n, -1)
+    return y.sum(dim=1)
+
+
+class Block{i}(nn.Module):
+    """Block {i}: built from Block{prev}."""
+
+    def __init__(self, d: int = WIDTH_{i}):
+        super().__init__()
+        self.inner = Block{prev}()
+        self.fc = nn.Linear(d, {width})
+        self.out = nn.Linear({width}, WIDTH_{i})
+
+    def forward(self, x):
+        h = self.fc(x)
+        h = torch.relu(h)  # comment {i}
+        z = helper_{i}(h, 4)
+        return self.out(h) + z.mean()
+
+
+def demo_{i}() -> None:
+    m = Block{i}()
+    x = torch.randn(8, WIDTH_{i})
+    y = m(x)
+    w = torch.randn(3, {bad})
+    print(y @ w)
+'''
+
+HEAD = '''"""A generated model file for the incremental analysis tests."""
+
+import math
+
+import torch
+import torch.nn as nn
+from torch import Tensor
+
+
+class Block0(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(64, 64)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.fc(x) * math.sqrt(2)
+'''
+
+
+def generated(blocks: int = 12) -> str:
+    parts = [HEAD]
+    for i in range(1, blocks + 1):
+        width = 32 * (1 + i % 3)
+        parts.append(BLOCK.format(i=i, prev=i - 1, width=width, bad=width if i % 4 else width + 1))
+    for p in sorted(EXAMPLES.glob("bugs/*.py"))[:6]:
+        parts.append("\n\n" + p.read_text())
+    return "".join(parts)
+
+
+def _norm(a: Analysis) -> tuple[list[object], list[object], list[object]]:
+    return (
+        [(d.code.id, d.message, d.span, d.severity, d.hint, d.related) for d in a.diagnostics],
+        [(o.span, o.reason, o.checks) for o in a.obligations],
+        [(s.span, s.shape, s.target) for s in a.shapes],
+    )
+
+
+def _full(source: str, path: str) -> Analysis:
+    return analyse(source, path, CheckSettings(), 1, [], Project())
+
+
+def _edits(rng: random.Random, lines: list[str]) -> list[tuple[str, list[str]]]:
+    """A sequence of edits, each as the whole new text (the edits build on each other)."""
+    out: list[tuple[str, list[str]]] = []
+    cur = list(lines)
+
+    def step(label: str, new: list[str]) -> None:
+        nonlocal cur
+        cur = new
+        out.append((label, list(new)))
+
+    def pick(pred: object) -> int:
+        cands = [i for i, ln in enumerate(cur) if pred(ln)]  # type: ignore[operator]
+        return rng.choice(cands)
+
+    for _ in range(3):
+        i = pick(lambda ln: ln.startswith("        ") and re.search(r"\d", ln) is not None)
+        step("number in a body", cur[:i] + [re.sub(r"\d+", lambda m: str(int(m.group()) * 2), cur[i], count=1)] + cur[i + 1 :])
+        i = pick(lambda ln: True)
+        step("insert a line", cur[:i] + ["# inserted\n" if rng.random() < 0.5 else "\n"] + cur[i:])
+        i = pick(lambda ln: ln.strip() == "" or ln.lstrip().startswith("#"))
+        step("delete a line", cur[:i] + cur[i + 1 :])
+        i = pick(lambda ln: ln.startswith("        h = "))
+        step("new statement in a body", cur[:i] + ["        h = h.transpose(0, 1)\n"] + cur[i:])
+        i = pick(lambda ln: ln.startswith("WIDTH_"))
+        step("module constant", cur[:i] + [re.sub(r"= \d+", "= 48", cur[i])] + cur[i + 1 :])
+    i = pick(lambda ln: "return y.sum(dim=1)" in ln)
+    step("a helper's body (inlined by others)", cur[:i] + [cur[i].replace("dim=1", "dim=2")] + cur[i + 1 :])
+    i = pick(lambda ln: ln.startswith("    def forward(self, x):"))
+    step("a method's signature", cur[:i] + ["    def forward(self, x: Tensor):\n"] + cur[i + 1 :])
+    i = pick(lambda ln: ln.startswith("        self.fc = nn.Linear(d"))
+    step("an __init__ body", cur[:i] + [cur[i].replace("nn.Linear(d,", "nn.Linear(d + 1,")] + cur[i + 1 :])
+    i = pick(lambda ln: ln.startswith("import torch.nn as nn"))
+    saved = cur[i]
+    step("break an import", cur[:i] + ["import torch.nn as nnx\n"] + cur[i + 1 :])
+    step("restore the import", cur[:i] + [saved] + cur[i + 1 :])
+    i = pick(lambda ln: ln.startswith("    def forward"))
+    step("syntax error", cur[:i] + ["    def broken(:\n"] + cur[i:])
+    step("fix the syntax error", cur[:i] + cur[i + 1 :])
+    i = pick(lambda ln: ln.startswith("def helper_"))
+    step("rename a helper", cur[:i] + [cur[i].replace("def helper_", "def helpr_")] + cur[i + 1 :])
+    step("rename it back", cur[:i] + [cur[i].replace("def helpr_", "def helper_")] + cur[i + 1 :])
+    j = pick(lambda ln: ln.startswith("class Block"))
+    k = next(n for n in range(j + 1, len(cur)) if cur[n].startswith("def demo_"))
+    step("move a class below its demo", cur[:j] + cur[k : k + 7] + cur[j:k] + cur[k + 7 :])
+    j = pick(lambda ln: ln.startswith("class Block") and "Block1(" not in ln)
+    k = next(n for n in range(j + 1, len(cur)) if cur[n].startswith("def demo_"))
+    moved = [ln.replace("torch.relu(h)", "torch.tanh(h)") for ln in cur[j:k]]
+    step("move a class to the end and edit its body", cur[:j] + cur[k:] + ["\n\n"] + moved)
+    step("delete the second half", cur[: len(cur) // 2])
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_incremental_equals_full_analysis(seed: int, tmp_path: Path) -> None:
+    path = str(tmp_path / "model.py")
+    source = generated()
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    assert _norm(inc.update(source, 1)) == _norm(_full(source, path))
+    for n, (label, lines) in enumerate(_edits(random.Random(seed), source.splitlines(keepends=True))):
+        text = "".join(lines)
+        got, want = _norm(inc.update(text, n + 2)), _norm(_full(text, path))
+        assert got == want, f"after edit {n} ({label})"
+
+
+def test_a_body_edit_reanalyses_few_chunks(tmp_path: Path) -> None:
+    path = str(tmp_path / "model.py")
+    source = generated()
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    first = inc.update(source, 1)
+    assert first.diagnostics and inc.reanalysed > 30
+    edited = source.replace("    z = helper_12(h, 4)", "    z = helper_12(h, 2)")
+    assert edited != source
+    inc.update(edited, 2)
+    assert inc.reanalysed == 2  # Block12, and demo_12 that builds it
+    commented = edited.replace("# comment 3\n", "# comment three\n").replace('"""A generated', '# top\n"""A generated')
+    a = inc.update(commented, 3)
+    assert _norm(a) == _norm(_full(commented, path))
+    # Comments and layout only: the import binds nothing new; the chunk itself is all that is redone.
+    noted = commented.replace("import math\n", "import  math  # for sqrt\n", 1)
+    assert noted != commented
+    a = inc.update(noted, 4)
+    assert inc.reanalysed == 1 and _norm(a) == _norm(_full(noted, path))
+
+
+def test_repeated_statements(tmp_path: Path) -> None:
+    """Copies of one statement: adding or removing one must not leave a copy with another's result."""
+    path = str(tmp_path / "model.py")
+    demo = "def demo():\n    return torch.zeros(2, 3) @ torch.zeros({n}, 5)\n\n\n"
+    source = "import torch\n\n\n" + demo.format(n=4) * 2
+    versions = [
+        source,
+        "import torch\n\n\n" + demo.format(n=4).replace("():", "():  # first") + demo.format(n=4),
+        source + demo.format(n=3),
+        source,
+        "import torch\n\n\n" + demo.format(n=4),
+    ]
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    for n, text in enumerate(versions):
+        assert _norm(inc.update(text, n + 1)) == _norm(_full(text, path)), n
+
+
+def test_syntax_error_falls_back_and_recovers(tmp_path: Path) -> None:
+    path = str(tmp_path / "model.py")
+    source = generated(3)
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    inc.update(source, 1)
+    broken = source.replace("class Block2(nn.Module):", "class Block2(nn.Module:")
+    a = inc.update(broken, 2)
+    assert [d.code.id for d in a.diagnostics] == [d.code.id for d in _full(broken, path).diagnostics]
+    assert any(d.code is codes.SYNTAX_ERROR for d in a.diagnostics)
+    assert _norm(inc.update(source, 3)) == _norm(_full(source, path))
+    # An unclosed bracket swallows the rest of the file; once closed, the chunks parsed before are reused.
+    unclosed = source.replace("        h = torch.relu(h)  # comment 1", "        h = torch.relu(h  # comment 1")
+    assert unclosed != source
+    assert any(d.code is codes.SYNTAX_ERROR for d in inc.update(unclosed, 4).diagnostics)
+    assert _norm(inc.update(source, 5)) == _norm(_full(source, path))
+    assert inc.reanalysed == 0
+
+
+def test_chunks_cover_every_top_level_statement() -> None:
+    source = generated() + 'X = """\nnot a statement\n"""\nif X:\n    pass\nelse:\n    pass\n@dec\n\n# c\ndef f(): ...\n'
+    _, chunks = ChunkPool().chunks(source)
+    tree, _ = parse_source(source)
+    assert tree is not None and all(c.tree is not None for c in chunks)
+    assert sum(len(c.tree.body) for c in chunks if c.tree is not None) == len(tree.body)
