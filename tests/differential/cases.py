@@ -1000,6 +1000,25 @@ EXCLUDED.update(
             )
         },
         **{
+            f"torch.ops.fbgemm.{n}": "fbgemm-gpu-cpu 1.9.0 does not load with torch 2.13 (undefined symbol): "
+            "compared with a torch reference implementation in tests/infer/test_fbgemm.py"
+            for n in (
+                "jagged_to_padded_dense",
+                "jagged_2d_to_dense",
+                "jagged_1d_to_dense",
+                "dense_to_jagged",
+                "jagged_dense_elementwise_add",
+                "jagged_dense_elementwise_mul",
+                "jagged_dense_elementwise_add_jagged_output",
+                "jagged_dense_dense_elementwise_add_jagged_output",
+                "stacked_jagged_2d_to_dense",
+                "stacked_jagged_1d_to_dense",
+                "jagged_jagged_bmm",
+                "jagged_dense_bmm",
+                "jagged_softmax",
+            )
+        },
+        **{
             f"torch.Tensor.{n}": "named tensors: gone from torch 2.13 (the rule warns removed-api)"
             for n in ("refine_names", "align_to", "align_as", "rename", "rename_", "names")
         },
