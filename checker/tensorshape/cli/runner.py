@@ -96,6 +96,22 @@ class Progress:
             sys.stderr.flush()
 
 
+#: Files of one folder beyond this are split into several chunks (load balance).
+CHUNK_FILES = 16
+
+
+def _chunks_by_folder(paths: Sequence[str]) -> list[list[str]]:
+    """Work units for the workers: the files of one folder together, since they import each other
+    and the same helpers (a worker parses each module it reads once; files of one package spread
+    over every worker made each parse most of the package).  Biggest folders first."""
+    groups: dict[str, list[str]] = {}
+    for p in paths:
+        groups.setdefault(os.path.dirname(p), []).append(p)
+    chunks = [g[i : i + CHUNK_FILES] for g in groups.values() for i in range(0, len(g), CHUNK_FILES)]
+    chunks.sort(key=len, reverse=True)
+    return chunks
+
+
 def run_check(
     files: Sequence[Path],
     settings: CheckSettings,
@@ -141,7 +157,7 @@ def run_check(
             r.module = None
             done(r)
     else:
-        chunks = [todo[i : i + 4] for i in range(0, len(todo), 4)]
+        chunks = _chunks_by_folder(todo)
         ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
         with ctx.Pool(workers, initializer=_init_worker, initargs=(root_list, settings)) as pool:
             for batch in pool.imap_unordered(_check_chunk, chunks):
