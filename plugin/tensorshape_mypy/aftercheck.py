@@ -159,13 +159,17 @@ def finish(file: MypyFile) -> None:
         return None
 
     if walk.returns:
+        from tensorshape.unify.facts import NO_FACTS
+
+        from .asserts import facts_at
         from .returns import check_return
 
         for func, e in walk.returns:
             declared = func.type
             t = type_of(e)
             if isinstance(declared, CallableType) and t is not None:
-                check_return(msg, declared.ret_type, t, e)
+                facts = facts_at(chk, e.line, func) if chk is not None and lookup is not None else NO_FACTS
+                check_return(msg, declared.ret_type, t, e, facts)
     if walk.reveals:
         _reveals(msg, walk.reveals, type_of)
 
@@ -180,4 +184,3 @@ def _reveals(msg: MessageBuilder, reveals: list[Expression], type_of: Any) -> No
         t = type_of(e) if info is not None else None
         if info is not None and t is not None:
             rewrite(info, t, msg.options)
-

@@ -50,6 +50,7 @@ from tensorshape.unify.match import Bindings, instantiate
 
 from . import aftercheck, carry
 from .aftercheck import is_installed
+from .asserts import facts_at
 from .report import report
 from .translate import TENSOR, arg_of, call_args, is_tensor, span_of, text_of, to_type, value_of_type
 
@@ -71,8 +72,13 @@ def _skip(api: CheckerPluginInterface) -> bool:
     return is_installed(api.path)
 
 
+def _context(api: CheckerPluginInterface, span: Span) -> RuleContext:
+    """A rule context with the facts the function's asserts establish before ``span``."""
+    return RuleContext(facts=facts_at(api, span.line), default_span=span)
+
+
 def _run(api: CheckerPluginInterface, span: Span, fn: Callable[[RuleContext], Value | None]) -> Value | None:
-    rc = RuleContext(default_span=span)
+    rc = _context(api, span)
     v = fn(rc)
     report(api, rc.diagnostics)
     return v
@@ -362,7 +368,7 @@ def _check_user_call(
     default: Type,
 ) -> Type:
     """Check a call against the callee's shape annotations; its result from the return annotation."""
-    rc = RuleContext(default_span=span)
+    rc = _context(api, span)
     b = signature.check_call(_opdef(callee, qualname), args, kwargs, rc, span, qualname.rsplit(".", 1)[-1])
     report(api, rc.diagnostics)
     return to_type(_result_of(callee.ret_type, b, rc), default)
@@ -412,7 +418,8 @@ def int_arith(name: str) -> Callable[[MethodContext], Type]:
         right = ops[0].value.value
         if name == "__rsub__":
             return ctx.default_return_type
-        return to_type(IntV(op(left.value, right)), ctx.default_return_type)
+        facts = facts_at(ctx.api, ctx.context.line)
+        return to_type(IntV(facts.simplify(op(left.value, right))), ctx.default_return_type)
 
     return hook
 
