@@ -92,6 +92,18 @@ def _reveal(src: str) -> list[str]:
     return [d.message.removeprefix("revealed shape: ") for d in result.diagnostics if d.code.id == "TS900"]
 
 
+def _agrees(src: str, reference) -> None:
+    """The checker's revealed shapes equal the reference's; where the reference raises, the checker
+    reports an error (and reveals nothing after it)."""
+    try:
+        expected = reference()
+    except RuntimeError:
+        got = _reveal(src)
+        assert len(got) == 1 and got[0].startswith("error:"), got
+        return
+    assert _reveal(src) == expected
+
+
 def _shape(t) -> str:
     return "[" + " ".join(str(d) for d in t.shape) + "]"
 
@@ -135,13 +147,7 @@ def test_jagged_dense_elementwise(j, max_len, batch_delta, inner_delta) -> None:
         "m, o = torch.ops.fbgemm.jagged_dense_elementwise_mul(values, [off], y)\n"
         "reveal_shape(m)\n"
     )
-    try:
-        expected = [_shape(ref_elementwise_add(values, [off], y)), _shape(ref_elementwise_mul(values, [off], y)[0])]
-    except RuntimeError:
-        got = _reveal(src)
-        assert len(got) == 1 and got[0].startswith("error:"), got
-        return
-    assert _reveal(src) == expected
+    _agrees(src, lambda: [_shape(ref_elementwise_add(values, [off], y)), _shape(ref_elementwise_mul(values, [off], y)[0])])
 
 
 @settings(max_examples=25, deadline=None)
@@ -157,25 +163,14 @@ def test_bmm(j, n, delta) -> None:
         f"off = torch.zeros({b + 1}, dtype=torch.long)\n"
         f"reveal_shape(torch.ops.fbgemm.jagged_jagged_bmm(x, torch.randn({yv.shape[0]}, {n}), off, 4))\n"
     )
-    try:
-        expected = _shape(ref_jagged_jagged_bmm(x, yv, off, 4))
-    except RuntimeError:
-        expected = None
-    got = _reveal(src)
-    assert got == [expected] if expected else got[0].startswith("error:")
+    _agrees(src, lambda: [_shape(ref_jagged_jagged_bmm(x, yv, off, 4))])
     src = (
         f"x = torch.randn({total}, {k})\n"
         f"off = torch.zeros({b + 1}, dtype=torch.long)\n"
         f"v, o = torch.ops.fbgemm.jagged_dense_bmm(x, off, torch.randn({b}, {y.shape[1]}, {n}), 4)\n"
         "reveal_shape(v)\n"
     )
-    try:
-        expected = _shape(ref_jagged_dense_bmm(x, off, y, 4)[0])
-    except RuntimeError:
-        expected = None
-    got = _reveal(src)
-    assert got == [expected] if expected else got[0].startswith("error:")
-
+    _agrees(src, lambda: [_shape(ref_jagged_dense_bmm(x, off, y, 4)[0])])
 
 def test_stacked_to_dense() -> None:
     lengths = torch.tensor([[1, 2, 3], [0, 1, 2]])
