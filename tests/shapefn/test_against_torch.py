@@ -236,3 +236,39 @@ def test_jagged_shape_function(tmp_path_factory: pytest.TempPathFactory, rows: l
     assert padded_shape == tuple(padded.shape)
     assert offsets_shape == tuple(offsets.shape)
     assert values_shape == tuple(values.shape)
+
+
+FROM_OFFSETS = """
+import torch
+from jaxtyping import Float, Int
+from torch import Tensor
+
+
+def pad(values: Float[Tensor, "total d"], offsets: Int[Tensor, "b1"], max_len: int):
+    return torch.ops.fbgemm.jagged_to_padded_dense(values, [offsets], [max_len])
+
+
+def nested_pad(values: Float[Tensor, "total d"], offsets: Int[Tensor, "b1"]):
+    nt = torch.nested.nested_tensor_from_jagged(values, offsets)
+    return nt.to_padded_tensor(0.0)
+"""
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.lists(st.integers(1, 5), min_size=1, max_size=4), width=st.integers(1, 4), max_len=st.integers(1, 6))
+def test_ragged_dims_made_from_offsets(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[int], width: int, max_len: int
+) -> None:
+    """A padded size given as an int (FBGEMM's max lengths) is a parameter of the shape function; one
+    that depends on the offsets' values (torch.nested's longest row) is data-dependent (None)."""
+    path = tmp_path_factory.mktemp("offs") / "offs.py"
+    path.write_text(FROM_OFFSETS)
+    values = torch.randn(sum(rows), width)
+    offsets = torch.tensor([0, *torch.tensor(rows).cumsum(0).tolist()])
+    pad = derive(path, "pad").compile()
+    # FBGEMM does not load with torch 2.13: its documented dense shape.
+    assert pad(tuple(values.shape), tuple(offsets.shape), max_len=max_len) == (len(rows), max_len, width)
+    nested_pad = derive(path, "nested_pad").compile()
+    padded = torch.nested.nested_tensor_from_jagged(values, offsets).to_padded_tensor(0.0)
+    got = nested_pad(tuple(values.shape), tuple(offsets.shape))
+    assert got[0] == padded.shape[0] and got[2] == padded.shape[2] and got[1] is None

@@ -141,6 +141,7 @@ def derive(
     output = _output(result, input_stars)
 
     bound = _bound_symbols(tensors)
+    output = _without_ragged_internals(output, bound)
     symbols: dict[Any, None] = {}
     for t in tensors:
         for d in t.pattern or ():
@@ -210,6 +211,34 @@ def _output(v: Value | None, input_stars: set[str]) -> Output:
     if isinstance(v, DictV):
         return OutDict(tuple((k, _output(x, input_stars)) for k, x in v.items))
     return OutUnknown(f"returns {type(v).__name__.removesuffix('V').lower()}, not tensors")
+
+
+def _without_ragged_internals(o: Output, bound: set[Any]) -> Output:
+    """A ragged dim made inside the function (``nested_tensor_from_jagged(values, offsets)``), and
+    its longest row or total, depend on the offsets' values, not on input shapes: data-dependent.
+    (Those of a ragged *input* are computed from the row lengths passed in.)"""
+    from ..rules.ops.jagged import DERIVED, jagged_info
+
+    names = {str(s) for s in bound}
+
+    def internal(sym: Any) -> bool:
+        rule = DERIVED.get(str(sym))
+        if rule is not None:
+            return rule[1] not in names
+        return jagged_info(sym) is not None and str(sym) not in names
+
+    def dim(d: OutDim) -> OutDim:
+        if isinstance(d, (int, Star, Dynamic, Unknown)) or not any(internal(s) for s in d.free_symbols):
+            return d
+        return Dynamic(UnknownSource.DATA_DEPENDENT.value)
+
+    if isinstance(o, OutTensor):
+        return o if o.dims is None else OutTensor(tuple(dim(d) for d in o.dims), o.dynamic_rank_reason)
+    if isinstance(o, OutTuple):
+        return OutTuple(tuple(_without_ragged_internals(x, bound) for x in o.items))
+    if isinstance(o, OutDict):
+        return OutDict(tuple((k, _without_ragged_internals(x, bound)) for k, x in o.items))
+    return o
 
 
 def _bound_symbols(tensors: list[TensorInput]) -> set[Any]:

@@ -21,7 +21,7 @@ from ...model.shape import Shape
 from ...model.values import SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.compare import Verdict, eq3
-from ..call import Call, as_dims
+from ..call import Call, as_dim
 from ..registry import rule
 
 __all__: list[str] = []
@@ -37,6 +37,14 @@ def _offsets(call: Call, name: str) -> list[TensorV] | None:
     if isinstance(v, TupleV):
         return [x if isinstance(x, TensorV) else unknown_tensor() for x in v.items]
     return None
+
+
+def _int_list(v: Value) -> tuple[Dim, ...] | None:
+    """The ints of a list argument (``[max_len]`` with an ``int`` parameter included)."""
+    if not isinstance(v, TupleV):
+        return None
+    out = [as_dim(item) for item in v.items]
+    return None if any(d is None for d in out) else tuple(d for d in out if d is not None)
 
 
 def _batch(call: Call, offsets: list[TensorV] | None, name: str) -> Dim | None:
@@ -77,7 +85,7 @@ def _same(call: Call, a: Dim, b: Dim, what: str, at: str) -> bool:
 def jagged_to_dense(call: Call) -> Value:
     values = _values(call, "values")
     offsets = _offsets(call, "offsets")
-    lengths = as_dims(call.value("max_lengths"))
+    lengths = _int_list(call.value("max_lengths"))
     if values is None:
         return _ERR if call.shape("values") is not None else unknown_tensor(UnknownSource.UNSUPPORTED)
     batch = _batch(call, offsets, "offsets")
@@ -175,7 +183,7 @@ def jagged_dense_elementwise(call: Call) -> Value:
 def stacked_to_dense(call: Call) -> Value:
     values = _values(call, "values")
     lengths = call.shape("lengths")
-    keys = as_dims(call.value("max_lengths_per_key"))
+    keys = _int_list(call.value("max_lengths_per_key"))
     if values is None or lengths is None or lengths.rank is None or values.rank is None:
         return SeqV(unknown_tensor(UnknownSource.UNSUPPORTED), SeqKind.LIST)
     if lengths.rank != 2:
