@@ -27,7 +27,11 @@ def test_valid_against_the_sarif_schema() -> None:
     import jsonschema
 
     schema = json.loads(Path(SCHEMA).read_text())  # type: ignore[arg-type]
-    jsonschema.Draft7Validator(schema).validate(_document())
+    validator = jsonschema.validators.validator_for(schema)(schema)  # the schema says draft-04
+    doc = _document()
+    validator.validate(doc)
+    broken = dict(doc, runs=[dict(doc["runs"][0], results=[{"level": "fatal"}])])
+    assert not validator.is_valid(broken), "the validator must reject a result without a message"
 
 
 def test_what_github_code_scanning_needs() -> None:
