@@ -87,7 +87,11 @@ def _run(api: CheckerPluginInterface, span: Span, fn: Callable[[RuleContext], Va
 # -- torch functions and nn modules ------------------------------------------------------------------
 
 
-def torch_function(qualname: str) -> Callable[[FunctionContext], Type]:
+def _engine_call(
+    qualname: str, apply: Callable[[str, list[Arg], dict[str, Arg], RuleContext, Span], Value | None]
+) -> Callable[[FunctionContext], Type]:
+    """A hook handing a call's arguments to the engine (a torch function, an ``nn`` constructor)."""
+
     def hook(ctx: FunctionContext) -> Type:
         call = ctx.context
         if _skip(ctx.api) or not isinstance(call, CallExpr):
@@ -97,27 +101,18 @@ def torch_function(qualname: str) -> Callable[[FunctionContext], Type]:
             return ctx.default_return_type
         args, kwargs = got
         span = span_of(call)
-        v = _run(ctx.api, span, lambda rc: engine.call_function(qualname, args, kwargs, rc, span))
-        result = to_type(v or UNKNOWN, ctx.default_return_type)
-        return result
-
-    return hook
-
-
-def construct_module(qualname: str) -> Callable[[FunctionContext], Type]:
-    def hook(ctx: FunctionContext) -> Type:
-        call = ctx.context
-        if _skip(ctx.api) or not isinstance(call, CallExpr):
-            return ctx.default_return_type
-        got = call_args(call, ctx.api)
-        if got is None:
-            return ctx.default_return_type
-        args, kwargs = got
-        span = span_of(call)
-        v = _run(ctx.api, span, lambda rc: engine.construct_module(qualname, args, kwargs, rc, span))
+        v = _run(ctx.api, span, lambda rc: apply(qualname, args, kwargs, rc, span))
         return to_type(v or UNKNOWN, ctx.default_return_type)
 
     return hook
+
+
+def torch_function(qualname: str) -> Callable[[FunctionContext], Type]:
+    return _engine_call(qualname, engine.call_function)
+
+
+def construct_module(qualname: str) -> Callable[[FunctionContext], Type]:
+    return _engine_call(qualname, engine.construct_module)
 
 
 def _forward_return(t: Instance) -> Type | None:
