@@ -25,8 +25,8 @@ from mypy.types import ExtraAttrs, Instance, LiteralType, Type, get_proper_type
 from tensorshape.lang.jaxtyping import tensor_dtype
 from tensorshape.lang.parse import parse_shape
 from tensorshape.model.dims import Dim, Star, Unknown, UnknownSource
-from tensorshape.model.shape import Item, Shape
-from tensorshape.model.spec import DimKind, ShapeSpec
+from tensorshape.model.shape import Shape
+from tensorshape.model.spec import ShapeSpec
 from tensorshape.model.values import (
     NONE,
     BoolV,
@@ -42,10 +42,9 @@ from tensorshape.model.values import (
     UnknownV,
     Value,
 )
-from tensorshape.unify.specexpr import evaluate
-from tensorshape.unify.symbols import is_rigid_symbol, rigid
+from tensorshape.unify.symbols import is_rigid_symbol
 
-__all__ = ["KEY", "Spec", "attach", "carried", "encode", "decode", "rigid_shape", "has_carried"]
+__all__ = ["KEY", "Spec", "attach", "carried", "encode", "decode", "has_carried"]
 
 #: The attribute name on ``extra_attrs`` (never a real tensor attribute).
 KEY = "__tensorshape__"
@@ -61,30 +60,9 @@ class Spec:
 
     def value(self) -> TensorV:
         """The annotated value inside the annotated function: rigid symbols named as written."""
+        from tensorshape.rules.signature import rigid_shape  # the rules: only once there is code to check
+
         return TensorV(rigid_shape(self.spec), tensor_dtype(self.family))
-
-
-def rigid_shape(spec: ShapeSpec) -> Shape:
-    items: list[Item] = []
-    for d in spec.dims:
-        k = d.kind
-        if k is DimKind.FIXED:
-            assert d.size is not None
-            items.append(d.size)
-        elif k is DimKind.NAMED:
-            assert d.name is not None
-            items.append(rigid(d.name))
-        elif k is DimKind.EXPR:
-            assert d.expr is not None
-            v = evaluate(d.expr, rigid)
-            items.append(Unknown(UnknownSource.ANNOTATED) if v is None else v)
-        elif k is DimKind.ANON:
-            items.append(Unknown(UnknownSource.ANNOTATED))
-        elif k is DimKind.VARIADIC:
-            items.append(Star(d.name))
-        else:
-            items.append(Star(None, UnknownSource.ANNOTATED))
-    return Shape(tuple(items))
 
 
 # -- on mypy types -------------------------------------------------------------------------

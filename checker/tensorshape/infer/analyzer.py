@@ -28,8 +28,8 @@ from ..model.constraints import Constraint
 from ..model.diagnostics import Code, Diagnostic, Related, Span
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import Obligation
-from ..model.shape import Item, Shape
-from ..model.spec import DimKind, ShapeSpec
+from ..model.shape import Shape
+from ..model.spec import ShapeSpec
 from ..model.values import (
     NONE,
     BoolV,
@@ -46,8 +46,8 @@ from ..model.values import (
     Value,
 )
 from ..rules.context import Options, RuleContext
-from ..unify.specexpr import evaluate
-from ..unify.symbols import SymbolTable, rigid
+from ..rules.signature import rigid_shape
+from ..unify.symbols import SymbolTable
 from .annotations import Annotation
 from .base import Frame
 from .calls import Calls
@@ -338,36 +338,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
 
     def rigid_shape(self, frame: Frame, spec: ShapeSpec, instance: InstanceV | None, state: State) -> Shape:
         """The shape an annotation describes, in rigid symbols named as written."""
-        items: list[Item] = []
-
-        def names(n: str) -> Dim:
-            return rigid(n)
-
-        def refs(path: str) -> Dim | None:
-            return self.ref_value(frame, path, instance, state)
-
-        for d in spec.dims:
-            k = d.kind
-            if k is DimKind.FIXED:
-                items.append(d.size)
-            elif k is DimKind.NAMED and d.jagged and d.name is not None:
-                # A ragged dim is its own symbol (`n~`), distinct from a plain dim named `n`.
-                from ..rules.ops.jagged import declare_jagged
-
-                items.append(rigid(d.name + "~"))
-                declare_jagged(d.name + "~")
-            elif k is DimKind.NAMED:
-                items.append(rigid(d.name))
-            elif k is DimKind.EXPR:
-                v = evaluate(d.expr, names, refs)  # type: ignore[arg-type]
-                items.append(Unknown(UnknownSource.ANNOTATED) if v is None else v)
-            elif k is DimKind.ANON:
-                items.append(Unknown(UnknownSource.ANNOTATED))
-            elif k is DimKind.VARIADIC:
-                items.append(Star(d.name))
-            else:
-                items.append(Star(None, UnknownSource.ANNOTATED))
-        return Shape(tuple(items))
+        return rigid_shape(spec, lambda path: self.ref_value(frame, path, instance, state))
 
     def ref_value(self, frame: Frame, path: str, instance: InstanceV | None, state: State) -> Dim | None:
         """The int a ``{ref}`` in a shape string names (``{self.dim}``, ``{n}``)."""

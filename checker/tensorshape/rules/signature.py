@@ -16,21 +16,22 @@ from dataclasses import dataclass
 from ..lang.render import render_shape
 from ..model import codes
 from ..model.diagnostics import Code, Span
-from ..model.dims import Dim, Star
+from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import ObligationKind
-from ..model.shape import Shape
+from ..model.shape import Item, Shape
 from ..model.spec import DimKind, ShapeSpec
 from ..model.values import IntV, TensorV, UnknownV, Value
 from ..unify.compare import Verdict
 from ..unify.facts import Facts
 from ..unify.match import Bindings, Operand, match
+from ..unify.specexpr import evaluate
 from ..unify.symbols import rigid
 from . import engine
 from .call import Call, report_problems
 from .context import Arg, RuleContext
 from .stubs import OpDef
 
-__all__ = ["Finding", "shape_of", "check_call", "check_value", "rigid_bindings", "param_ref"]
+__all__ = ["Finding", "shape_of", "check_call", "check_value", "rigid_bindings", "rigid_shape", "param_ref"]
 
 #: Resolves a ``{ref}`` of an annotation (``{n}``, ``{self.dim}``) given the bound arguments.
 Refs = Callable[[str, Mapping[str, Arg]], "Dim | None"]
@@ -114,6 +115,36 @@ def rigid_bindings(spec: ShapeSpec, facts: Facts, refs: Callable[[str], Dim | No
         if d.kind is DimKind.VARIADIC and d.name:
             b.vars[d.name] = (Star(d.name),)
     return b
+
+
+def rigid_shape(spec: ShapeSpec, refs: Callable[[str], Dim | None] | None = None) -> Shape:
+    """The shape an annotation describes inside the annotated function: rigid symbols named as
+    written (a ragged dim ``jagged=n`` is its own symbol ``n~``); ``refs`` resolves ``{ref}``s."""
+    from .ops.jagged import declare_jagged
+
+    items: list[Item] = []
+    for d in spec.dims:
+        k = d.kind
+        if k is DimKind.FIXED:
+            assert d.size is not None
+            items.append(d.size)
+        elif k is DimKind.NAMED and d.jagged and d.name is not None:
+            items.append(rigid(d.name + "~"))
+            declare_jagged(d.name + "~")
+        elif k is DimKind.NAMED:
+            assert d.name is not None
+            items.append(rigid(d.name))
+        elif k is DimKind.EXPR:
+            assert d.expr is not None
+            v = evaluate(d.expr, rigid, refs)
+            items.append(Unknown(UnknownSource.ANNOTATED) if v is None else v)
+        elif k is DimKind.ANON:
+            items.append(Unknown(UnknownSource.ANNOTATED))
+        elif k is DimKind.VARIADIC:
+            items.append(Star(d.name))
+        else:
+            items.append(Star(None, UnknownSource.ANNOTATED))
+    return Shape(tuple(items))
 
 
 def check_value(spec: ShapeSpec, shape: Shape, b: Bindings, what: str) -> tuple[list[Finding], list[str]]:
