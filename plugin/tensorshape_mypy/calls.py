@@ -28,7 +28,7 @@ from mypy.nodes import (
 )
 from mypy.plugin import AttributeContext, CheckerPluginInterface, FunctionContext, MethodContext
 from mypy.types import CallableType, Instance, Overloaded, TupleType, Type, get_proper_type
-from tensorshape.lang.render import render_dim, render_shape
+from tensorshape.lang.render import describe_value
 from tensorshape.model import codes
 from tensorshape.model.diagnostics import Span
 from tensorshape.model.values import (
@@ -36,7 +36,6 @@ from tensorshape.model.values import (
     IntV,
     ModuleV,
     SeqKind,
-    SeqV,
     TensorV,
     TupleV,
     UnknownV,
@@ -458,22 +457,6 @@ def module_attribute(attr: str) -> Callable[[AttributeContext], Type]:
     return hook
 
 
-def describe(v: Value) -> str:
-    if isinstance(v, TensorV):
-        return render_shape(v.shape)
-    if isinstance(v, IntV):
-        return f"int {render_dim(v.value)}"
-    if isinstance(v, TupleV):
-        return "(" + ", ".join(describe(i) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
-    if isinstance(v, SeqV):
-        return f"[{describe(v.elem)}, ...]"
-    if isinstance(v, ModuleV):
-        return v.qualname.rsplit(".", 1)[-1] + "(...)"
-    if isinstance(v, UnknownV):
-        return "unknown"
-    return type(v).__name__.removesuffix("V").lower()
-
-
 def reveal_shape(ctx: FunctionContext) -> Type:
     """``reveal_shape(x)`` prints what the plugin knows about ``x`` (code ``reveal``)."""
     aftercheck.seen(ctx.api)
@@ -483,6 +466,6 @@ def reveal_shape(ctx: FunctionContext) -> Type:
     t = ctx.arg_types[0][0]
     v = arg_of(call.args[0], ctx.api, t).value
     rc = RuleContext()
-    rc.report(codes.REVEAL, f"revealed shape: {describe(v)}", span_of(call))
+    rc.report(codes.REVEAL, f"revealed shape: {describe_value(v)}", span_of(call))
     report(ctx.api, rc.diagnostics)
     return t

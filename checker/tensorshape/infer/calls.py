@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..lang.render import render_dim, render_shape
+from ..lang.render import describe_value as _describe
 from ..model import codes
 from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.firstclass import DimV, LevelTensorV
@@ -609,23 +609,16 @@ class Calls(AnalyzerBase):
 
 
 def describe_value(v: Value) -> str:
-    if isinstance(v, TensorV):
-        return render_shape(v.shape)
+    return _describe(v, _describe_own)
+
+
+def _describe_own(v: Value) -> str | None:
+    """This front end's values: tensors with first-class dims, instances of the project's classes."""
     if isinstance(v, (LevelTensorV, DimV)):
         return render_levels(v)
-    if isinstance(v, IntV):
-        return f"int {render_dim(v.value)}"
-    if isinstance(v, TupleV):
-        return "(" + ", ".join(describe_value(i) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
-    if isinstance(v, SeqV):
-        return f"[{describe_value(v.elem)}, ...]"
-    if isinstance(v, ModuleV):
-        return v.qualname.rsplit(".", 1)[-1] + "(...)"
     if isinstance(v, InstanceV):
         return v.cls.node.name.value + "(...)"
-    if isinstance(v, UnknownV):
-        return "unknown"
-    return type(v).__name__.removesuffix("V").lower()
+    return None
 
 
 def _is_reveal(func: Value, node: cst.Call) -> bool:

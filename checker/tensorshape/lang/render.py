@@ -8,12 +8,14 @@ unknown run, and ``!`` after the data dimension when known.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from ..model.dims import Dim, Star, Unknown
 from ..model.shape import Item, Shape
+from ..model.values import IntV, ModuleV, SeqV, TensorV, TupleV, UnknownV, Value
 
-__all__ = ["render_dim", "render_shape", "render_items"]
+__all__ = ["render_dim", "render_shape", "render_items", "describe_value"]
 
 
 @functools.cache
@@ -93,3 +95,25 @@ def render_items(items: tuple[Item, ...], data_dim: int | None = None) -> str:
 
 def render_shape(shape: Shape, data_dim: int | None = None) -> str:
     return render_items(shape.items, data_dim)
+
+
+def describe_value(v: Value, other: Callable[[Value], str | None] | None = None) -> str:
+    """What ``reveal_shape`` prints for a value; ``other`` names the front end's own values
+    (instances of user classes, tensors with first-class dims)."""
+    if other is not None:
+        text = other(v)
+        if text is not None:
+            return text
+    if isinstance(v, TensorV):
+        return render_shape(v.shape)
+    if isinstance(v, IntV):
+        return f"int {render_dim(v.value)}"
+    if isinstance(v, TupleV):
+        return "(" + ", ".join(describe_value(i, other) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
+    if isinstance(v, SeqV):
+        return f"[{describe_value(v.elem, other)}, ...]"
+    if isinstance(v, ModuleV):
+        return v.qualname.rsplit(".", 1)[-1] + "(...)"
+    if isinstance(v, UnknownV):
+        return "unknown"
+    return type(v).__name__.removesuffix("V").lower()
