@@ -66,12 +66,14 @@ def jagged_info(d: Dim) -> JaggedInfo | None:
     return _INFO.get(name) if isinstance(name, str) else None
 
 
-def _ragged(t: TensorV) -> tuple[Dim, JaggedInfo] | None:
-    s = t.shape
-    if s.rank is None or s.rank < 2:
+def _ragged(call: Call, name: str) -> tuple[TensorV, Dim, JaggedInfo] | None:
+    """The jagged tensor argument ``name``, its ragged dim and what is known of its rows."""
+    t = call.tensor(name)
+    s = t.shape if t is not None else None
+    if t is None or s is None or s.rank is None or s.rank < 2:
         return None
     info = jagged_info(s.dims[1])
-    return (s.dims[1], info) if info is not None else None
+    return (t, s.dims[1], info) if info is not None else None
 
 
 @rule("nested_tensor")
@@ -116,31 +118,28 @@ def nested_from_jagged(call: Call) -> Value:
 
 @rule("jagged_values")
 def values(call: Call) -> Value:
-    t = call.tensor("self")
-    got = _ragged(t) if t is not None else None
-    if t is None or got is None:
+    got = _ragged(call, "self")
+    if got is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    j, info = got
+    t, j, info = got
     total: Dim = arith.dsum(info.lengths) if info.lengths is not None else _derived("sum", j)
     return TensorV(Shape((total, *t.shape.dims[2:])), t.dtype)
 
 
 @rule("jagged_offsets")
 def offsets(call: Call) -> Value:
-    t = call.tensor("self")
-    got = _ragged(t) if t is not None else None
-    if t is None or got is None:
+    got = _ragged(call, "self")
+    if got is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    return TensorV(Shape((arith.add(t.shape.dims[0], 1),)), "int64")
+    return TensorV(Shape((arith.add(got[0].shape.dims[0], 1),)), "int64")
 
 
 @rule("to_padded")
 def to_padded(call: Call) -> Value:
-    t = call.tensor("input") if call.has("input") else call.tensor("self")
-    got = _ragged(t) if t is not None else None
-    if t is None or got is None:
+    got = _ragged(call, "input" if call.has("input") else "self")
+    if got is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    j, info = got
+    t, j, info = got
     size = as_dims(call.value("output_size")) if call.has("output_size") and not call.is_none("output_size") else None
     if size is not None:
         return TensorV(Shape(tuple(size)), t.dtype)
