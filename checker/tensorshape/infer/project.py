@@ -128,6 +128,19 @@ def read_source(path: Path) -> tuple[str | None, str | None]:
         return None, f"cannot decode file: {e}"
 
 
+def absolute_module(package: str, module: str | None, level: int) -> str:
+    """The absolute name of ``from {'.' * level}{module} import ...`` in a module of ``package``."""
+    if level == 0:
+        return module or ""
+    base = package.split(".") if package else []
+    if level > 1:
+        base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+    parts = [p for p in base if p]
+    if module:
+        parts.append(module)
+    return ".".join(parts)
+
+
 class Project:
     """Loads and caches modules; resolves imports within the project."""
 
@@ -221,13 +234,7 @@ class Project:
             return True
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         for m in _STAR_IMPORT.finditer(text):
-            level, rest = len(m.group(1)), m.group(2).decode()
-            if level:
-                base = package.split(".") if package else []
-                base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
-                target = ".".join([p for p in base if p] + ([rest] if rest else []))
-            else:
-                target = rest
+            target = absolute_module(package, m.group(2).decode(), len(m.group(1)))
             if self.may_define(target, name, seen):
                 return True
         return False
@@ -268,12 +275,4 @@ class Project:
 
     def resolve_relative(self, current: ModuleInfo, module: str | None, level: int) -> str:
         """The absolute module name of ``from .{module} import ...``."""
-        if level == 0:
-            return module or ""
-        base = current.package.split(".") if current.package else []
-        if level > 1:
-            base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
-        parts = [p for p in base if p]
-        if module:
-            parts.append(module)
-        return ".".join(parts)
+        return absolute_module(current.package, module, level)
