@@ -62,14 +62,16 @@ def _batch(call: Call, offsets: list[TensorV] | None, name: str) -> Dim | None:
     return arith.sub(first.dims[0], 1) if first.rank == 1 else Unknown(UnknownSource.UNANNOTATED)
 
 
-def _values(call: Call, name: str, rank: int | None = None) -> Shape | None:
+def _values(call: Call, name: str, rank: int | None = None) -> Shape | Value:
+    """The shape of a values tensor; else what the rule returns: an error's result after a rank
+    error, an unknown tensor when the argument is not a tensor."""
     s = call.shape(name)
     if s is None:
-        return None
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
     if s.rank is not None and (s.rank < 1 or (rank is not None and s.rank != rank)):
         want = f"{rank}" if rank is not None else "at least 1"
         call.error(codes.RANK_MISMATCH, f"values must have {want} dims, got {render_shape(s)}", name)
-        return None
+        return _ERR
     return s
 
 
@@ -86,8 +88,8 @@ def jagged_to_dense(call: Call) -> Value:
     values = _values(call, "values")
     offsets = _offsets(call, "offsets")
     lengths = _int_list(call.value("max_lengths"))
-    if values is None:
-        return _ERR if call.shape("values") is not None else unknown_tensor(UnknownSource.UNSUPPORTED)
+    if not isinstance(values, Shape):
+        return values
     batch = _batch(call, offsets, "offsets")
     if batch is None:
         return _ERR
@@ -109,8 +111,8 @@ def jagged_to_dense(call: Call) -> Value:
 def jagged_2d_to_dense(call: Call) -> Value:
     rank = int(call.params.get("values_rank", 2))
     values = _values(call, "values", rank)
-    if values is None:
-        return _ERR if call.shape("values") is not None else unknown_tensor(UnknownSource.UNSUPPORTED)
+    if not isinstance(values, Shape):
+        return values
     batch = _batch(call, _offsets(call, "offsets"), "offsets")
     if batch is None:
         return _ERR
@@ -149,9 +151,9 @@ def jagged_dense_elementwise(call: Call) -> Value:
     offsets = _offsets(call, "x_offsets")
     dense_names = ["y"] if call.has("y") else ["y_0", str(call.params.get("second", "y_1"))]
     denses = [call.shape(n) for n in dense_names]
-    if values is None or offsets is None or any(d is None or d.rank is None for d in denses) or values.rank is None:
-        if values is None and call.shape("x_values") is not None:
-            return _ERR
+    if not isinstance(values, Shape):
+        return values
+    if offsets is None or any(d is None or d.rank is None for d in denses) or values.rank is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     batch = _batch(call, offsets, "x_offsets")
     if batch is None:
@@ -184,7 +186,7 @@ def stacked_to_dense(call: Call) -> Value:
     values = _values(call, "values")
     lengths = call.shape("lengths")
     keys = _int_list(call.value("max_lengths_per_key"))
-    if values is None or lengths is None or lengths.rank is None or values.rank is None:
+    if not isinstance(values, Shape) or lengths is None or lengths.rank is None or values.rank is None:
         return SeqV(unknown_tensor(UnknownSource.UNSUPPORTED), SeqKind.LIST)
     if lengths.rank != 2:
         call.error(codes.RANK_MISMATCH, f"lengths must be [T, B], got {render_shape(lengths)}", "lengths")
@@ -203,7 +205,7 @@ def stacked_to_dense(call: Call) -> Value:
 @rule("fbgemm_jagged_jagged_bmm")
 def jagged_jagged_bmm(call: Call) -> Value:
     x, y = _values(call, "x_values", 2), _values(call, "y_values", 2)
-    if x is None or y is None or x.rank is None or y.rank is None:
+    if not isinstance(x, Shape) or not isinstance(y, Shape) or x.rank is None or y.rank is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     batch = _batch(call, _offsets(call, "x_offsets"), "x_offsets")
     if batch is None or not _same(call, x.dims[0], y.dims[0], "rows of x_values vs y_values (one set of offsets)", "y_values"):
@@ -214,7 +216,7 @@ def jagged_jagged_bmm(call: Call) -> Value:
 @rule("fbgemm_jagged_dense_bmm")
 def jagged_dense_bmm(call: Call) -> Value:
     x, y = _values(call, "x_values", 2), call.shape("y")
-    if x is None or y is None or x.rank is None or y.rank is None:
+    if not isinstance(x, Shape) or y is None or x.rank is None or y.rank is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     if y.rank != 3:
         call.error(codes.RANK_MISMATCH, f"y must be [B, K, N], got {render_shape(y)}", "y")
@@ -230,7 +232,7 @@ def jagged_dense_bmm(call: Call) -> Value:
 @rule("fbgemm_jagged_softmax")
 def jagged_softmax(call: Call) -> Value:
     values = _values(call, "values", 2)
-    if values is None:
+    if not isinstance(values, Shape):
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     if _batch(call, _offsets(call, "x_offsets"), "x_offsets") is None:
         return _ERR
