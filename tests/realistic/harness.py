@@ -67,7 +67,9 @@ def header(path: Path, key: str) -> str | None:
     return m.group(1).strip() if m else None
 
 
+@functools.cache
 def check(path: Path) -> StaticResult:
+    """The checker's view of one file (cached: the tests share it)."""
     import time
 
     start = time.perf_counter()
