@@ -109,7 +109,7 @@ def truth(path: Path) -> dict[str, Any]:
 
 
 def _dims(text: str) -> list[str] | None:
-    text = text.strip()
+    text = re.sub(r"\s+\(on the last batch[^)]*\)$", "", text.strip())
     if not (text.startswith("[") and text.endswith("]")):
         return None
     inner = text[1:-1].strip()
@@ -164,14 +164,15 @@ def probes(path: Path, static: StaticResult) -> list[Probe]:
         if not shown:
             out.append(Probe(line, [], observations, "unknown"))
             continue
-        worst = "exact"
         rank = {"exact": 0, "partial": 1, "unknown": 2, "wrong": 3}
-        for actual in observations:
-            # The checker may reveal a line once per analysis (generic, and with a caller's
-            # arguments): the best of its views counts, but any wrong view is wrong.
-            verdicts = [classify(s, actual) for s in shown]
-            v = "wrong" if "wrong" in verdicts else min(verdicts, key=rank.__getitem__)
-            worst = max(worst, v, key=rank.__getitem__)
+        # The checker may reveal a line more than once (the generic analysis, a caller's
+        # arguments, a loader's last batch), and torch may pass it more than once: every
+        # observation is scored by the checker's best view of it, and a view that fits no
+        # observation at all is wrong.
+        table = [[classify(s, actual) for s in shown] for actual in observations]
+        worst = max((min(row, key=rank.__getitem__) for row in table), key=rank.__getitem__)
+        if any(all(row[j] == "wrong" for row in table) for j in range(len(shown))):
+            worst = "wrong"
         out.append(Probe(line, shown, observations, worst))
     return sorted(out, key=lambda p: p.line)
 
