@@ -80,7 +80,8 @@ def check(path: Path) -> StaticResult:
     reveals: dict[int, list[str]] = {}
     for d in result.diagnostics:
         if d.code.id == "TS900":
-            reveals.setdefault(d.span.line, []).append(d.message.removeprefix("revealed shape: "))
+            # A loader's last batch adds a second view: "[16 784]; [8 784] (on the last batch: ...)".
+            reveals.setdefault(d.span.line, []).extend(d.message.removeprefix("revealed shape: ").split("; "))
         elif d.severity is Severity.ERROR:
             errors.add((d.span.line, d.code.id))
         elif d.severity is Severity.WARNING:
