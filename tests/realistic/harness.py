@@ -110,7 +110,7 @@ def truth(path: Path) -> dict[str, Any]:
 
 
 def _dims(text: str) -> list[str] | None:
-    text = re.sub(r"\s+\(on the last batch[^)]*\)$", "", text.strip())
+    text = re.sub(r"\s+\(on the last batch.*\)$", "", text.strip())
     if not (text.startswith("[") and text.endswith("]")):
         return None
     inner = text[1:-1].strip()

@@ -1,4 +1,3 @@
-# known-miss: sizes come from the argparse default and the loop over the DataLoader; neither is modelled yet (issue 16 items 2-4)
 """Bug: the encoder flattens with the batch size from the options, which the last batch does not have (40 images, batches of 16).
 
 A fully connected VAE on MNIST-sized images, in the shape of the classic PyTorch example:
@@ -53,7 +52,7 @@ class VAE(nn.Module):
         return torch.sigmoid(self.fc4(h3))
 
     def forward(self, x):
-        mu, logvar = self.encode(x.view(args.batch_size, 784))  # E: TS106
+        mu, logvar = self.encode(x.view(args.batch_size, 784))  # E: TS120
         reveal_shape(mu)
         z = self.reparameterize(mu, logvar)
         reveal_shape(z)
