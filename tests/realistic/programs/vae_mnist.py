@@ -1,4 +1,4 @@
-# exact-at-least: 2
+# exact-at-least: 4
 """A fully connected VAE on MNIST-sized images, in the shape of the classic PyTorch example:
 argparse options, a reparameterised encoder, the loss summed over the batch. Random images stand
 in for the dataset."""
