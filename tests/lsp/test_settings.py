@@ -13,21 +13,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tensorshape.lsp.settings import server_settings
 from tensorshape.model.diagnostics import Severity
 
-SOURCE = '''import torch
-from jaxtyping import Float
-from torch import Tensor
-
-
-def proj(x: Float[Tensor, "b 16"]) -> Float[Tensor, "b 4"]:
-    return x @ torch.randn(16, 4)
-
-
-def caller(x):
-    return proj(x)
-
-
-y = torch.zeros(2, 3) @ torch.zeros(4, 5)
-'''
+#: An error (TS101, line 14) and, with obligations shown, a runtime obligation (TS901, line 11).
+SOURCE = (Path(__file__).parents[1] / "data" / "editors" / "shape_bug.py").read_text(encoding="utf-8")
 
 PYPROJECT = """[tool.tensorshape]
 severity = { TS101 = "warning" }
