@@ -16,6 +16,7 @@ import {
   launch,
   readSettings,
   resolveServerCommand,
+  SERVER_SETTINGS,
   type ServerCommand,
   serverOptions,
   which,
@@ -152,15 +153,13 @@ export class Controller implements vscode.Disposable {
   }
 
   configurationChanged(e: vscode.ConfigurationChangeEvent): void {
-    if (!e.affectsConfiguration("tensorshape")) {
-      return;
-    }
-    if (LAUNCH_SETTINGS.some((k) => e.affectsConfiguration(`tensorshape.${k}`))) {
+    const affects = (keys: readonly string[]) => keys.some((k) => e.affectsConfiguration(`tensorshape.${k}`));
+    if (affects(LAUNCH_SETTINGS)) {
       void this.restart();
       return;
     }
     const client = this.client;
-    if (client?.isRunning()) {
+    if (affects(SERVER_SETTINGS) && client?.isRunning()) {
       // The server reads the whole table again: each message replaces the previous settings.
       void client.sendNotification(DidChangeConfigurationNotification.type, { settings: serverOptions(settings()) });
     }

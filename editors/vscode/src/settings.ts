@@ -24,8 +24,19 @@ export interface ConfigurationLike {
   get<T>(key: string): T | undefined;
 }
 
-/** Settings that need a new server process when they change (the others are sent to the running one). */
+/** Settings that need a new server process when they change. */
 export const LAUNCH_SETTINGS = ["path", "interpreter"] as const;
+
+/** Settings sent to the running server when they change (`tensorshape.trace.server` is the client's). */
+export const SERVER_SETTINGS = [
+  "enable",
+  "disable",
+  "severity",
+  "showObligations",
+  "vollo",
+  "allowDynamicWeights",
+  "exclude",
+] as const;
 
 function strings(value: unknown): string[] {
   if (typeof value === "string") {

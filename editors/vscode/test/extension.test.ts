@@ -88,6 +88,10 @@ describe("extension", () => {
       },
     ]);
 
+    changeConfiguration({ "trace.server": "verbose" }); // the client's own setting: nothing to send
+    await settle();
+    assert.equal(first.notifications.length, 1);
+
     changeConfiguration({ path: "", interpreter: "/usr/bin/python3" });
     await settle();
     assert.equal(recorded.clients.length, 2);
