@@ -21,10 +21,13 @@ def test_every_function_and_method_is_covered() -> None:
 
 
 #: Classes that make datasets, loaders and image transforms rather than tensor ops, and where
-#: they are compared: torch.utils.data's with torch itself; torchvision's with the datasets'
-#: published sizes and the transforms' documented behaviour (torchvision's wheel does not load
-#: beside the CPU build of torch 2.13 that the tests use).
-DATA_CLASSES = {"torch.utils.data.": "tests/infer/test_data_pipelines.py", "torchvision.": "tests/infer/test_data_pipelines.py"}
+#: they are compared: torch.utils.data's with torch itself; torchvision's transforms with
+#: torchvision itself, its datasets (which need downloads) with their published sizes.
+DATA_CLASSES = {
+    "torch.utils.data.": "tests/infer/test_data_pipelines.py",
+    "torchvision.transforms.": "tests/infer/test_torchvision_transforms.py",
+    "torchvision.datasets.": "tests/infer/test_data_pipelines.py",
+}
 
 
 def test_every_module_class_is_covered() -> None:

@@ -155,8 +155,8 @@ def test_loader_and_dataset_are_described(files: dict[str, Path]) -> None:
 def test_torchvision_datasets_and_transforms() -> None:
     """Sample shapes of torchvision's datasets (their published image sizes) through transforms.
 
-    torchvision's wheel does not load beside the CPU torch we test with, so these are
-    checked against the datasets' documented sizes, not a run."""
+    The datasets need downloads, so their sizes are the published ones; the transforms are
+    compared with torchvision itself in ``test_torchvision_transforms.py``."""
     from tensorshape.infer import check_source
 
     src = textwrap.dedent(
