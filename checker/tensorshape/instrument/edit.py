@@ -66,7 +66,7 @@ class InstrumentResult:
 
 
 class _Inserted(cst.CSTVisitor):
-    """The lines ``instrument`` wrote: its check statements and its decorators, marker included."""
+    """The lines of ``instrument``'s check statements and decorators, by position (the slow, exact way)."""
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -74,38 +74,90 @@ class _Inserted(cst.CSTVisitor):
         self.module = module
         self.lines: set[int] = set()
 
-    def _ours(self, node: cst.CSTNode, comment: cst.Comment | None, code: cst.CSTNode, form: str) -> None:
-        if comment is None or comment.value != MARKER:
-            return
-        pos = self.get_metadata(PositionProvider, node)
-        if pos.start.line == pos.end.line and self.module.code_for_node(code).startswith(form):
-            self.lines.add(pos.start.line)
-
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) and isinstance(node.body[0].value, cst.Call):
-            call = node.body[0].value
-            if self.module.code_for_node(call.func) == _CHECK:
-                self._ours(node, node.trailing_whitespace.comment, call, _CHECK + "(")
+        body = node.body
+        if (
+            len(body) == 1
+            and isinstance(body[0], cst.Expr)
+            and isinstance(body[0].value, cst.Call)
+            and _is_ours(self.module, node.trailing_whitespace.comment, body[0].value, _CHECK + "(")
+        ):
+            self.lines.add(self.get_metadata(PositionProvider, node).start.line)
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
-        if self.module.code_for_node(node.decorator) == _DECORATOR:
-            self._ours(node, node.trailing_whitespace.comment, node.decorator, _DECORATOR)
+        if _is_ours(self.module, node.trailing_whitespace.comment, node.decorator, _DECORATOR):
+            self.lines.add(self.get_metadata(PositionProvider, node).start.line)
+
+
+_CANDIDATE = re.compile(
+    r"[ \t\x0c]*(?:@[ \t]*)?" + re.escape(_RT) + r"\.(?:check_shapes\(|shapecheck\b).*" + re.escape(MARKER) + r"[ \t]*$"
+)
+_CONTAINERS = (
+    cst.BaseCompoundStatement,
+    cst.IndentedBlock,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
+
+
+def _count_inserted(module: cst.Module) -> int:
+    """How many check statements and decorators of ``instrument``'s form the tree has (statements only walked)."""
+    n = 0
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            body = node.body
+            if (
+                len(body) == 1
+                and isinstance(body[0], cst.Expr)
+                and isinstance(body[0].value, cst.Call)
+                and _is_ours(module, node.trailing_whitespace.comment, body[0].value, _CHECK + "(")
+            ):
+                n += 1
+            continue
+        if isinstance(node, cst.FunctionDef):
+            n += sum(
+                _is_ours(module, d.trailing_whitespace.comment, d.decorator, _DECORATOR)
+                and "\\" not in d.whitespace_after_at.value
+                for d in node.decorators
+            )
+        stack.extend(c for c in node.children if isinstance(c, _CONTAINERS) or isinstance(c, cst.SimpleStatementLine))
+    return n
+
+
+def _is_ours(module: cst.Module, comment: cst.Comment | None, code: cst.CSTNode, form: str) -> bool:
+    if comment is None or comment.value != MARKER:
+        return False
+    text = module.code_for_node(code)
+    return text.startswith(form) and (form.endswith("(") or text == form) and "\n" not in text and "\r" not in text
 
 
 def remove(source: str) -> str:
     """The source without the lines ``instrument`` inserted: exactly the original.
 
+    A line goes only if it is a check statement or a decorator of exactly the
+    form ``instrument`` writes, with the marker as its comment: found on the
+    syntax tree, so a docstring or string line ending with the marker stays.
     Raises ``libcst.ParserSyntaxError`` when the source does not parse (nothing
     can then be told apart safely).
     """
     if MARKER not in source:
         return source
-    module = cst.parse_module(source)
-    v = _Inserted(module)
-    MetadataWrapper(module, unsafe_skip_copy=True).visit(v)
-    if not v.lines:
+    lines = split_lines(source)
+    candidates = {i for i, line in enumerate(lines, 1) if MARKER in line and _CANDIDATE.match(line.rstrip("\r\n"))}
+    if not candidates:
         return source
-    return "".join(line for i, line in enumerate(split_lines(source), 1) if i not in v.lines)
+    module = cst.parse_module(source)
+    if _count_inserted(module) != len(candidates):
+        # Some candidate lines are not code (inside a string): find each inserted line's position.
+        v = _Inserted(module)
+        MetadataWrapper(module, unsafe_skip_copy=True).visit(v)
+        candidates = v.lines
+    return "".join(line for i, line in enumerate(lines, 1) if i not in candidates)
 
 
 def instrument_source(source: str, path: str = "<string>", *, every_boundary: bool = False) -> InstrumentResult:

@@ -205,6 +205,8 @@ class _Collector(cst.CSTVisitor):
         start, end = self._pos(node)
         name_line = self._pos(node.name)[0][0]
         def_line = name_line - line_breaks(node.whitespace_after_def.value)
+        if node.asynchronous is not None:
+            def_line -= line_breaks(node.asynchronous.whitespace_after.value)
         anns = [p.annotation for p in (*node.params.params, *node.params.kwonly_params, *node.params.posonly_params)]
         if isinstance(node.params.star_arg, cst.Param):
             anns.append(node.params.star_arg.annotation)
