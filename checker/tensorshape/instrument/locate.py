@@ -20,6 +20,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..lang.parse import parse_shape
+from ..runtime.annotations import spec_in_text
 
 __all__ = ["Statement", "FunctionSite", "Site", "locate", "line_breaks"]
 
@@ -92,22 +93,6 @@ def _names(target: cst.BaseExpression) -> set[str]:
     if isinstance(target, cst.StarredElement):
         return _names(target.value)
     return set()
-
-
-def _spec_text(ann: cst.BaseExpression) -> str | None:
-    """The literal spec of ``Dtype[Tensor, "spec"]`` (or of the whole annotation written as a string)."""
-    if isinstance(ann, cst.SimpleString):
-        try:
-            inner = cst.parse_expression(ann.evaluated_value if isinstance(ann.evaluated_value, str) else "")
-        except Exception:  # noqa: BLE001 - not an expression: not a shape annotation
-            return None
-        return _spec_text(inner)
-    if isinstance(ann, cst.Subscript) and len(ann.slice) == 2:
-        el = ann.slice[1].slice
-        if isinstance(el, cst.Index) and isinstance(el.value, cst.SimpleString):
-            value = el.value.evaluated_value
-            return value if isinstance(value, str) else None
-    return None
 
 
 class _Collector(cst.CSTVisitor):
@@ -213,7 +198,8 @@ class _Collector(cst.CSTVisitor):
         if isinstance(node.params.star_kwarg, cst.Param):
             anns.append(node.params.star_kwarg.annotation)
         anns.append(node.returns)
-        specs = [_spec_text(a.annotation) for a in anns if a is not None]
+        # Read as the runtime decorator reads them (as text), so both agree on what is checked.
+        specs = [spec_in_text(self._module.code_for_node(a.annotation)) for a in anns if a is not None]
         unusable = None
         for spec in specs:
             if spec is None:
