@@ -131,7 +131,7 @@ def programs(draw: st.DrawFn) -> Program:
 
 
 _FAST = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
-_SLOW = settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+_SLOW = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @_FAST

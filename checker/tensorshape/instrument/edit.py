@@ -10,8 +10,11 @@ form ``instrument`` writes, carrying the marker as its comment.  Nothing else
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,18 +154,37 @@ def remove(source: str) -> str:
     candidates = {i for i, line in enumerate(lines, 1) if MARKER in line and _CANDIDATE.match(line.rstrip("\r\n"))}
     if not candidates:
         return source
-    module = cst.parse_module(source)
-    if _count_inserted(module) != len(candidates):
-        # Some candidate lines are not code (inside a string): find each inserted line's position.
-        v = _Inserted(module)
-        MetadataWrapper(module, unsafe_skip_copy=True).visit(v)
-        candidates = v.lines
+    with _no_cycle_collection():
+        module = cst.parse_module(source)
+        if _count_inserted(module) != len(candidates):
+            # Some candidate lines are not code (inside a string): find each inserted line's position.
+            v = _Inserted(module)
+            MetadataWrapper(module, unsafe_skip_copy=True).visit(v)
+            candidates = v.lines
     return "".join(line for i, line in enumerate(lines, 1) if i not in candidates)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Pause the cyclic garbage collector: syntax trees are many long-lived objects, and its full
+    collections while they are built make the time grow faster than the file (refcounting still frees)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def instrument_source(source: str, path: str = "<string>", *, every_boundary: bool = False) -> InstrumentResult:
     """Insert a runtime check at every obligation of ``source`` (``every_boundary``: decorate every
     annotated function instead of following the analysis, like jaxtyping)."""
+    with _no_cycle_collection():
+        return _instrument(source, path, every_boundary)
+
+
+def _instrument(source: str, path: str, every_boundary: bool) -> InstrumentResult:
     original = remove(source)
     module = cst.parse_module(original)
     located = locate(module)
