@@ -14,7 +14,7 @@ from tests.expectations import EXAMPLES
 
 FILES = sorted(EXAMPLES.rglob("*.py"))
 
-SAMPLE = '''import torch
+SAMPLE = """import torch
 import torch.nn as nn
 from jaxtyping import Float
 from torch import Tensor
@@ -37,14 +37,16 @@ class M(nn.Module):
     def forward(self, x) -> Float[Tensor, "b 4"]:
         h = self.fc(x)
         return h
-'''
+"""
 
 
 def test_checks_go_exactly_to_the_obligations() -> None:
     r = instrument_source(SAMPLE, "sample.py")
     added = [line.strip() for line in r.source.splitlines() if line.endswith(MARKER)]
     assert r.checks == 2 and r.decorated == 1 and r.skipped == []
-    assert added[0].startswith('__import__("tensorshape.runtime").runtime.check_shapes({"x": (x, "b d"), "w": (w, "d k")}')
+    assert added[0].startswith(
+        '__import__("tensorshape.runtime").runtime.check_shapes({"x": (x, "b d"), "w": (w, "d k")}'
+    )
     assert '"x": (x, "*b 8")' in added[2]  # Linear(8, 4): the size is spelled out
     assert added[1].startswith("@") and "shapecheck" in added[1]
     # Nothing where the shape is proven: head's own body has no check.

@@ -68,7 +68,9 @@ def test_variadic_groups_bind() -> None:
 
 def test_decorator_checks_arguments_and_return() -> None:
     @shapecheck
-    def f(x: Float[Tensor, "b d"], w: Float[Tensor, "d k"], bias: Float[Tensor, " k"] | None = None) -> Float[Tensor, "b k"]:
+    def f(
+        x: Float[Tensor, "b d"], w: Float[Tensor, "d k"], bias: Float[Tensor, " k"] | None = None
+    ) -> Float[Tensor, "b k"]:
         return x @ w
 
     assert f(z(4, 5), z(5, 3)).shape == (4, 3)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,58 +15,88 @@ def add_parser(sub: Any) -> None:
         "instrument",
         help="insert runtime shape checks where the static analysis could not decide",
         description="Insert tensorshape.runtime checks exactly at the runtime obligations the analysis records "
-        "(unknown shapes meeting static requirements).  Prints a unified diff unless --write.",
+        "(unknown shapes meeting static requirements).  Prints a unified diff unless --write.  "
+        "Exit status 2 when a file could not be read, analysed or written (the others are still done).",
     )
     p.add_argument("paths", nargs="+", metavar="PATH")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff (the default)")
-    mode.add_argument("--write", action="store_true", help="rewrite the files in place")
-    p.add_argument("--all", action="store_true", help="check every annotated function (jaxtyping-like), not only the obligations")
+    mode.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
+    p.add_argument(
+        "--all", action="store_true", help="check every annotated function (jaxtyping-like), not only the obligations"
+    )
     p.add_argument("--remove", action="store_true", help="take the inserted checks out again")
     p.set_defaults(run=run)
 
 
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+def _emit(text: str, encoding: str) -> None:
+    """Write diff text to stdout in the file's own encoding (so ``patch`` applies it byte for byte)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode(encoding.removesuffix("-sig"), errors="surrogateescape"))
+    buffer.flush()
+
+
 def run(args: argparse.Namespace) -> int:
     from ..instrument import instrument_source, remove
+    from ..instrument.edit import split_lines
+    from ..instrument.files import read_source, unified_diff, write_atomic
     from .files import collect_files
 
     files = collect_files(args.paths, Path.cwd())
     if not files:
-        sys.stderr.write("tensorshape instrument: no Python files found\n")
+        _say("tensorshape instrument: no Python files found")
         return 2
-    checks = decorated = skipped = changed = 0
+    checks = decorated = skipped = changed = failed = 0
     for f in files:
         try:
-            source = f.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            sys.stderr.write(f"{f}: cannot read: {e}\n")
+            src = read_source(f)
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as e:
+            _say(f"{f}: error: cannot read: {e}")
+            failed += 1
             continue
-        if args.remove:
-            new = remove(source)
-        else:
-            try:
+        source = src.text
+        try:
+            if args.remove:
+                new = common = remove(source)
+            else:
                 r = instrument_source(source, str(f), every_boundary=args.all)
-            except Exception as e:  # noqa: BLE001 - a file that cannot be analysed is left alone
-                sys.stderr.write(f"{f}: not instrumented ({type(e).__name__}: {e})\n")
-                continue
-            new = r.source
-            checks += r.checks
-            decorated += r.decorated
-            skipped += len(r.skipped)
-            for why in r.skipped:
-                sys.stderr.write(f"{f}: skipped: {why}\n")
+                new, common = r.source, r.original
+                checks += r.checks
+                decorated += r.decorated
+                skipped += len(r.skipped)
+                for why in r.skipped:
+                    _say(f"{f}: skipped: {why}")
+        except RecursionError:
+            _say(f"{f}: error: not instrumented: nested too deeply to analyse")
+            failed += 1
+            continue
+        except Exception as e:  # noqa: BLE001 - a file that cannot be analysed is left alone, the others go on
+            _say(f"{f}: error: not instrumented ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+            failed += 1
+            continue
         if new == source:
             continue
         changed += 1
         if args.write:
-            f.write_text(new, encoding="utf-8", newline="")
+            try:
+                write_atomic(f, new, src)
+            except (OSError, UnicodeEncodeError, LookupError) as e:
+                _say(f"{f}: error: not written, the file is unchanged: {e}")
+                failed += 1
+                changed -= 1
         else:
-            sys.stdout.writelines(
-                difflib.unified_diff(
-                    source.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{f}", f"b/{f}"
-                )
-            )
+            diff = unified_diff(split_lines(source), split_lines(new), split_lines(common), f"a/{f}", f"b/{f}")
+            _emit("".join(diff), src.encoding)
     what = "removed checks from" if args.remove else f"{checks} checks and {decorated} decorated functions in"
     verb = "wrote" if args.write else "would change"
-    sys.stderr.write(f"tensorshape instrument: {what} {changed} file(s) ({verb}); {skipped} obligation(s) skipped\n")
-    return 0
+    tail = f"; {failed} file(s) failed" if failed else ""
+    _say(f"tensorshape instrument: {what} {changed} file(s) ({verb}); {skipped} obligation(s) skipped{tail}")
+    return 2 if failed else 0

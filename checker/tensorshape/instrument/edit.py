@@ -1,26 +1,61 @@
-"""Insert the checks the analysis asks for; take them out again."""
+"""Insert the checks the analysis asks for; take them out again.
+
+Insertion points come from libcst nodes (:mod:`.locate`); the edit itself only
+adds whole lines to the text, so every byte of the user's code (line endings,
+form feeds, the missing final newline) stays as it was.  Removal finds the
+inserted lines structurally: a statement line or a decorator of exactly the
+form ``instrument`` writes, carrying the marker as its comment.  Nothing else
+(a docstring line ending with the marker, a user's statement) is touched.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
 from ..infer.api import CheckSettings, check_source
 from ..model.obligations import Obligation, ObligationKind
-from .locate import FunctionSite, innermost, locate
+from .locate import FunctionSite, Located, locate
 
-__all__ = ["MARKER", "InstrumentResult", "instrument_source", "remove"]
+__all__ = ["MARKER", "InstrumentResult", "instrument_source", "remove", "split_lines"]
 
 MARKER = "# tensorshape: instrument"
 _RT = '__import__("tensorshape.runtime").runtime'
+_CHECK = _RT + ".check_shapes"
+_DECORATOR = _RT + ".shapecheck"
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(\.[A-Za-z_][A-Za-z_0-9]*)*$")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_INDENT = re.compile(r"[ \t\x0c]*")
+#: Decorators a wrapper would break: TorchScript compiles the function's own code; overloads are never called.
+_NO_WRAP = re.compile(r"\bjit\b|\boverload\b|\bscript\b")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings, split where Python ends a line: ``\\r\\n``, ``\\r`` or ``\\n`` only.
+
+    (``str.splitlines`` also splits at ``\\x0b \\x0c \\x1c-\\x1e \\x85 U+2028 U+2029``,
+    which Python allows inside strings and comments.)
+    """
+    return _LINE.findall(text)
+
+
+def _ending(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :]
 
 
 @dataclass
 class InstrumentResult:
     source: str
+    #: The input without any line ``instrument`` inserted before.
+    original: str = ""
     #: Statement-level checks inserted (one per obligation).
     checks: int = 0
     #: Functions given the ``@shapecheck`` decorator.
@@ -33,61 +68,171 @@ class InstrumentResult:
         return self.checks + self.decorated
 
 
-def _newline(source: str) -> str:
-    return "\r\n" if "\r\n" in source else "\n"
+class _Inserted(cst.CSTVisitor):
+    """The lines of ``instrument``'s check statements and decorators, by position (the slow, exact way)."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.lines: set[int] = set()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        body = node.body
+        if (
+            len(body) == 1
+            and isinstance(body[0], cst.Expr)
+            and isinstance(body[0].value, cst.Call)
+            and _is_ours(self.module, node.trailing_whitespace.comment, body[0].value, _CHECK + "(")
+        ):
+            self.lines.add(self.get_metadata(PositionProvider, node).start.line)
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        if _is_ours(self.module, node.trailing_whitespace.comment, node.decorator, _DECORATOR):
+            self.lines.add(self.get_metadata(PositionProvider, node).start.line)
+
+
+_CANDIDATE = re.compile(
+    r"[ \t\x0c]*(?:@[ \t]*)?" + re.escape(_RT) + r"\.(?:check_shapes\(|shapecheck\b).*" + re.escape(MARKER) + r"[ \t]*$"
+)
+_CONTAINERS = (
+    cst.BaseCompoundStatement,
+    cst.IndentedBlock,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
+
+
+def _count_inserted(module: cst.Module) -> int:
+    """How many check statements and decorators of ``instrument``'s form the tree has (statements only walked)."""
+    n = 0
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            body = node.body
+            if (
+                len(body) == 1
+                and isinstance(body[0], cst.Expr)
+                and isinstance(body[0].value, cst.Call)
+                and _is_ours(module, node.trailing_whitespace.comment, body[0].value, _CHECK + "(")
+            ):
+                n += 1
+            continue
+        if isinstance(node, cst.FunctionDef):
+            n += sum(
+                _is_ours(module, d.trailing_whitespace.comment, d.decorator, _DECORATOR)
+                and "\\" not in d.whitespace_after_at.value
+                for d in node.decorators
+            )
+        stack.extend(c for c in node.children if isinstance(c, _CONTAINERS) or isinstance(c, cst.SimpleStatementLine))
+    return n
+
+
+def _is_ours(module: cst.Module, comment: cst.Comment | None, code: cst.CSTNode, form: str) -> bool:
+    if comment is None or comment.value != MARKER:
+        return False
+    text = module.code_for_node(code)
+    return text.startswith(form) and (form.endswith("(") or text == form) and "\n" not in text and "\r" not in text
 
 
 def remove(source: str) -> str:
-    """The source without the lines ``instrument`` inserted (exactly the original)."""
-    lines = source.splitlines(keepends=True)
-    return "".join(line for line in lines if not line.rstrip("\r\n").endswith(MARKER))
+    """The source without the lines ``instrument`` inserted: exactly the original.
+
+    A line goes only if it is a check statement or a decorator of exactly the
+    form ``instrument`` writes, with the marker as its comment: found on the
+    syntax tree, so a docstring or string line ending with the marker stays.
+    Raises ``libcst.ParserSyntaxError`` when the source does not parse (nothing
+    can then be told apart safely).
+    """
+    if MARKER not in source:
+        return source
+    lines = split_lines(source)
+    candidates = {i for i, line in enumerate(lines, 1) if MARKER in line and _CANDIDATE.match(line.rstrip("\r\n"))}
+    if not candidates:
+        return source
+    with _no_cycle_collection():
+        module = cst.parse_module(source)
+        if _count_inserted(module) != len(candidates):
+            # Some candidate lines are not code (inside a string): find each inserted line's position.
+            v = _Inserted(module)
+            MetadataWrapper(module, unsafe_skip_copy=True).visit(v)
+            candidates = v.lines
+    return "".join(line for i, line in enumerate(lines, 1) if i not in candidates)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Pause the cyclic garbage collector: syntax trees are many long-lived objects, and its full
+    collections while they are built make the time grow faster than the file (refcounting still frees)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def instrument_source(source: str, path: str = "<string>", *, every_boundary: bool = False) -> InstrumentResult:
     """Insert a runtime check at every obligation of ``source`` (``every_boundary``: decorate every
     annotated function instead of following the analysis, like jaxtyping)."""
+    with _no_cycle_collection():
+        return _instrument(source, path, every_boundary)
+
+
+def _instrument(source: str, path: str, every_boundary: bool) -> InstrumentResult:
     original = remove(source)
-    nl = _newline(original)
-    statements, functions = locate(original)
-    result = InstrumentResult(original)
-    inserts: dict[int, list[str]] = {}  # line number -> lines to insert before it
+    module = cst.parse_module(original)
+    located = locate(module)
+    lines = split_lines(original)
+    result = InstrumentResult(original, original)
+    inserts: dict[int, list[str]] = {}  # line number -> checks to insert before it
     decorate: dict[int, FunctionSite] = {}
     display = Path(path).name
     if every_boundary:
-        for f in functions:
+        for f in located.functions:
             if f.annotated:
-                decorate[f.def_line] = f
+                _decorate(f, decorate, result, f"{display}:{f.def_line}")
     else:
         r = check_source(original, path, CheckSettings(obligations=True))
         for o in r.obligations:
-            _place(o, statements, functions, inserts, decorate, result, display)
-    lines = original.splitlines(keepends=True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += nl
-        trailing = True
-    else:
-        trailing = False
+            _place(o, located, lines, inserts, decorate, result, display)
+    if not inserts and not decorate:
+        return result
     out: list[str] = []
     for i, line in enumerate(lines, 1):
-        for text in inserts.get(i, []):
-            out.append(text + nl)
-        if i in decorate:
-            f = decorate[i]
-            out.append(f"{f.indent}@{_RT}.shapecheck  {MARKER}{nl}")
+        if i in inserts or i in decorate:
+            nl = _ending(line) or (_ending(lines[i - 2]) if i > 1 else "") or "\n"
+            indent = _INDENT.match(line)
+            assert indent is not None
+            for text in inserts.get(i, ()):
+                out.append(f"{indent.group()}{text}  {MARKER}{nl}")
+            if i in decorate:
+                out.append(f"{indent.group()}@{_DECORATOR}  {MARKER}{nl}")
         out.append(line)
-    text = "".join(out)
-    if trailing:
-        text = text[: -len(nl)]
-    result.source = text
+    result.source = "".join(out)
     result.checks = sum(len(v) for v in inserts.values())
     result.decorated = len(decorate)
     return result
 
 
+def _decorate(f: FunctionSite, decorate: dict[int, FunctionSite], result: InstrumentResult, where: str) -> None:
+    if f.unusable is not None:
+        result.skipped.append(f"{where}: `{f.name}` not decorated: {f.unusable}")
+    elif f.wrapped_by and _NO_WRAP.search(f.wrapped_by):
+        result.skipped.append(f"{where}: `{f.name}` not decorated: a wrapper would break `{f.wrapped_by}`")
+    else:
+        decorate[f.def_line] = f
+
+
 def _place(
     o: Obligation,
-    statements: list,  # type: ignore[type-arg]
-    functions: list[FunctionSite],
+    located: Located,
+    lines: list[str],
     inserts: dict[int, list[str]],
     decorate: dict[int, FunctionSite],
     result: InstrumentResult,
@@ -95,26 +240,34 @@ def _place(
 ) -> None:
     where = f"{display}:{o.span.line}"
     if o.kind is ObligationKind.RETURN:
-        owner = min(
-            (f for f in functions if f.start <= o.span.line <= f.end and f.annotated),
-            key=lambda f: f.end - f.start,
-            default=None,
-        )
-        if owner is None:
-            result.skipped.append(f"{where}: no annotated function around the return")
-            return
-        decorate[owner.def_line] = owner
+        owner = located.owner(o.span.line, o.span.column)
+        if owner is None or not owner.annotated:
+            result.skipped.append(f"{where}: no function with a shape annotation around the return")
+        else:
+            _decorate(owner, decorate, result, where)
+        return
+    site = located.site(o.span.line, o.span.column)
+    if site.line is None:
+        result.skipped.append(f"{where}: no place for a check: {site.why}")
         return
     usable = [(c.text, c.spec) for c in o.checks if c.text and _SIMPLE.match(c.text)]
     if not usable:
         result.skipped.append(f"{where}: the operands are expressions a check cannot evaluate twice ({o.reason})")
         return
-    stmt = innermost(statements, o.span.line)
-    if stmt is None or not stmt.insertable:
-        result.skipped.append(f"{where}: no statement line to put the check before")
+    bound = [t for t, _ in usable if t.split(".")[0] in site.binds]
+    usable = [(t, s) for t, s in usable if t.split(".")[0] not in site.binds]
+    if not usable:
+        result.skipped.append(f"{where}: {', '.join(bound)} bound by the statement itself: no check before it")
+        return
+    line = lines[site.line - 1]
+    if site.line > 1 and lines[site.line - 2].rstrip("\r\n").endswith("\\"):
+        result.skipped.append(f"{where}: the line before continues with a backslash: no line can go between")
+        return
+    if not line[: site.column].strip(" \t\x0c") == "":
+        result.skipped.append(f"{where}: the statement does not start its line")
         return
     pairs = ", ".join(f"{json.dumps(t)}: ({t}, {json.dumps(s)})" for t, s in dict(usable).items())
-    line = f"{stmt.indent}{_RT}.check_shapes({{{pairs}}}, where={json.dumps(where)})  {MARKER}"
-    bucket = inserts.setdefault(stmt.start, [])
-    if line not in bucket:
-        bucket.append(line)
+    text = f"{_CHECK}({{{pairs}}}, where={json.dumps(where)})"
+    bucket = inserts.setdefault(site.line, [])
+    if text not in bucket:
+        bucket.append(text)

@@ -1,99 +1,301 @@
-"""Where a check can go: the statement enclosing a position, and each function's ``def`` line."""
+"""Where a check can go, found on libcst nodes (never by counting text lines).
+
+For every statement: its position, its parent statement, whether a line can be
+inserted before it, the parts whose evaluation a check before the statement
+reproduces (an ``if``'s test, a ``for``'s iterable, ...), the parts evaluated
+only under a condition or later (lambda bodies, comprehensions, ``a if c else
+b``, the right of ``and``/``or``, an ``elif``'s test) and the names bound inside
+the statement itself (``:=``, ``with ... as``).  For every function: the line of
+its ``def`` keyword and whether its annotations are shape annotations the
+runtime can read.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+import re
+from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-__all__ = ["Statement", "FunctionSite", "locate"]
+from ..lang.parse import parse_shape
+from ..runtime.annotations import spec_in_text
+
+__all__ = ["Statement", "FunctionSite", "Site", "locate", "line_breaks"]
+
+Pos = tuple[int, int]
+_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True, slots=True)
+def line_breaks(text: str) -> int:
+    """Line breaks as Python counts them (``\\r\\n``, ``\\r``, ``\\n``; not ``\\x0c``, ``\\x85``, U+2028...)."""
+    return len(_BREAK.findall(text))
+
+
+@dataclass(slots=True)
 class Statement:
-    start: int
-    end: int
-    indent: str
-    #: Can a line be inserted before it?  (Not a one-line compound body, not ``a; b``.)
-    insertable: bool
+    start: Pos
+    end: Pos
+    parent: int
+    #: A direct child of a module or an indented block (so it starts a line of its own).
+    in_block: bool
+    #: Ranges a check placed before the statement evaluates exactly as the statement does.
+    hoistable: list[tuple[Pos, Pos]] = field(default_factory=list)
+    #: Ranges evaluated conditionally, repeatedly or later (lambda, comprehension, ``if``-expression...).
+    deferred: list[tuple[Pos, Pos]] = field(default_factory=list)
+    #: Names the statement binds while it runs (``:=``, ``with ... as``).
+    binds: set[str] = field(default_factory=set)
+    #: For a ``def``: its index in the function list.
+    function: int = -1
 
 
 @dataclass(frozen=True, slots=True)
 class FunctionSite:
     name: str
-    #: The ``def`` line (decorators above it stay above our decorator).
+    #: The line of the ``def`` keyword (our decorator goes right above it).
     def_line: int
-    indent: str
     start: int
     end: int
-    #: Does it have a jaxtyping-style (subscripted) annotation on a parameter or the return?
+    #: Some parameter or the return has a shape annotation with a literal spec.
     annotated: bool
+    #: Why ``@shapecheck`` cannot go on it (a spec the runtime would reject), else ``None``.
+    unusable: str | None
+    #: The source of its decorators, one a line.
+    wrapped_by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where an obligation's check goes: before ``line`` (``None``: nowhere, ``why`` says so)."""
+
+    line: int | None
+    why: str = ""
+    #: The statement's first column on that line.
+    column: int = 0
+    #: Names bound inside the statement: operands rooted at them cannot be checked before it.
+    binds: frozenset[str] = frozenset()
+
+
+def _in(p: Pos, r: tuple[Pos, Pos]) -> bool:
+    return r[0] <= p < r[1] or p == r[0]
+
+
+def _range(r: CodeRange) -> tuple[Pos, Pos]:
+    return (r.start.line, r.start.column), (r.end.line, r.end.column)
+
+
+def _names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _names(e.value)}
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return set()
 
 
 class _Collector(cst.CSTVisitor):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
+    def __init__(self, module: cst.Module) -> None:
+        self._module = module
         self.statements: list[Statement] = []
         self.functions: list[FunctionSite] = []
+        self._stack: list[int] = []
+        self._block: list[bool] = [True]  # is the current statement container an indented block / module?
+        self._elif: set[int] = set()  # ids of If nodes that are elif branches
 
-    def _indent(self, line: int) -> str:
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        return text[: len(text) - len(text.lstrip())]
+    def _pos(self, node: cst.CSTNode) -> tuple[Pos, Pos]:
+        return _range(self.get_metadata(PositionProvider, node))
+
+    def _enter(self, node: cst.CSTNode) -> Statement:
+        start, end = self._pos(node)
+        s = Statement(start, end, self._stack[-1] if self._stack else -1, self._block[-1])
+        self._stack.append(len(self.statements))
+        self.statements.append(s)
+        return s
+
+    def _leave(self) -> None:
+        self._stack.pop()
+
+    # Containers: an indented block lets lines in, a one-line suite (``if c: a; b``) does not.
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._block.append(True)
+
+    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._block.pop()
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._block.append(False)
+
+    def leave_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._block.pop()
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        pos = self.get_metadata(PositionProvider, node)
-        self.statements.append(Statement(pos.start.line, pos.end.line, self._indent(pos.start.line), len(node.body) == 1))
+        s = self._enter(node)
+        if node.body:  # only the first statement of ``a; b`` runs right after our line
+            s.hoistable.append(self._pos(node.body[0]))
 
-    def _compound(self, node: cst.CSTNode) -> None:
-        pos = self.get_metadata(PositionProvider, node)
-        body = getattr(node, "body", None)
-        one_line = isinstance(body, cst.SimpleStatementSuite)
-        self.statements.append(Statement(pos.start.line, pos.end.line, self._indent(pos.start.line), not one_line))
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
+        self._leave()
 
     def visit_If(self, node: cst.If) -> None:
-        self._compound(node)
+        if id(node) in self._elif:
+            return  # an ``elif``: part of the first ``if``; its test runs only when the earlier ones fail
+        s = self._enter(node)
+        s.hoistable.append(self._pos(node.test))
+        if isinstance(node.orelse, cst.If):
+            self._elif.add(id(node.orelse))
 
-    def visit_For(self, node: cst.For) -> None:
-        self._compound(node)
+    def leave_If(self, original_node: cst.If) -> None:
+        if id(original_node) in self._elif:
+            self._elif.discard(id(original_node))
+        else:
+            self._leave()
 
     def visit_While(self, node: cst.While) -> None:
-        self._compound(node)
+        self._enter(node).hoistable.append(self._pos(node.test))
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._leave()
+
+    def visit_For(self, node: cst.For) -> None:
+        self._enter(node).hoistable.append(self._pos(node.iter))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._leave()
 
     def visit_With(self, node: cst.With) -> None:
-        self._compound(node)
+        s = self._enter(node)
+        for item in node.items:
+            s.hoistable.append(self._pos(item.item))
+            if item.asname is not None:
+                s.binds |= _names(item.asname.name)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self._leave()
+
+    def _other(self, node: cst.CSTNode) -> None:
+        self._enter(node)
+
+    def _done(self, node: cst.CSTNode) -> None:
+        self._leave()
+
+    visit_Try = visit_TryStar = visit_Match = visit_ClassDef = _other
+    leave_Try = leave_TryStar = leave_Match = leave_ClassDef = _done  # type: ignore[assignment]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        pos = self.get_metadata(PositionProvider, node)
-        def_line = pos.start.line + sum(
-            1 + str(cst.Module([]).code_for_node(d.decorator)).count("\n") for d in node.decorators
-        )
-        # The ``def`` keyword's line: after the decorators (each on its own line(s)).
-        for i in range(pos.start.line, pos.end.line + 1):
-            if self.lines[i - 1].lstrip().startswith(("def ", "async def ")):
-                def_line = i
+        self._enter(node).function = len(self.functions)
+        start, end = self._pos(node)
+        name_line = self._pos(node.name)[0][0]
+        def_line = name_line - line_breaks(node.whitespace_after_def.value)
+        if node.asynchronous is not None:
+            def_line -= line_breaks(node.asynchronous.whitespace_after.value)
+        anns = [p.annotation for p in (*node.params.params, *node.params.kwonly_params, *node.params.posonly_params)]
+        if isinstance(node.params.star_arg, cst.Param):
+            anns.append(node.params.star_arg.annotation)
+        if isinstance(node.params.star_kwarg, cst.Param):
+            anns.append(node.params.star_kwarg.annotation)
+        anns.append(node.returns)
+        # Read as the runtime decorator reads them (as text), so both agree on what is checked.
+        specs = [spec_in_text(self._module.code_for_node(a.annotation)) for a in anns if a is not None]
+        unusable = None
+        for spec in specs:
+            if spec is None:
+                continue
+            try:
+                parse_shape(spec)
+            except Exception as e:  # noqa: BLE001 - any failure means the decorator would reject it
+                unusable = f"spec {spec!r} does not parse ({e})"
                 break
-        params = [p.annotation for p in (*node.params.params, *node.params.kwonly_params) if p.annotation is not None]
-        anns = params + ([node.returns] if node.returns is not None else [])
-        annotated = any(isinstance(a.annotation, cst.Subscript) or isinstance(a.annotation, cst.SimpleString) for a in anns)
         self.functions.append(
-            FunctionSite(node.name.value, def_line, self._indent(def_line), pos.start.line, pos.end.line, annotated)
+            FunctionSite(
+                node.name.value,
+                def_line,
+                start[0],
+                end[0],
+                any(s is not None for s in specs),
+                unusable,
+                "\n".join(self._module.code_for_node(d.decorator) for d in node.decorators),
+            )
         )
 
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._leave()
 
-def locate(source: str) -> tuple[list[Statement], list[FunctionSite]]:
-    module = cst.parse_module(source)
-    c = _Collector(source.splitlines())
+    # Parts of an expression a check before the statement would not evaluate the same way.
+    def _defer(self, r: tuple[Pos, Pos]) -> None:
+        if self._stack:
+            self.statements[self._stack[-1]].deferred.append(r)
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._defer(self._pos(node.body))
+
+    def _comp(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> None:
+        start, end = self._pos(node)
+        first_iter = self._pos(node.for_in.iter)
+        self._defer((start, first_iter[0]))
+        self._defer((first_iter[1], end))
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comp
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._defer(self._pos(node.body))
+        self._defer(self._pos(node.orelse))
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._defer(self._pos(node.right))
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if self._stack:
+            self.statements[self._stack[-1]].binds |= _names(node.target)
+
+
+class Located:
+    """The statements and functions of one module, with the lookups ``instrument`` needs."""
+
+    def __init__(self, statements: list[Statement], functions: list[FunctionSite]) -> None:
+        self.statements = statements
+        self.functions = functions
+        self._starts = [s.start for s in statements]  # visit order is start order
+
+    def _innermost(self, p: Pos) -> int:
+        """The innermost statement containing ``p``: the last one starting before it, or an ancestor."""
+        i = bisect.bisect_right(self._starts, p) - 1
+        while i >= 0 and not (self.statements[i].start <= p <= self.statements[i].end):
+            i = self.statements[i].parent
+        return i
+
+    def site(self, line: int, column: int) -> Site:
+        """Where a check for something at ``(line, column)`` goes."""
+        p = (line, column)
+        i = self._innermost(p)
+        if i < 0:
+            return Site(None, "not inside a statement")
+        s = self.statements[i]
+        if not any(_in(p, r) for r in s.hoistable):
+            return Site(None, "not in a part a check before the statement would evaluate (elif test, a; b, ...)")
+        if any(_in(p, r) for r in s.deferred):
+            return Site(
+                None,
+                "inside a lambda, comprehension or conditional expression: a check before the statement would run at another time",
+            )
+        if not s.in_block:
+            return Site(
+                None, "on a one-line compound statement or after `;`: no line of its own to put the check before"
+            )
+        return Site(s.start[0], column=s.start[1], binds=frozenset(s.binds))
+
+    def owner(self, line: int, column: int) -> FunctionSite | None:
+        """The innermost function around ``(line, column)``."""
+        i = self._innermost((line, column))
+        while i >= 0 and self.statements[i].function < 0:
+            i = self.statements[i].parent
+        return self.functions[self.statements[i].function] if i >= 0 else None
+
+
+def locate(module: cst.Module) -> Located:
+    c = _Collector(module)
     MetadataWrapper(module, unsafe_skip_copy=True).visit(c)
-    return c.statements, c.functions
-
-
-def innermost(statements: list[Statement], line: int) -> Statement | None:
-    """The smallest statement whose lines contain ``line``."""
-    best: Statement | None = None
-    for s in statements:
-        if s.start <= line <= s.end and (best is None or s.end - s.start <= best.end - best.start):
-            best = s
-    return best
+    return Located(c.statements, c.functions)

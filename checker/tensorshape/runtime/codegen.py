@@ -15,7 +15,10 @@ from typing import Any
 
 from .plan import FIXED, NAME, RUN, SKIP, Plan
 
-__all__ = ["fast_wrapper"]
+__all__ = ["fast_wrapper", "ArgPlan"]
+
+#: A checked parameter: its positional index (``None``: keyword-only), its name, its plan.
+ArgPlan = tuple["int | None", str, Plan]
 
 
 def _supported(plan: Plan) -> bool:
@@ -66,27 +69,39 @@ def _emit_dim(lines: list[str], kind: int, size: int, name: str | None, at: str,
 
 def fast_wrapper(
     fn: Callable[..., Any],
-    params: Sequence[str],
-    arg_plans: Sequence[tuple[int, str, Plan]],
+    arg_plans: Sequence[ArgPlan],
     ret_plan: Plan | None,
     state: Any,
     slow: Callable[..., Any],
+    is_async: bool = False,
 ) -> Callable[..., Any] | None:
-    """A wrapper with the checks inlined, or ``None`` when a spec needs the generic checker."""
+    """A wrapper with the checks inlined, or ``None`` when a spec needs the generic checker.
+
+    ``arg_plans``: (positional index, or ``None`` for a keyword-only parameter; name; plan).
+    ``is_async``: ``fn`` is a coroutine function, whose awaited result is checked.
+    """
     if not all(_supported(p) for _, _, p in arg_plans) or (ret_plan is not None and not _supported(ret_plan)):
         return None
-    lines = ["def wrapper(*args, **kwargs):", "    if not _state._ENABLED:", "        return fn(*args, **kwargs)"]
+    call = "await fn(*args, **kwargs)" if is_async else "fn(*args, **kwargs)"
+    lines = [
+        f"{'async ' if is_async else ''}def wrapper(*args, **kwargs):",
+        "    if not _state._ENABLED:",
+        f"        return {call}",
+    ]
     lines.append("    try:")
     lines.append("        pass")
     bound: set[str] = set()
     for i, name, plan in arg_plans:
-        lines.append(f"        v = args[{i}] if len(args) > {i} else kwargs.get({name!r})")
+        if i is None:
+            lines.append(f"        v = kwargs.get({name!r})")
+        else:
+            lines.append(f"        v = args[{i}] if len(args) > {i} else kwargs.get({name!r})")
         lines.append("        if v is not None:")
         _emit(lines, "v", plan, bound, "            ")
     lines.append("    except (_Fail, AttributeError):")
     lines.append("        _slow(args, kwargs, None)")
     lines.append("        raise")
-    lines.append("    out = fn(*args, **kwargs)")
+    lines.append(f"    out = {call}")
     if ret_plan is not None:
         lines.append("    try:")
         # Names first bound inside an optional argument's block may be unset: fall back to the slow path.
@@ -96,7 +111,7 @@ def fast_wrapper(
         lines.append("        raise")
     lines.append("    return out")
     ns: dict[str, Any] = {"fn": fn, "_state": state, "_slow": slow, "_Fail": _Fail}
-    exec(compile("\n".join(lines), f"<tensorshape check of {fn.__qualname__}>", "exec"), ns)  # noqa: S102
+    exec(compile("\n".join(lines), f"<tensorshape check of {getattr(fn, '__qualname__', 'function')}>", "exec"), ns)  # noqa: S102
     wrapper: Callable[..., Any] = ns["wrapper"]
     return wrapper
 

@@ -179,7 +179,8 @@ def linear(call: Call) -> Value:
     else:
         shape = call.match({"input": "*b k", "weight": "n k"}, "*b n")
     if shape is not None and not call.is_none("bias"):
-        call.match({"bias": "n" if w.rank == 2 else ""}, None, {"n": w.items[0]} if w.rank == 2 else None)
+        # A 2-d (or not yet known) weight: one bias per output feature; a 1-d weight: a scalar output.
+        call.match({"bias": "" if w.rank == 1 else "n"}, None, {"n": w.items[0]} if w.rank == 2 else None)
     out = shape if shape is not None else Shape.unknown(UnknownSource.ERROR)
     return TensorV(out, (call.tensor("input") or unknown_tensor()).dtype)
 
