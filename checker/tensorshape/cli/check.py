@@ -53,15 +53,18 @@ def _code(key: str) -> str:
     return c.id
 
 
-def settings_from(cfg: Config, args: argparse.Namespace) -> CheckSettings:
+def settings_from(cfg: Config, args: argparse.Namespace | None = None) -> CheckSettings:
+    """The settings of ``[tool.tensorshape]`` with the command line's overrides (none for the mypy plugin)."""
     severity: dict[str, Severity | None] = dict(cfg.severity)
-    for k in args.disable:
+    for k in args.disable if args else ():
         severity[_code(k)] = None
-    enable = set(cfg.enable) | {_code(k) for k in args.enable}
-    if args.show_obligations:
+    enable = set(cfg.enable) | {_code(k) for k in (args.enable if args else ())}
+    if args and args.show_obligations:
         enable.add(codes.OBLIGATION.id)
-    vollo = cfg.vollo if args.vollo is None else args.vollo
-    adw = cfg.allow_dynamic_weights if args.allow_dynamic_weights is None else args.allow_dynamic_weights
+    vollo = cfg.vollo if args is None or args.vollo is None else args.vollo
+    adw = cfg.allow_dynamic_weights
+    if args is not None and args.allow_dynamic_weights is not None:
+        adw = args.allow_dynamic_weights
     return CheckSettings(Options(vollo=vollo, allow_dynamic_weights=adw), severity, frozenset(enable))
 
 
