@@ -25,11 +25,15 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tensorshape
-from tensorshape.infer.api import CheckSettings, FileResult
+from tensorshape.cli.config import Config, ConfigError, find_pyproject, load_config
 from tensorshape.model.codes import ALL_CODES
+
+if TYPE_CHECKING:
+    # The analysis is imported when a module is analysed: a warm run that re-checks nothing never pays for it.
+    from tensorshape.infer.api import CheckSettings, FileResult
 
 __all__ = ["Session", "is_user_path", "ProjectConfig"]
 
@@ -44,13 +48,22 @@ def is_user_path(path: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class ProjectConfig:
-    """The CLI's view of a project: settings, import roots, and what invalidates cached results."""
+    """The CLI's view of a project: its configuration, and a digest of what changes results."""
 
-    settings: CheckSettings
-    roots: tuple[Path, ...]
+    config: Config
     digest: str
     #: ``[tool.tensorshape]`` could not be read: reported on each module (``config-error``).
     error: str | None = None
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        return tuple(self.config.root / r for r in self.config.roots)
+
+    def settings(self) -> CheckSettings:
+        """The settings ``tensorshape check`` uses (no command-line overrides)."""
+        from tensorshape.cli.check import settings_from
+
+        return settings_from(self.config)
 
 
 @functools.cache
@@ -80,19 +93,22 @@ class Session:
         self._cache_dir = Path(cache_dir, "tensorshape") if cache_dir and cache_dir != os.devnull else None
         self._results: dict[str, FileResult] = {}
         self._configs: dict[Path, ProjectConfig] = {}
+        self._by_folder: dict[str, ProjectConfig] = {}
         self._projects: dict[tuple[Path, ...], Any] = {}
         self.analysed = 0
 
     # -- configuration ---------------------------------------------------------------------------
     def config_for(self, path: str) -> ProjectConfig:
         """The configuration ``tensorshape check`` finds for ``path`` (the nearest ``pyproject.toml``)."""
-        from tensorshape.cli.config import find_pyproject
-
-        pyproject = find_pyproject(Path(path).parent)
-        key = pyproject or Path()
-        cfg = self._configs.get(key)
+        folder = os.path.dirname(path)
+        cfg = self._by_folder.get(folder)
         if cfg is None:
-            cfg = self._configs[key] = _load(pyproject)
+            pyproject = find_pyproject(Path(folder))
+            key = pyproject or Path()
+            cfg = self._configs.get(key)
+            if cfg is None:
+                cfg = self._configs[key] = _load(pyproject)
+            self._by_folder[folder] = cfg
         return cfg
 
     # -- analysis -----------------------------------------------------------------------------
@@ -116,7 +132,8 @@ class Session:
             project = self._projects[cfg.roots] = Project(list(cfg.roots))
         self.analysed += 1
         # Codes off by default are produced, and mypy keeps them only where its options enable them.
-        settings = replace(cfg.settings, enable=cfg.settings.enable | _OFF_BY_DEFAULT, record=True)
+        base = cfg.settings()
+        settings = replace(base, enable=base.enable | _OFF_BY_DEFAULT, record=True)
         return check_file_guarded(path, settings, project)
 
     def forget(self, path: str) -> None:
@@ -179,21 +196,18 @@ class Session:
 
 
 def _load(pyproject: Path | None) -> ProjectConfig:
-    from tensorshape.cli.check import settings_from
-    from tensorshape.cli.config import Config, ConfigError, load_config
-
     try:
         cfg = load_config(pyproject) if pyproject is not None else Config()
-        settings = settings_from(cfg)
     except ConfigError as e:
-        return ProjectConfig(CheckSettings(), (), "error", str(e))
-    roots = tuple(cfg.root / r for r in cfg.roots)
+        return ProjectConfig(Config(), "error", str(e))
     key = repr(
         (
-            settings.options,
-            sorted(settings.enable),
-            sorted((k, str(v)) for k, v in settings.severity.items()),
-            [str(r) for r in roots],
+            sorted((k, str(v)) for k, v in cfg.severity.items()),
+            sorted(cfg.enable),
+            cfg.vollo,
+            cfg.allow_dynamic_weights,
+            str(cfg.root),
+            cfg.roots,
         )
     )
-    return ProjectConfig(settings, roots, hashlib.blake2b(key.encode(), digest_size=8).hexdigest())
+    return ProjectConfig(cfg, hashlib.blake2b(key.encode(), digest_size=8).hexdigest())

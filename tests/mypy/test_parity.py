@@ -1,6 +1,9 @@
 """Both transports of the one analysis (``tensorshape check`` and mypy + plugin) report the same problems.
 
-One mypy run covers every file of ``examples/`` and ``tests/mypy/cases/``;
+One mypy run covers every file of ``examples/``, ``tests/mypy/cases/`` and
+``tests/mypy/realistic/`` (programs in the form tutorials and Q&A threads write
+them: modules built in ``__init__``, unannotated ``forward``, ``ModuleList``,
+argparse, DataLoaders; each bug is where torch raises, checked by running them);
 every file is then compared with ``tensorshape.infer.check_file``: the same
 codes at the same lines and columns, with the same messages (and the same
 ``reveal_shape`` notes).  The differences that remain are listed in
@@ -9,6 +12,8 @@ codes at the same lines and columns, with the same messages (and the same
 
 from __future__ import annotations
 
+import runpy
+import traceback
 from pathlib import Path
 
 import pytest
@@ -22,7 +27,9 @@ from tests.mypy.runner import Mypy, Run
 pytestmark = pytest.mark.mypy
 
 CASES = ROOT / "tests" / "mypy" / "cases"
-CORPUS = sorted([*EXAMPLES.rglob("*.py"), *CASES.glob("*.py")])
+REALISTIC = ROOT / "tests" / "mypy" / "realistic"
+EXPECTING = sorted([*CASES.glob("*.py"), *REALISTIC.glob("*.py")])
+CORPUS = sorted([*EXAMPLES.rglob("*.py"), *EXPECTING])
 
 #: (path, line, mypy code) of mypy's own errors that remain, with the reason (docs/mypy.md).
 ACCEPTED: dict[tuple[str, int, str], str] = {
@@ -66,12 +73,26 @@ def test_same_problems_as_the_cli(corpus_run: Run, path: Path) -> None:
     assert _mypy_problems(corpus_run, path) == cli, corpus_run.stdout
 
 
-@pytest.mark.parametrize("path", sorted(CASES.glob("*.py")), ids=_id)
+@pytest.mark.parametrize("path", EXPECTING, ids=_id)
 def test_cases_match_their_expectations(corpus_run: Run, path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     got = _mypy_problems(corpus_run, path)
     assert {(line, code) for line, _, code in got if code != "TS900"} == expected(source), corpus_run.stdout
     assert {(line, msg) for (line, _, code), msg in got.items() if code == "TS900"} == expected_notes(source)
+
+
+@pytest.mark.parametrize("path", sorted(REALISTIC.glob("*.py")), ids=_id)
+def test_realistic_programs_fail_where_torch_raises(path: Path) -> None:
+    """The truth of the realistic suite: run with torch, each raises at its one expected line (or runs)."""
+    source = path.read_text(encoding="utf-8")
+    lines = {line for line, _ in expected(source)}
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except Exception as e:  # noqa: BLE001 - any error torch raises
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == str(path)]
+        assert {frames[-1].lineno} == lines, f"{type(e).__name__}: {e}"
+    else:
+        assert lines == set()
 
 
 def test_mypy_reports_only_plugin_codes_on_the_corpus(corpus_run: Run) -> None:
