@@ -22,9 +22,7 @@ def add_parser(sub: Any) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff (the default)")
     mode.add_argument("--write", action="store_true", help="rewrite the files in place")
-    p.add_argument(
-        "--all", action="store_true", help="check every annotated function (jaxtyping-like), not only the obligations"
-    )
+    p.add_argument("--all", action="store_true", help="check every annotated function (jaxtyping-like), not only the obligations")
     p.add_argument("--remove", action="store_true", help="take the inserted checks out again")
     p.set_defaults(run=run)
 
