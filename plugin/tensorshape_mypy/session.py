@@ -11,7 +11,8 @@ them while the module is fresh.  The analysis of a file also reads the
 project files it imports (the core inlines unannotated callees across files),
 which mypy's own dependency tracking does not see, so the plugin tells mypy
 about them through ``report_config_data``: for a user module, a digest of the
-contents of every file its analysis read (:meth:`Session.config_data`).  The
+contents of every file its analysis read and of its ``pyproject.toml``
+(:meth:`Session.config_data`).  The
 list of those files is kept next to mypy's cache (``<cache>/tensorshape/``),
 written when mypy writes the module's cache entry and read when mypy checks
 whether that entry is still valid.
@@ -28,11 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import tensorshape
-from tensorshape.cli.config import Config, ConfigError, find_pyproject, load_config
 from tensorshape.model.codes import ALL_CODES
 
 if TYPE_CHECKING:
-    # The analysis is imported when a module is analysed: a warm run that re-checks nothing never pays for it.
+    # The configuration and the analysis are imported when a module is analysed: a warm run
+    # that re-checks nothing never pays for them.
+    from tensorshape.cli.config import Config
     from tensorshape.infer.api import CheckSettings, FileResult
 
 __all__ = ["Session", "is_user_path", "ProjectConfig"]
@@ -48,10 +50,11 @@ def is_user_path(path: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class ProjectConfig:
-    """The CLI's view of a project: its configuration, and a digest of what changes results."""
+    """The CLI's view of a project: its configuration and where it comes from."""
 
     config: Config
-    digest: str
+    #: The ``pyproject.toml`` read (``None``: none found, the defaults).
+    source: Path | None
     #: ``[tool.tensorshape]`` could not be read: reported on each module (``config-error``).
     error: str | None = None
 
@@ -61,9 +64,9 @@ class ProjectConfig:
 
     def settings(self) -> CheckSettings:
         """The settings ``tensorshape check`` uses (no command-line overrides)."""
-        from tensorshape.cli.check import settings_from
+        from tensorshape.cli.config import check_settings
 
-        return settings_from(self.config)
+        return check_settings(self.config)
 
 
 @functools.cache
@@ -103,6 +106,8 @@ class Session:
         folder = os.path.dirname(path)
         cfg = self._by_folder.get(folder)
         if cfg is None:
+            from tensorshape.cli.config import find_pyproject
+
             pyproject = find_pyproject(Path(folder))
             key = pyproject or Path()
             cfg = self._configs.get(key)
@@ -157,14 +162,17 @@ class Session:
         if is_check:
             deps = self._read_deps(module)
         elif checked:
-            deps = sorted({os.path.realpath(p) for p, _ in self.result(path).dependencies})
+            # The configuration is one of the files the result depends on.
+            read = {p for p, _ in self.result(path).dependencies}
+            source = self.config_for(path).source
+            deps = sorted({os.path.realpath(p) for p in (*read, *([str(source)] if source else []))})
             self._write_deps(module, deps)
         else:
             self._write_deps(module, None)
             deps = None
         if deps is None:
             return base_data()
-        return {**base_data(), "config": self.config_for(path).digest, "files": _file_digest(deps)}
+        return {**base_data(), "files": _file_digest(deps)}
 
     def _deps_file(self, module: str) -> Path | None:
         return self._cache_dir / f"{module}.json" if self._cache_dir is not None else None
@@ -196,18 +204,9 @@ class Session:
 
 
 def _load(pyproject: Path | None) -> ProjectConfig:
+    from tensorshape.cli.config import Config, ConfigError, load_config
+
     try:
-        cfg = load_config(pyproject) if pyproject is not None else Config()
+        return ProjectConfig(load_config(pyproject) if pyproject is not None else Config(), pyproject)
     except ConfigError as e:
-        return ProjectConfig(Config(), "error", str(e))
-    key = repr(
-        (
-            sorted((k, str(v)) for k, v in cfg.severity.items()),
-            sorted(cfg.enable),
-            cfg.vollo,
-            cfg.allow_dynamic_weights,
-            str(cfg.root),
-            cfg.roots,
-        )
-    )
-    return ProjectConfig(cfg, hashlib.blake2b(key.encode(), digest_size=8).hexdigest())
+        return ProjectConfig(Config(), pyproject, str(e))

@@ -1,7 +1,7 @@
 """Both transports of the one analysis (``tensorshape check`` and mypy + plugin) report the same problems.
 
-One mypy run covers every file of ``examples/``, ``tests/mypy/cases/`` and
-``tests/mypy/realistic/`` (programs in the form tutorials and Q&A threads write
+One mypy run covers every file of ``examples/``, ``tests/mypy/cases/``,
+``tests/realistic/`` (programs and bugs) and ``tests/mypy/realistic/`` (programs in the form tutorials and Q&A threads write
 them: modules built in ``__init__``, unannotated ``forward``, ``ModuleList``,
 argparse, DataLoaders; each bug is where torch raises, checked by running them);
 every file is then compared with ``tensorshape.infer.check_file``: the same
@@ -29,7 +29,11 @@ pytestmark = pytest.mark.mypy
 CASES = ROOT / "tests" / "mypy" / "cases"
 REALISTIC = ROOT / "tests" / "mypy" / "realistic"
 EXPECTING = sorted([*CASES.glob("*.py"), *REALISTIC.glob("*.py")])
-CORPUS = sorted([*EXAMPLES.rglob("*.py"), *EXPECTING])
+#: The realistic suites of tests/realistic/ (their truth is checked there).
+SUITES = sorted(
+    [*(ROOT / "tests" / "realistic" / "programs").glob("*.py"), *(ROOT / "tests" / "realistic" / "bugs").glob("*.py")]
+)
+CORPUS = sorted([*EXAMPLES.rglob("*.py"), *EXPECTING, *SUITES])
 
 #: (path, line, mypy code) of mypy's own errors that remain, with the reason (docs/mypy.md).
 ACCEPTED: dict[tuple[str, int, str], str] = {
