@@ -1,133 +1,96 @@
-"""The plugin class: picks a callback for each fully qualified name, nothing more."""
+"""The plugin class: the core's analysis of each user module, reported through mypy."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
-import tensorshape
+from mypy.errors import Errors
 from mypy.nodes import MypyFile
-from mypy.plugin import (
-    AnalyzeTypeContext,
-    AttributeContext,
-    FunctionContext,
-    MethodContext,
-    Plugin,
-    ReportConfigContext,
-)
+from mypy.options import Options
+from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
 from mypy.types import Type
 
 # mypy must know the error codes before it reads ``# type: ignore[...]`` and
 # ``disable_error_code``: they are registered when the plugin loads.
 from . import errorcodes as errorcodes
+from .dims import dim_result
+from .session import Session, is_user_path
 
 __all__ = ["TensorShapePlugin"]
 
-# The core and the callbacks are imported on first use: a warm run that
-# re-checks nothing never pays for them.
-_ANNOTATED = frozenset({"typing.Annotated", "typing_extensions.Annotated"})
-
-#: Where torch defines ``torch.matmul`` and friends for mypy.
-_TORCH_FUNCTION_MODULES = ("torch._C._VariableFunctions.", "torch._C._nn.", "torch.functional.")
-_TENSOR_CLASSES = frozenset({"torch._C.TensorBase", "torch._tensor.Tensor"})
-#: Modules whose methods are never tensors, modules or annotated user code.
-_FOREIGN = ("builtins.", "typing.", "typing_extensions.", "collections.", "_typeshed.", "types.", "enum.")
-#: Libraries whose functions the stubs model (and whose classes, for torch: einops layers
-#: need the sizes the CLI gets by analysing the constructor with its call's arguments).
-_MODELLED = ("torch.", "einops.")
-_REVEAL = frozenset({"tensorshape.reveal_shape"})
-_INT_OPS = frozenset({"__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "__floordiv__"})
-
-
-def _analyze_annotated(ctx: AnalyzeTypeContext) -> Type:
-    from .aftercheck import seen_errors
-    from .annotated import analyze_annotated
-
-    seen_errors(getattr(getattr(ctx.api, "api", None), "errors", None))
-
-    return analyze_annotated(ctx)
-
-
-def _torch_name(fullname: str) -> str:
-    from tensorshape.rules.names import canonical
-
-    for prefix in _TORCH_FUNCTION_MODULES:
-        if fullname.startswith(prefix):
-            return canonical("torch." + fullname[len(prefix) :])
-    return canonical(fullname)
+#: Calls not hooked: they never see first-class dims' tensors, or are mypy's own business.
+_FOREIGN = ("builtins.", "typing.", "typing_extensions.", "collections.", "_typeshed.", "types.", "enum.", "abc.")
 
 
 class TensorShapePlugin(Plugin):
-    """Shape checking inside mypy, with the rules and stubs of the ``tensorshape`` CLI."""
+    """Shape checking inside mypy: ``tensorshape check``'s findings for each module mypy checks."""
 
-    def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
-        return _analyze_annotated if fullname in _ANNOTATED else None
+    def __init__(self, options: Options) -> None:
+        super().__init__(options)
+        self.session = Session(options.cache_dir)
+        #: mypy's error collector (one per build): found by the first checker callback.
+        self._errors: Errors | None = None
 
-    @functools.cache  # noqa: B019 - one plugin instance per run; names are pure
+    # -- calls: mypy's error collector, first-class dims ----------------------------------------
+    def _call(self, ctx: FunctionContext | MethodContext) -> Type:
+        self._errors = ctx.api.msg.errors
+        return dim_result(ctx, self._modules or {})
+
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        if fullname.startswith(_FOREIGN):
-            return None
-        from tensorshape.rules.engine import table
+        return None if fullname.startswith(_FOREIGN) else self._call
 
-        from . import calls
-
-        if fullname in _REVEAL:
-            return calls.reveal_shape
-        if fullname.startswith(_MODELLED):
-            q = _torch_name(fullname)
-            if table().lookup(q):
-                return calls.torch_function(q)
-            if q in table().classes and fullname.startswith("torch."):
-                return calls.construct_module(q)
-            return None
-        return calls.user_function
-
-    @functools.cache  # noqa: B019
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        cls, _, name = fullname.rpartition(".")
-        if cls == "builtins.int" and name in _INT_OPS:
-            from . import calls
+        return None if fullname.startswith(_FOREIGN) else self._call
 
-            return calls.int_arith(name)
-        if fullname.startswith(_FOREIGN):
+    def errors(self) -> Errors | None:
+        if self._errors is None:
+            self._errors = _find_errors(self.options)
+        return self._errors
+
+    # -- after a module is type checked ------------------------------------------------------------
+    def reports_on(self, module: str, path: str) -> Errors | None:
+        """mypy's error collector if the plugin reports on ``module`` (at ``path``): a user module mypy
+        does not silence (``follow_imports = silent``, installed packages, ``ignore_errors``)."""
+        if not is_user_path(path) or self.options.clone_for_module(module).ignore_errors:
             return None
-        from . import calls
-
-        return calls.method(name)
-
-    @functools.cache  # noqa: B019
-    def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
-        cls, _, attr = fullname.rpartition(".")
-        if cls not in _TENSOR_CLASSES and not cls.startswith("torch.nn.modules."):
+        errors = self.errors()
+        if errors is None or path in errors.ignored_files:
             return None
-        from tensorshape.rules.engine import table
-
-        from . import calls
-
-        if cls in _TENSOR_CLASSES:
-            defs = table().lookup(f"torch.Tensor.{attr}")
-            if defs and "property" in defs[0].kinds:
-                return calls.tensor_attribute(attr)
-            return None
-        if cls.startswith("torch.nn.modules."):
-            return calls.module_attribute(attr)
-        return None
+        return errors
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
-        """Called after ``file`` is type checked: returns are checked, ``reveal_type`` shows shapes."""
-        from .aftercheck import finish
+        """Called after ``file`` is type checked, before its messages are flushed: report the core's findings."""
+        errors = None if file.is_stub else self.reports_on(file.fullname, file.path)
+        if errors is None or errors.file != file.path:
+            return set()
+        from .report import report
+        from .reveal import rewrite_reveals
 
-        finish(file)
+        cfg = self.session.config_for(file.path)
+        if cfg.error is not None:
+            from tensorshape.model import codes
+
+            errors.report(1, 0, cfg.error, errorcodes.error_code(codes.CONFIG_ERROR))
+            return set()
+        result = self.session.result(file.path)
+        report(errors, result.diagnostics)
+        rewrite_reveals(errors, file.path, result)
+        self.session.forget(file.path)
         return set()
 
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
-        """Cached results are stale when the plugin or the stubs change (called for every module)."""
-        return _config_data()
+        """Cached results are stale when the plugin, the stubs, the configuration or a file read changes."""
+        checked = not ctx.is_check and self.reports_on(ctx.id, ctx.path) is not None
+        return self.session.config_data(ctx.id, ctx.path, ctx.is_check, checked)
 
 
-@functools.cache
-def _config_data() -> dict[str, str]:
-    from tensorshape.rules.stubdir import stubs_digest
+def _find_errors(options: Options) -> Errors | None:
+    """mypy's error collector, when no checker callback has handed it over (a module without calls)."""
+    import gc
 
-    return {"version": tensorshape.__version__, "stubs": stubs_digest()}
+    for ref in gc.get_referrers(options):
+        errors = getattr(ref, "errors", None)
+        if isinstance(errors, Errors):
+            return errors
+    return None

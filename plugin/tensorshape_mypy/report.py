@@ -1,38 +1,32 @@
-"""Report the core's diagnostics as mypy errors (same message, hint as a note)."""
+"""The core's diagnostics as mypy messages, through mypy's own error collector.
+
+Called once mypy has type checked a module (``get_additional_indirect_deps``,
+before the module's messages are flushed and before unused ``# type: ignore``
+comments are looked for): each diagnostic goes to mypy's ``Errors`` for the
+module mypy just checked, so ``# type: ignore[code]``, ``disable_error_code``,
+``enable_error_code``, per-module options and ``--warn-unused-ignores`` treat
+it as one of mypy's own, and mypy stores it in its cache with the rest.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mypy.messages import MessageBuilder
-from mypy.nodes import Context
-from mypy.plugin import CheckerPluginInterface
+from mypy.errors import Errors
 from tensorshape.model.diagnostics import Diagnostic, Severity
 
 from .errorcodes import error_code
 
-__all__ = ["report", "report_to"]
+__all__ = ["report"]
 
 
-def _context(d: Diagnostic) -> Context:
-    c = Context(d.span.line, d.span.column)
-    c.end_line = d.span.end_line
-    c.end_column = d.span.end_column
-    return c
-
-
-def report(api: CheckerPluginInterface, diagnostics: Iterable[Diagnostic]) -> None:
-    """Errors and warnings become mypy errors (mypy has no warnings); notes become notes."""
-    report_to(api.msg, diagnostics)
-
-
-def report_to(msg: MessageBuilder, diagnostics: Iterable[Diagnostic]) -> None:
+def report(errors: Errors, diagnostics: Iterable[Diagnostic]) -> None:
+    """Errors and warnings become mypy errors (mypy has no warnings); the hint follows as a note."""
     for d in diagnostics:
         code = error_code(d.code)
-        ctx = _context(d)
-        if d.severity is Severity.NOTE:
-            msg.note(d.message, ctx, code=code)
-            continue
-        msg.fail(d.message, ctx, code=code)
-        if d.hint:
-            msg.note(d.hint, ctx, code=code)
+        s = d.span
+        if d.severity is not Severity.NOTE:
+            errors.report(s.line, s.column, d.message, code, end_line=s.end_line, end_column=s.end_column)
+        note = d.message if d.severity is Severity.NOTE else d.hint
+        if note:
+            errors.report(s.line, s.column, note, code, severity="note", end_line=s.end_line, end_column=s.end_column)

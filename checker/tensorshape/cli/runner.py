@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..infer.api import CheckSettings, FileResult, check_file
+from ..infer.api import CheckSettings, FileResult, check_file_guarded
 from ..infer.memory import settle, tune_gc
 from ..infer.project import Project
 from .cache import Cache
@@ -39,31 +39,7 @@ def _check_chunk(paths: list[str]) -> list[dict[str, Any]]:
 
 
 def _check_one(project: Project, path: str, settings: CheckSettings) -> FileResult:
-    try:
-        return check_file(path, settings, project)
-    except RecursionError:
-        return _crash(path, "recursion too deep")
-    except Exception as e:  # noqa: BLE001 - one bad file must not stop a run
-        return _crash(path, f"{type(e).__name__}: {e}")
-
-
-def _crash(path: str, why: str) -> FileResult:
-    from ..model import codes
-    from ..model.diagnostics import Diagnostic, Severity, Span
-
-    return FileResult(
-        path,
-        [
-            Diagnostic(
-                codes.INTERNAL_ERROR,
-                f"tensorshape failed on this file ({why})",
-                Span(1, 0, 1, 0),
-                Severity.ERROR,
-                "please report this with the file that triggers it",
-                path,
-            )
-        ],
-    )
+    return check_file_guarded(path, settings, project)
 
 
 class Progress:

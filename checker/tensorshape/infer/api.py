@@ -14,7 +14,16 @@ from ..rules.context import Options
 from .analyzer import Analyzer
 from .project import ModuleInfo, Project
 
-__all__ = ["CheckSettings", "FileResult", "check_source", "check_file", "analyze_module", "report"]
+__all__ = [
+    "CheckSettings",
+    "FileResult",
+    "check_source",
+    "check_file",
+    "check_file_guarded",
+    "crash_result",
+    "analyze_module",
+    "report",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +77,30 @@ def check_file(path: str | Path, settings: CheckSettings | None = None, project:
         d = Diagnostic(codes.SYNTAX_ERROR, info, Span(1, 0, 1, 0), Severity.ERROR, "check the file's encoding", str(p))
         return FileResult(str(p), [d])
     return analyze_module(project, info, settings or CheckSettings(), display=str(p))
+
+
+def check_file_guarded(path: str | Path, settings: CheckSettings, project: Project) -> FileResult:
+    """:func:`check_file` that never raises: a crash is an ``internal-error`` on the file (one bad
+    file must not stop a run of the CLI or of mypy)."""
+    try:
+        return check_file(path, settings, project)
+    except RecursionError:
+        return crash_result(str(path), "recursion too deep")
+    except Exception as e:  # noqa: BLE001
+        return crash_result(str(path), f"{type(e).__name__}: {e}")
+
+
+def crash_result(path: str, why: str) -> FileResult:
+    """The result of a file the analysis failed on."""
+    d = Diagnostic(
+        codes.INTERNAL_ERROR,
+        f"tensorshape failed on this file ({why})",
+        Span(1, 0, 1, 0),
+        Severity.ERROR,
+        "please report this with the file that triggers it",
+        path,
+    )
+    return FileResult(path, [d])
 
 
 def analyze_module(

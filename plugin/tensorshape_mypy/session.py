@@ -1,0 +1,212 @@
+"""One mypy run's use of the core: configuration, the analysed project, one result per file.
+
+mypy type checks a module, then the plugin reports what ``tensorshape check``
+reports for that file: :meth:`Session.result` runs the core's libcst analysis
+(:func:`tensorshape.infer.check_file`) with the ``[tool.tensorshape]``
+configuration the CLI would use (the nearest ``pyproject.toml`` upwards from
+the file) and the project's import roots, once per file and run.
+
+Incremental mode: mypy keeps a module's messages in its cache and replays
+them while the module is fresh.  The analysis of a file also reads the
+project files it imports (the core inlines unannotated callees across files),
+which mypy's own dependency tracking does not see, so the plugin tells mypy
+about them through ``report_config_data``: for a user module, a digest of the
+contents of every file its analysis read and of its ``pyproject.toml``
+(:meth:`Session.config_data`).  The
+list of those files is kept next to mypy's cache (``<cache>/tensorshape/``),
+written when mypy writes the module's cache entry and read when mypy checks
+whether that entry is still valid.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import tensorshape
+from tensorshape.model.codes import ALL_CODES
+
+if TYPE_CHECKING:
+    # The configuration and the analysis are imported when a module is analysed: a warm run
+    # that re-checks nothing never pays for them.
+    from tensorshape.cli.config import Config
+    from tensorshape.infer.api import CheckSettings, FileResult
+
+__all__ = ["Session", "is_user_path", "ProjectConfig"]
+
+_INSTALLED = ("site-packages", "dist-packages", "typeshed")
+_OFF_BY_DEFAULT = frozenset(c.id for c in ALL_CODES.values() if not c.default_enabled)
+
+
+def is_user_path(path: str) -> bool:
+    """A source file of the user's code: not a stub, not an installed package, not typeshed."""
+    return path.endswith(".py") and not any(part in path for part in _INSTALLED)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectConfig:
+    """The CLI's view of a project: its configuration and where it comes from."""
+
+    config: Config
+    #: The ``pyproject.toml`` read (``None``: none found, the defaults).
+    source: Path | None
+    #: ``[tool.tensorshape]`` could not be read: reported on each module (``config-error``).
+    error: str | None = None
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        return tuple(self.config.root / r for r in self.config.roots)
+
+    def settings(self) -> CheckSettings:
+        """The settings ``tensorshape check`` uses (no command-line overrides)."""
+        from tensorshape.cli.config import check_settings
+
+        return check_settings(self.config)
+
+
+@functools.cache
+def base_data() -> dict[str, str]:
+    """What every cached module depends on: the plugin's version and the stubs."""
+    from tensorshape.rules.stubdir import stubs_digest
+
+    return {"version": tensorshape.__version__, "stubs": stubs_digest()}
+
+
+def _file_digest(paths: list[str]) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for p in paths:
+        h.update(p.encode("utf-8", "surrogatepass") + b"\0")
+        try:
+            h.update(Path(p).read_bytes())
+        except OSError:
+            h.update(b"\0missing")
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+class Session:
+    """The plugin's state for one mypy build (a new plugin instance per build)."""
+
+    def __init__(self, cache_dir: str | None) -> None:
+        self._cache_dir = Path(cache_dir, "tensorshape") if cache_dir and cache_dir != os.devnull else None
+        self._results: dict[str, FileResult] = {}
+        self._configs: dict[Path, ProjectConfig] = {}
+        self._by_folder: dict[str, ProjectConfig] = {}
+        self._projects: dict[tuple[Path, ...], Any] = {}
+        self.analysed = 0
+
+    # -- configuration ---------------------------------------------------------------------------
+    def config_for(self, path: str) -> ProjectConfig:
+        """The configuration ``tensorshape check`` finds for ``path`` (the nearest ``pyproject.toml``)."""
+        folder = os.path.dirname(path)
+        cfg = self._by_folder.get(folder)
+        if cfg is None:
+            from tensorshape.cli.config import find_pyproject
+
+            pyproject = find_pyproject(Path(folder))
+            key = pyproject or Path()
+            cfg = self._configs.get(key)
+            if cfg is None:
+                cfg = self._configs[key] = _load(pyproject)
+            self._by_folder[folder] = cfg
+        return cfg
+
+    # -- analysis -----------------------------------------------------------------------------
+    def result(self, path: str) -> FileResult:
+        """The core's result for the file at ``path`` (analysed once per run)."""
+        key = os.path.realpath(path)
+        r = self._results.get(key)
+        if r is None:
+            r = self._results[key] = self._analyse(path)
+        return r
+
+    def _analyse(self, path: str) -> FileResult:
+        from dataclasses import replace
+
+        from tensorshape.infer.api import check_file_guarded
+        from tensorshape.infer.project import Project
+
+        cfg = self.config_for(path)
+        project = self._projects.get(cfg.roots)
+        if project is None:
+            project = self._projects[cfg.roots] = Project(list(cfg.roots))
+        self.analysed += 1
+        # Codes off by default are produced, and mypy keeps them only where its options enable them.
+        base = cfg.settings()
+        settings = replace(base, enable=base.enable | _OFF_BY_DEFAULT, record=True)
+        return check_file_guarded(path, settings, project)
+
+    def forget(self, path: str) -> None:
+        """Drop what only reporting needed (the analyzer, the parsed module); keep the dependencies."""
+        r = self._results.get(os.path.realpath(path))
+        if r is not None:
+            r.analyzer = None
+            r.module = None
+
+    # -- incremental mode -------------------------------------------------------------------------
+    def config_data(self, module: str, path: str, is_check: bool, checked: bool) -> Any:
+        """``report_config_data`` for one module: mypy re-checks it when this value changes.
+
+        ``checked``: when mypy writes the module's cache entry (``is_check`` false), whether the plugin
+        reports on it (a user module mypy does not silence).  A module has a list of the files its
+        analysis read exactly when it was analysed, so the value mypy stored and the value computed
+        when mypy checks it again agree while nothing changes.
+        """
+        if not is_user_path(path):
+            return base_data()
+        if is_check:
+            deps = self._read_deps(module)
+        elif checked:
+            # The configuration is one of the files the result depends on.
+            read = {p for p, _ in self.result(path).dependencies}
+            source = self.config_for(path).source
+            deps = sorted({os.path.realpath(p) for p in (*read, *([str(source)] if source else []))})
+            self._write_deps(module, deps)
+        else:
+            self._write_deps(module, None)
+            deps = None
+        if deps is None:
+            return base_data()
+        return {**base_data(), "files": _file_digest(deps)}
+
+    def _deps_file(self, module: str) -> Path | None:
+        return self._cache_dir / f"{module}.json" if self._cache_dir is not None else None
+
+    def _read_deps(self, module: str) -> list[str] | None:
+        f = self._deps_file(module)
+        if f is None:
+            return None
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return [str(p) for p in data] if isinstance(data, list) else None
+
+    def _write_deps(self, module: str, deps: list[str] | None) -> None:
+        f = self._deps_file(module)
+        if f is None:
+            return
+        if deps is None:
+            f.unlink(missing_ok=True)
+            return
+        try:
+            f.parent.mkdir(parents=True, exist_ok=True)
+            tmp = f.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(deps), encoding="utf-8")
+            os.replace(tmp, f)
+        except OSError:
+            pass
+
+
+def _load(pyproject: Path | None) -> ProjectConfig:
+    from tensorshape.cli.config import Config, ConfigError, load_config
+
+    try:
+        return ProjectConfig(load_config(pyproject) if pyproject is not None else Config(), pyproject)
+    except ConfigError as e:
+        return ProjectConfig(Config(), pyproject, str(e))

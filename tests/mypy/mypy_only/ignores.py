@@ -1,0 +1,10 @@
+"""An ignore that suppresses a shape error is used; one that suppresses nothing is not."""
+
+import torch
+
+
+def f() -> None:
+    a = torch.randn(2, 3)
+    a @ a  # type: ignore[shape-mismatch]
+    b = a + 1  # type: ignore[shape-mismatch]
+    b.sum()
