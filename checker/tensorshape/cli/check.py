@@ -22,8 +22,13 @@ __all__ = ["add_parser", "run", "settings_from"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("check", help="check files for shape errors", description=__doc__)
-    p.add_argument("paths", nargs="*", help="files or folders (default: `paths` from [tool.tensorshape], else .)")
+    p = sub.add_parser(
+        "check",
+        help="check files for shape errors",
+        description="Check Python files for tensor shape errors and report them (exit status 1 when there are "
+        "errors, 2 on a usage or internal failure).",
+    )
+    p.add_argument("paths", nargs="*", help="files or folders (default: paths from [tool.tensorshape], else .)")
     p.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
     p.add_argument("--output", "-o", help="write the report to a file instead of stdout")
     p.add_argument("--config", type=Path, help="pyproject.toml to read (default: the nearest one)")
@@ -41,8 +46,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--disable", action="append", default=[], metavar="CODE", help="turn a code off")
     p.add_argument("--show-obligations", action="store_true", help="also report runtime obligations (TS901)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto")
+    p.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto", help="color the text output (default: auto)"
+    )
+    p.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="show a progress bar on stderr (default: auto, only on a terminal and not in CI)",
+    )
     p.set_defaults(run=run)
 
 
@@ -62,7 +74,9 @@ def settings_from(cfg: Config, args: argparse.Namespace) -> CheckSettings:
         enable.add(codes.OBLIGATION.id)
     vollo = cfg.vollo if args.vollo is None else args.vollo
     adw = cfg.allow_dynamic_weights if args.allow_dynamic_weights is None else args.allow_dynamic_weights
-    return CheckSettings(Options(vollo=vollo, allow_dynamic_weights=adw), severity, frozenset(enable))
+    return CheckSettings(
+        Options(vollo=vollo, allow_dynamic_weights=adw), severity, frozenset(enable), bare_type_ignore=cfg.bare_type_ignore
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,7 +96,12 @@ def run(args: argparse.Namespace) -> int:
     cache = None
     if not args.no_cache:
         key = repr(
-            (settings.options, sorted(settings.enable), sorted((k, str(v)) for k, v in settings.severity.items()))
+            (
+                settings.options,
+                sorted(settings.enable),
+                sorted((k, str(v)) for k, v in settings.severity.items()),
+                settings.bare_type_ignore,
+            )
         )
         cache = Cache(args.cache_dir or cfg.cache_dir or default_cache_dir(), key)
     jobs = args.jobs if args.jobs is not None else cfg.jobs

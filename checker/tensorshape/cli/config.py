@@ -12,6 +12,7 @@
     cache_dir = ".tensorshape_cache"     # default: $XDG_CACHE_HOME/tensorshape
     jobs = 0                             # worker processes; 0 = one per core
     roots = ["src"]                      # extra folders to resolve imports from
+    bare_type_ignore = false             # a bare `# type: ignore` also silences tensorshape
 """
 
 from __future__ import annotations
@@ -32,7 +33,18 @@ else:  # pragma: no cover
 
 __all__ = ["Config", "ConfigError", "load_config", "find_pyproject", "default_cache_dir"]
 
-_KEYS = {"paths", "exclude", "severity", "enable", "vollo", "allow_dynamic_weights", "cache_dir", "jobs", "roots"}
+_KEYS = {
+    "paths",
+    "exclude",
+    "severity",
+    "enable",
+    "vollo",
+    "allow_dynamic_weights",
+    "cache_dir",
+    "jobs",
+    "roots",
+    "bare_type_ignore",
+}
 
 
 class ConfigError(Exception):
@@ -52,6 +64,7 @@ class Config:
     cache_dir: Path | None = None
     jobs: int = 0
     roots: list[str] = field(default_factory=list)
+    bare_type_ignore: bool = False
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -132,7 +145,7 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
                     raise ConfigError(f"{path}: severity.{k}: {e}") from None
     if "enable" in table:
         cfg.enable = {_code_id(k, f"{path}: enable") for k in _strings(table, "enable")}
-    for key in ("vollo", "allow_dynamic_weights"):
+    for key in ("vollo", "allow_dynamic_weights", "bare_type_ignore"):
         if key in table:
             setattr(cfg, key, _bool(table, key))
     if "cache_dir" in table:

@@ -13,6 +13,7 @@ from ..model import codes
 from ..model.dims import Unknown, UnknownSource
 from ..model.firstclass import DimsV
 from ..model.shape import Shape
+from ..model.text import plural
 from ..model.values import NONE, BoolV, IntV, ModuleV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value
 from .annotations import read_annotation
 from .base import AnalyzerBase
@@ -418,7 +419,7 @@ class Statements(AnalyzerBase):
                 self.report(
                     frame,
                     codes.SHAPE_MISMATCH,
-                    f"cannot unpack a tensor of shape {render_shape(s)} into {n} values (dim 0 is {s.items[0]})",
+                    f"cannot unpack a tensor of shape {render_shape(s)} into {plural(n, 'value')} (dim 0 is {s.items[0]})",
                     frame.ticket(target),
                     "unpacking a tensor iterates over its first dim",
                 )
@@ -434,7 +435,7 @@ class Statements(AnalyzerBase):
             self.report(
                 frame,
                 codes.RANK_MISMATCH,
-                f"cannot unpack a shape of {len(value.items)} dims into {n} names",
+                f"cannot unpack a shape of {plural(len(value.items), 'dim')} into {plural(n, 'name')}",
                 frame.ticket(target),
                 "the tensor has a different number of dims than the names unpacked from its shape",
             )

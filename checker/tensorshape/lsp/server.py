@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -60,7 +61,8 @@ def _settings_from(options: Any, base: CheckSettings) -> CheckSettings:
     vollo = bool(opts.get("vollo", base.options.vollo))
     adw = bool(opts.get("allow_dynamic_weights", base.options.allow_dynamic_weights))
     enable = frozenset(opts.get("enable", base.enable))
-    return CheckSettings(Options(vollo=vollo, allow_dynamic_weights=adw), base.severity, enable)
+    bare = bool(opts.get("bare_type_ignore", base.bare_type_ignore))
+    return replace(base, options=Options(vollo=vollo, allow_dynamic_weights=adw), enable=enable, bare_type_ignore=bare)
 
 
 def _config_settings(root: Path) -> CheckSettings:
@@ -68,7 +70,10 @@ def _config_settings(root: Path) -> CheckSettings:
         from ..cli.config import load_config
 
         cfg = load_config(None, root)
-        return CheckSettings(Options(vollo=cfg.vollo, allow_dynamic_weights=cfg.allow_dynamic_weights))
+        return CheckSettings(
+            Options(vollo=cfg.vollo, allow_dynamic_weights=cfg.allow_dynamic_weights),
+            bare_type_ignore=cfg.bare_type_ignore,
+        )
     except Exception:  # noqa: BLE001 - a broken configuration must not stop the server
         return CheckSettings()
 
@@ -154,7 +159,7 @@ def build_server() -> TensorshapeServer:
         hints: dict[int, lsp.InlayHint] = {}
         first, last = params.range.start.line + 1, params.range.end.line + 1
         for s in a.shapes:
-            if s.target is None or not first <= s.span.line <= last:
+            if s.target is None or s.unknown or not first <= s.span.line <= last:
                 continue
             text = lines[s.span.line - 1] if s.span.line - 1 < len(lines) else ""
             col = text.find(s.target)

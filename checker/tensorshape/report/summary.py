@@ -22,7 +22,9 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
     sev: Counter[str] = Counter()
     by_code: Counter[str] = Counter()
     stats: Counter[str] = Counter()
+    with_problems = 0
     for r in results:
+        with_problems += any(d.severity >= Severity.WARNING for d in r.diagnostics)
         for d in r.diagnostics:
             sev[str(d.severity)] += 1
             by_code[d.code.id] += 1
@@ -30,6 +32,7 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
     tensors = stats["known"] + stats["symbolic"] + stats["unknown"]
     return {
         "files": len(results),
+        "files_with_problems": with_problems,
         "errors": sev[str(Severity.ERROR)],
         "warnings": sev[str(Severity.WARNING)],
         "notes": sev[str(Severity.NOTE)],
