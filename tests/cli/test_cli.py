@@ -80,9 +80,28 @@ def test_json_format(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert data["summary"]["files"] == 2 and data["summary"]["errors"] == 1
 
 
-def test_github_format(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_format(project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
     _, out, _ = run(capsys, "check", "bug.py", "--format", "github")
     assert out.startswith("::error file=bug.py,line=3,col=9,endLine=3,endColumn=26,title=TS101 shape-mismatch::matmul")
+
+
+def test_github_annotation_paths_are_relative_to_the_repository(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a sub-folder (a monorepo's package): GitHub matches annotations by repository path."""
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    (project / ".git").mkdir()
+    pkg = project / "pkg"
+    pkg.mkdir()
+    (pkg / "bug.py").write_text(BUG)
+    monkeypatch.chdir(pkg)
+    _, out, _ = run(capsys, "check", "bug.py", "--format", "github")
+    assert out.startswith("::error file=pkg/bug.py,line=3,")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project))
+    (project / ".git").rmdir()
+    _, out, _ = run(capsys, "check", "bug.py", "--format", "github")
+    assert out.startswith("::error file=pkg/bug.py,line=3,")
 
 
 def test_sarif_format_basics(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

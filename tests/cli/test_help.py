@@ -25,7 +25,7 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 def test_help_has_no_raw_markup_and_every_option_has_help() -> None:
     parser = build_parser()
     subs = _subparsers(parser)
-    assert {"check", "codes", "shapefn", "instrument", "lsp"} <= set(subs)
+    assert {"check", "codes", "shapefn", "instrument", "lsp", "merge-reports"} <= set(subs)
     for name, p in [("", parser), *subs.items()]:
         text = p.format_help()
         assert "``" not in text and ":class:" not in text, (name, text)

@@ -16,7 +16,7 @@ from ..rules.context import Options
 from .cache import Cache
 from .config import Config, ConfigError, default_cache_dir, load_config
 from .files import collect_files
-from .runner import Progress, run_check
+from .runner import Progress, run_check, shard
 
 __all__ = ["add_parser", "run", "settings_from"]
 
@@ -47,6 +47,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--show-obligations", action="store_true", help="also report runtime obligations (TS901)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths")
     p.add_argument(
+        "--shard",
+        type=_shard_spec,
+        metavar="K/N",
+        help="check only part K of N of the files (whole folders, the same split on every machine); "
+        "join the parts' reports with `tensorshape merge-reports`",
+    )
+    p.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto", help="color the text output (default: auto)"
     )
     p.add_argument(
@@ -56,6 +63,13 @@ def add_parser(sub: Any) -> None:
         help="show a progress bar on stderr (default: auto, only on a terminal and not in CI)",
     )
     p.set_defaults(run=run)
+
+
+def _shard_spec(text: str) -> tuple[int, int]:
+    k, sep, n = text.partition("/")
+    if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N (e.g. 2/4), got {text!r}")
+    return int(k), int(n)
 
 
 def _code(key: str) -> str:
@@ -93,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"tensorshape: error: no such file or folder: {', '.join(missing)}\n")
         return 2
     files = collect_files(paths, cfg.root, [*cfg.exclude, *args.exclude])
+    if args.shard:
+        files = shard(files, *args.shard)
     cache = None
     if not args.no_cache:
         key = repr(

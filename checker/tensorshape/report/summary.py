@@ -9,7 +9,7 @@ from typing import Any
 from ..infer.api import FileResult
 from ..model.diagnostics import Severity
 
-__all__ = ["summarize", "all_diagnostics"]
+__all__ = ["summarize", "all_diagnostics", "add_summaries"]
 
 
 def all_diagnostics(results: Sequence[FileResult]) -> list[Any]:
@@ -46,3 +46,29 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         },
         "unknown_ops": stats["unknown-op"],
     }
+
+
+def add_summaries(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The summary of the union of disjoint runs (shards): every count added up, key by key,
+    maps by code and by cause in sorted order as :func:`summarize` gives them."""
+
+    def add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        out = dict(a)
+        for k, v in b.items():
+            if isinstance(v, dict):
+                out[k] = add(out.get(k, {}), v)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                out[k] = out.get(k, 0) + v
+            else:
+                out.setdefault(k, v)
+        return out
+
+    total: dict[str, Any] = {}
+    for p in parts:
+        total = add(total, p)
+    if "by_code" in total:
+        total["by_code"] = dict(sorted(total["by_code"].items()))
+    causes = total.get("tensor_expressions", {}).get("unknown_by_cause")
+    if causes is not None:
+        total["tensor_expressions"]["unknown_by_cause"] = dict(sorted(causes.items()))
+    return total

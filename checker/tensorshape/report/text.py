@@ -81,7 +81,12 @@ def summary_line(s: dict[str, Any]) -> str:
 
 
 def render_text(
-    results: Sequence[FileResult], *, color: bool = False, statistics: bool = False, frames: bool = True
+    results: Sequence[FileResult],
+    *,
+    color: bool = False,
+    statistics: bool = False,
+    frames: bool = True,
+    summary: dict[str, Any] | None = None,
 ) -> str:
     cache: dict[str, list[str] | None] = {}
     blocks = []
@@ -95,7 +100,7 @@ def render_text(
                     cache[d.path] = None
             lines = cache[d.path]
         blocks.append(render_diagnostic(d, lines, color))
-    s = summarize(results)
+    s = summary if summary is not None else summarize(results)
     blocks.append(summary_line(s))
     if statistics:
         t = s["tensor_expressions"]
