@@ -90,3 +90,19 @@ def test_bad_shard_and_bad_reports(at_root: None, tmp_path: Path, capsys: pytest
     assert main(["merge-reports", str(sarif), str(js)]) == 2
     assert main(["merge-reports", str(sarif), "--format", "text"]) == 2
     assert main(["merge-reports", str(js)]) == 0
+
+
+def test_shards_fill_one_shared_cache_that_a_full_run_reads(
+    at_root: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = tmp_path / "shared-cache"
+    cached = ["check", "examples", "-j", "1", "--color", "never", "--cache-dir", str(shared)]
+    for k in (1, 2):
+        _run(capsys, *cached, "--shard", f"{k}/2", "--format", "json")
+    entries = list(shared.rglob("*.json"))
+    assert len(entries) == len(collect_files(["examples"], ROOT))  # one entry per file, from both shards
+    stamps = {p: p.stat().st_mtime_ns for p in entries}
+    _, warm = _run(capsys, *cached, "--format", "json")
+    _, cold = _run(capsys, *COMMON, "--format", "json")
+    assert json.loads(warm) == json.loads(cold)
+    assert {p: p.stat().st_mtime_ns for p in shared.rglob("*.json")} == stamps, "every result came from the cache"

@@ -30,11 +30,11 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("paths", nargs="*", help="files or folders (default: paths from [tool.tensorshape], else .)")
     p.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
-    p.add_argument("--output", "-o", help="write the report to a file instead of stdout")
-    p.add_argument("--config", type=Path, help="pyproject.toml to read (default: the nearest one)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to a file instead of stdout")
+    p.add_argument("--config", type=Path, metavar="FILE", help="pyproject.toml to read (default: the nearest one)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
-    p.add_argument("--cache-dir", type=Path, help="cache folder (default: $XDG_CACHE_HOME/tensorshape)")
-    p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
+    p.add_argument("--cache-dir", type=Path, metavar="DIR", help="cache folder (default: $XDG_CACHE_HOME/tensorshape)")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
     p.add_argument("--statistics", action="store_true", help="print how many tensor expressions have known shapes")
     p.add_argument("--vollo", action="store_true", default=None, help="apply the Vollo data-dimension rules")
     p.add_argument(
@@ -89,7 +89,10 @@ def settings_from(cfg: Config, args: argparse.Namespace) -> CheckSettings:
     vollo = cfg.vollo if args.vollo is None else args.vollo
     adw = cfg.allow_dynamic_weights if args.allow_dynamic_weights is None else args.allow_dynamic_weights
     return CheckSettings(
-        Options(vollo=vollo, allow_dynamic_weights=adw), severity, frozenset(enable), bare_type_ignore=cfg.bare_type_ignore
+        Options(vollo=vollo, allow_dynamic_weights=adw),
+        severity,
+        frozenset(enable),
+        bare_type_ignore=cfg.bare_type_ignore,
     )
 
 

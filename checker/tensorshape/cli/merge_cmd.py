@@ -33,7 +33,7 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="output format (default: the inputs' format; SARIF inputs give SARIF only)",
     )
-    p.add_argument("--output", "-o", help="write the merged report to a file instead of stdout")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the merged report to a file instead of stdout")
     p.set_defaults(run=run)
 
 
