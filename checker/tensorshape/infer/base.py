@@ -32,7 +32,10 @@ if TYPE_CHECKING:
     from .signature import Signature
     from .state import State
 
-__all__ = ["Frame", "AnalyzerBase"]
+__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH"]
+
+#: How deep unannotated calls are inlined.
+MAX_DEPTH = 3
 
 
 @dataclass(eq=False, slots=True)

@@ -34,10 +34,10 @@ from ..rules.signature import param_ref
 from ..unify import arith
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
-from .base import AnalyzerBase
-from .expressions import TensorMethodV, simple_text
+from .base import MAX_DEPTH, AnalyzerBase, Frame
 from .firstclass import render_levels
 from .state import State, join_values
+from .syntax import simple_text
 from .values import (
     BoundMethodV,
     ClassV,
@@ -48,12 +48,12 @@ from .values import (
     OpaqueV,
     RangeV,
     SuperV,
+    TensorMethodV,
     building_key,
     building_prefix,
 )
 
 if TYPE_CHECKING:
-    from .base import Frame
     from .signature import Signature
 
 __all__ = ["Calls", "canonical"]
@@ -100,9 +100,9 @@ class Calls(AnalyzerBase):
             elif a.star == "**":
                 opaque = True
             elif a.keyword is not None:
-                kwargs[a.keyword.value] = Arg(v, frame.ticket(a.value), _text(a.value))
+                kwargs[a.keyword.value] = Arg(v, frame.ticket(a.value), simple_text(a.value))
             else:
-                args.append(Arg(v, frame.ticket(a.value), _text(a.value)))
+                args.append(Arg(v, frame.ticket(a.value), simple_text(a.value)))
         if _is_reveal(func, node):
             return self.reveal(frame, args, node)
         if opaque:
@@ -473,8 +473,6 @@ class Calls(AnalyzerBase):
 
         While building an instance, ``overlay`` carries its pending attributes
         in and out (see :func:`~tensorshape.infer.values.building_key`)."""
-        from .analyzer import MAX_DEPTH, Frame
-
         key: Any
         try:
             key = (
@@ -626,10 +624,6 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
         return True
     f = node.func
     return isinstance(f, cst.Name) and f.value == "reveal_shape" and not isinstance(func, (FunctionV, ClassV))
-
-
-def _text(node: cst.CSTNode) -> str | None:
-    return simple_text(node)
 
 
 def _range_len(start: Dim, stop: Dim, step: Dim) -> Dim:

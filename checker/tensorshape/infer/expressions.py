@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -37,9 +36,10 @@ from ..rules import engine
 from ..rules.context import Arg
 from ..unify import arith
 from ..unify.compare import Truth, eq3
-from .base import AnalyzerBase
+from .base import AnalyzerBase, Frame
 from .firstclass import TENSORLIKE, firstclass_attr
 from .state import State, join_values
+from .syntax import simple_text
 from .values import (
     AnnotationV,
     BoundMethodV,
@@ -53,15 +53,15 @@ from .values import (
     OpaqueV,
     RangeV,
     SuperV,
+    TensorMethodV,
     building_key,
     to_core,
 )
 
 if TYPE_CHECKING:
-    from .base import Frame
     from .project import ModuleInfo
 
-__all__ = ["Expressions", "TensorMethodV", "DTYPES", "simple_text"]
+__all__ = ["Expressions", "DTYPES"]
 
 #: ``torch.<name>`` dtypes.
 DTYPES: dict[str, str] = {
@@ -119,32 +119,11 @@ _CMPOPS: dict[type, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class TensorMethodV(Value):
-    """``x.view`` before it is called."""
-
-    receiver: Value
-    name: str
-    receiver_arg: Arg
-
-
-def simple_text(node: cst.CSTNode | None) -> str | None:
-    """Source text of a name or attribute chain (``x``, ``self.proj``), else ``None``."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = simple_text(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
 class Expressions(AnalyzerBase):
     """Mixin of :class:`~tensorshape.infer.analyzer.Analyzer`: evaluates expressions."""
 
     def static_value(self, module: ModuleInfo, expr: cst.BaseExpression) -> Value:
         """Evaluate an expression in a module's globals (annotations, defaults); reports nothing."""
-        from .analyzer import Frame
-
         self.run_module(module)
         frame = Frame(module, self.new_context(), generic=False)
         return self.eval(frame, State(dict(module.globals)), expr, observe=False)

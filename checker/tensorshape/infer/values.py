@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..model.values import MaybeIntV, Value
+from ..rules.context import Arg
 
 if TYPE_CHECKING:
     from .annotations import Annotation
@@ -197,3 +198,12 @@ def to_core(v: Value, opaque_int: Any) -> Value:
     if isinstance(v, OpaqueV):
         return MaybeIntV(opaque_int(v.path))
     return v
+
+
+@dataclass(frozen=True, slots=True)
+class TensorMethodV(Value):
+    """``x.view`` before it is called."""
+
+    receiver: Value
+    name: str
+    receiver_arg: Arg
