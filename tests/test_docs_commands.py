@@ -3,7 +3,8 @@
 A command is a ``$ ``-line of a fenced ``console`` block or a line of a ``sh``/``bash``/``shell``
 block.  The commands of one document run in order (``instrument --write`` then ``--remove``) with
 ``bash`` in a sandbox: a small user project with ``src/`` (models from ``examples/``), a
-``model.py`` with a ``Block``, and a copy of ``examples/``; ``tensorshape`` and ``python`` are this
+``model.py`` with a ``Block``, a copy of ``examples/`` and links to the repository's folders (for the
+commands about developing tensorshape, such as benchmarks); ``tensorshape`` and ``python`` are this
 environment's.  A command breaks when it exits with a status other than 0, or 1 for the commands
 whose status 1 means "found errors" (``check``, ``shapefn``, ``merge-reports``), or prints a
 traceback.
@@ -99,9 +100,16 @@ def test_commands_are_found_and_skips_are_explained() -> None:
             assert b.skip is None or len(b.skip) > 10, f"{b.doc}:{b.line}: say why the block cannot run"
 
 
+#: The repository's own folders, linked into the sandbox for the commands about developing tensorshape
+#: (a folder walk does not enter a link, so `tensorshape check .` still checks the user project only).
+LINKED = ("benchmarks", "tests", "checker", "plugin", "stubs", "docs")
+
+
 def _sandbox(tmp_path: Path) -> Path:
     box = tmp_path / "project"
     shutil.copytree(ROOT / "examples", box / "examples")
+    for name in LINKED:
+        (box / name).symlink_to(ROOT / name, target_is_directory=True)
     (box / "src").mkdir()
     for name in ("cnn.py", "mlp.py", "transformer_block.py"):
         shutil.copy(ROOT / "examples" / name, box / "src" / name)
