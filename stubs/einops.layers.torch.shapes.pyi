@@ -1,5 +1,8 @@
 # einops.layers.torch modules: the pattern is a constructor argument.
 
+from tensorshape.rules.stubdsl import rule
+from torch import Tensor
+
 class Module: ...
 
 class Rearrange(Module):

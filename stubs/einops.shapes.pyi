@@ -1,6 +1,9 @@
 # Shape signatures of einops (https://einops.rocks): patterns are solved by the
 # Python rules in tensorshape/rules/ops/einops_rules.py.
 
+from tensorshape.rules.stubdsl import rule
+from torch import Tensor
+
 @rule("einops_rearrange")
 def rearrange(tensor, pattern: str, **axes_lengths) -> Tensor: ...
 

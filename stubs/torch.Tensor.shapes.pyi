@@ -4,6 +4,9 @@
 # tensor as its first argument (`x.sum(1)` is `torch.sum(x, 1)`), and an in-place
 # `name_` to `name` plus the rule that the result keeps the tensor's shape.
 
+from tensorshape.rules.stubdsl import kind, names, rule
+from torch import Size, Tensor
+
 @kind("property")
 @rule("shape")
 def shape(self) -> Size: ...

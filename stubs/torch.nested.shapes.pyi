@@ -1,6 +1,9 @@
 # torch.nested with layout=torch.jagged: one ragged dim (dim 1), written `jagged=n` in annotations.
 # Rules: tensorshape/rules/ops/jagged.py.
 
+from tensorshape.rules.stubdsl import names, rule
+from torch import Tensor
+
 @rule("nested_tensor")
 @names("nested_tensor", "as_nested_tensor")
 def _nested(tensor_list, *, dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor: ...

@@ -1,5 +1,8 @@
 # Shape signatures of `torch.nn.functional`.
 
+from tensorshape.rules.stubdsl import kind, names, rule
+from torch import Tensor
+
 @rule("linear")
 def linear(input, weight, bias=None) -> Tensor: ...
 

@@ -4,6 +4,9 @@
 # attributes such as `weight`) may use the int ones as dim names: a
 # `Linear(128, 10)` maps `[* 128]` to `[* 10]`.
 
+from tensorshape.rules.stubdsl import kind, rule
+from torch import Tensor
+
 class Module: ...
 
 class Identity(Module):
@@ -12,7 +15,7 @@ class Identity(Module):
 
 class Linear(Module):
     weight: "out_features in_features"
-    bias: "out_features"
+    bias: " out_features"
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None): ...
     def forward(self, input: "*b in_features") -> "*b out_features": ...
 
@@ -22,7 +25,7 @@ class LazyLinear(Module):
 
 class Bilinear(Module):
     weight: "out_features in1_features in2_features"
-    bias: "out_features"
+    bias: " out_features"
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None, dtype=None): ...
     def forward(self, input1: "*b in1_features", input2: "*b in2_features") -> "*b out_features": ...
 
@@ -112,22 +115,22 @@ class AdaptiveMaxPool2d(Module):
     def forward(self, input) -> Tensor: ...
 
 class BatchNorm1d(Module):
-    weight: "num_features"
-    bias: "num_features"
+    weight: " num_features"
+    bias: " num_features"
     def __init__(self, num_features: int, eps: float = 1e-05, momentum=0.1, affine: bool = True, track_running_stats: bool = True, device=None, dtype=None): ...
     @rule("channel_norm", ranks=(2, 3), batched_min=True)
     def forward(self, input) -> Tensor: ...
 
 class BatchNorm2d(Module):
-    weight: "num_features"
-    bias: "num_features"
+    weight: " num_features"
+    bias: " num_features"
     def __init__(self, num_features: int, eps: float = 1e-05, momentum=0.1, affine: bool = True, track_running_stats: bool = True, device=None, dtype=None): ...
     @rule("channel_norm", ranks=(4,))
     def forward(self, input) -> Tensor: ...
 
 class BatchNorm3d(Module):
-    weight: "num_features"
-    bias: "num_features"
+    weight: " num_features"
+    bias: " num_features"
     def __init__(self, num_features: int, eps: float = 1e-05, momentum=0.1, affine: bool = True, track_running_stats: bool = True, device=None, dtype=None): ...
     @rule("channel_norm", ranks=(5,))
     def forward(self, input) -> Tensor: ...
@@ -153,8 +156,8 @@ class RMSNorm(Module):
     def forward(self, input) -> Tensor: ...
 
 class GroupNorm(Module):
-    weight: "num_channels"
-    bias: "num_channels"
+    weight: " num_channels"
+    bias: " num_channels"
     @rule("group_norm_init")
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-05, affine: bool = True, device=None, dtype=None): ...
     @rule("group_norm")

@@ -3,6 +3,9 @@
 # `offsets` tensors ([B+1] for the outer dim) and, for dense conversion, `max_lengths`.
 # Rules: tensorshape/rules/ops/fbgemm.py.
 
+from tensorshape.rules.stubdsl import names, rule
+from torch import Tensor
+
 @rule("fbgemm_jagged_to_dense")
 def jagged_to_padded_dense(values, offsets, max_lengths, padding_value: float = 0.0) -> Tensor: ...
 

@@ -28,7 +28,7 @@ def test_ruff() -> None:
     if not Path(ruff).exists():
         pytest.skip("ruff is not installed")
     proc = subprocess.run(
-        [ruff, "check", "checker", "plugin", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True
+        [ruff, "check", "checker", "plugin", "stubs", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

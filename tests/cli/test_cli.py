@@ -43,7 +43,15 @@ def test_text_output_with_code_frame(project: Path, capsys: pytest.CaptureFixtur
     assert "bug.py:3:9: error: matmul: cannot multiply [3 4] by [5 6]" in out
     assert "3 | y = x @ torch.randn(5, 6)" in out
     assert "^^^^^" in out and "= hint:" in out
-    assert "Found 1 error in 1 file." in out
+    assert out.endswith("\n\nFound 1 error in 1 file (checked 1 source file)\n")
+
+
+def test_summary_reads_like_mypy(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "check", "clean.py")
+    assert out == "Success: no issues found in 1 source file\n"
+    (project / "bug2.py").write_text(BUG + "z = torch.randn(2, 3) @ torch.randn(4, 5)\n")
+    _, out, _ = run(capsys, "check", ".")
+    assert out.endswith("\nFound 3 errors in 2 files (checked 3 source files)\n")
 
 
 def test_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,9 +80,28 @@ def test_json_format(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert data["summary"]["files"] == 2 and data["summary"]["errors"] == 1
 
 
-def test_github_format(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_format(project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
     _, out, _ = run(capsys, "check", "bug.py", "--format", "github")
     assert out.startswith("::error file=bug.py,line=3,col=9,endLine=3,endColumn=26,title=TS101 shape-mismatch::matmul")
+
+
+def test_github_annotation_paths_are_relative_to_the_repository(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a sub-folder (a monorepo's package): GitHub matches annotations by repository path."""
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    (project / ".git").mkdir()
+    pkg = project / "pkg"
+    pkg.mkdir()
+    (pkg / "bug.py").write_text(BUG)
+    monkeypatch.chdir(pkg)
+    _, out, _ = run(capsys, "check", "bug.py", "--format", "github")
+    assert out.startswith("::error file=pkg/bug.py,line=3,")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project))
+    (project / ".git").rmdir()
+    _, out, _ = run(capsys, "check", "bug.py", "--format", "github")
+    assert out.startswith("::error file=pkg/bug.py,line=3,")
 
 
 def test_sarif_format_basics(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,6 +150,15 @@ def test_disable_flag_and_suppression_comment(project: Path, capsys: pytest.Capt
     assert run(capsys, "check", "bug.py", "--disable", "TS101")[0] == 0
     (project / "bug.py").write_text(BUG.replace("(5, 6)\n", "(5, 6)  # tensorshape: ignore[shape-mismatch]\n"))
     assert run(capsys, "check", "bug.py")[0] == 0
+
+
+def test_type_ignore_comment_and_bare_type_ignore_setting(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "bug.py").write_text(BUG.replace("(5, 6)\n", "(5, 6)  # type: ignore[TS101]\n"))
+    assert run(capsys, "check", "bug.py")[0] == 0
+    (project / "bug.py").write_text(BUG.replace("(5, 6)\n", "(5, 6)  # type: ignore\n"))
+    assert run(capsys, "check", "bug.py")[0] == 1
+    (project / "pyproject.toml").write_text("[tool.tensorshape]\nbare_type_ignore = true\n")
+    assert run(capsys, "check", "bug.py")[0] == 0  # the setting is part of the cache key
 
 
 def test_statistics(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,6 +6,7 @@ those notes.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -454,6 +455,21 @@ def test_suppression_comment() -> None:
     assert [p[:2] for p in problems] == [(3, "TS101")]
 
 
+def test_type_ignore_with_tensorshape_codes_suppresses() -> None:
+    """One comment for mypy (with the plugin) and the CLI: ``# type: ignore[<code>]``."""
+    body = """
+        a = torch.randn(2, 3) @ torch.randn(4, 5)  # type: ignore[shape-mismatch]
+        b = torch.randn(2, 3) @ torch.randn(4, 5)  # type: ignore[misc, TS101]  # why
+        c = torch.randn(2, 3) @ torch.randn(4, 5)  # type: ignore[misc]
+        d = torch.randn(2, 3) @ torch.randn(4, 5)  # type: ignore
+        e = torch.randn(2, 3) @ torch.randn(4, 5)  # type:ignore[broadcast-mismatch]
+        """
+    _, problems = run(body)
+    assert [p[:2] for p in problems] == [(4, "TS101"), (5, "TS101"), (6, "TS101")]
+    _, problems = run(body, bare_type_ignore=True)
+    assert [p[:2] for p in problems] == [(4, "TS101"), (6, "TS101")]
+
+
 def test_cross_file_project(tmp_path: Path) -> None:
     pkg = tmp_path / "proj"
     pkg.mkdir()
@@ -558,3 +574,17 @@ def test_internal_failure_is_a_diagnostic_not_a_crash(monkeypatch: object) -> No
     monkeypatch.setattr(analyzer.Analyzer, "analyze_function", flaky)  # type: ignore[attr-defined]
     r = check_source(src, "t.py")
     assert sorted(d.code.id for d in r.diagnostics) == ["TS004", "TS101"]
+
+
+def test_messages_use_the_singular_for_one() -> None:
+    _, problems = run(
+        """
+        y = nn.Conv2d(3, 8, 3)(torch.randn(2, 1, 8, 8))
+        z = torch.randn(5).permute(0, 1)
+        w = nn.Conv2d(4, 8, 3)(torch.randn(2, 4, 8, 8))
+        """
+    )
+    messages = [m for _, _, m in problems]
+    assert any("(1 channel at dim 1)" in m and "with 3 channels" in m for m in messages), messages
+    assert any("permute needs 1 dim for [5], got 2" in m for m in messages), messages
+    assert not any(re.search(r"\b1 (dims|channels|values|elements)\b", m) for m in messages), messages

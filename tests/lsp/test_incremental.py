@@ -216,3 +216,18 @@ def test_chunks_cover_every_top_level_statement() -> None:
     tree, _ = parse_source(source)
     assert tree is not None and all(c.tree is not None for c in chunks)
     assert sum(len(c.tree.body) for c in chunks if c.tree is not None) == len(tree.body)
+
+
+def test_type_ignore_with_a_tensorshape_code_suppresses_in_the_editor() -> None:
+    """The language server honours `# type: ignore[<code>]` as the CLI and mypy do."""
+    source = (
+        "import torch\n"
+        "a = torch.randn(2, 3) @ torch.randn(4, 5)  # type: ignore[shape-mismatch]\n"
+        "b = torch.randn(2, 3) @ torch.randn(4, 5)  # type: ignore[misc]\n"
+        "c = torch.randn(2, 3) @ torch.randn(4, 5)  # type: ignore\n"
+    )
+    for settings, lines in ((CheckSettings(), [3, 4]), (CheckSettings(bare_type_ignore=True), [3])):
+        inc = IncrementalAnalyser(Project(), lsp_settings(settings), "t.py").update(source, 1)
+        assert [d.span.line for d in inc.diagnostics if d.code is codes.SHAPE_MISMATCH] == lines
+        full = _full(source, "t.py") if not settings.bare_type_ignore else inc
+        assert _norm(full)[0] == _norm(inc)[0]

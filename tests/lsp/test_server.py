@@ -26,6 +26,14 @@ class Head(nn.Module):
         h = self.fc(x)
         return h.sum(dim=1)
 '''
+UNKNOWN = '''import torch
+
+
+def f(t: torch.Tensor):
+    w = torch.zeros(4, t.shape[0])
+    z = t * 2
+    return w, z
+'''
 FIXED = BUG.replace("torch.randn(8, 32)", "torch.randn(8, 64)")
 
 
@@ -71,6 +79,16 @@ async def test_diagnostic_fix_hover_inlay_actions(client: LanguageClient) -> Non
         )
     )
     assert any(h.label == ": [8 32]" and h.position.line == 10 for h in hints)
+
+    # a wholly unknown shape gets no hint (`: [...]` is noise), though hover still says what is known
+    unknown = await _open(client, "unknown.py", UNKNOWN)
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=unknown),
+            range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=6, character=0)),
+        )
+    )
+    assert [(h.label, h.position.line) for h in hints] == [(": [4 ?]", 4)]
 
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 from tensorshape.infer.api import check_file
+from tensorshape.model import codes
 from tensorshape.report.sarif import render_sarif
 
-from tests.expectations import EXAMPLES
+from tests.expectations import EXAMPLES, ROOT
 
 #: The OASIS schema is not vendored (it is another project's file) and CI has no network:
 #: point TENSORSHAPE_SARIF_SCHEMA at a copy of sarif-schema-2.1.0.json to validate against it.
@@ -56,3 +58,19 @@ def test_what_github_code_scanning_needs() -> None:
         region = loc["region"]
         assert region["startLine"] >= 1 and region["startColumn"] >= 1
         assert res["partialFingerprints"]["primaryLocationLineHash"]
+
+
+def _github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_help_links_point_at_sections_that_exist() -> None:
+    text = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    anchors = {_github_anchor(h) for h in re.findall(r"^#+ (.+)$", text, re.M)}
+    (run,) = _document()["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert len(rules) == len(codes.ALL_CODES)
+    for rule in rules:
+        page, _, anchor = rule["helpUri"].partition("#")
+        assert page.endswith("/docs/diagnostics.md") and anchor in anchors, rule["helpUri"]

@@ -15,20 +15,25 @@ from ..report.summary import summarize
 from .cache import Cache
 from .config import Config, ConfigError, check_settings, default_cache_dir, load_config
 from .files import collect_files
-from .runner import Progress, run_check
+from .runner import Progress, run_check, shard
 
 __all__ = ["add_parser", "run", "settings_from"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("check", help="check files for shape errors", description=__doc__)
-    p.add_argument("paths", nargs="*", help="files or folders (default: `paths` from [tool.tensorshape], else .)")
+    p = sub.add_parser(
+        "check",
+        help="check files for shape errors",
+        description="Check Python files for tensor shape errors and report them (exit status 1 when there are "
+        "errors, 2 on a usage or internal failure).",
+    )
+    p.add_argument("paths", nargs="*", help="files or folders (default: paths from [tool.tensorshape], else .)")
     p.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
-    p.add_argument("--output", "-o", help="write the report to a file instead of stdout")
-    p.add_argument("--config", type=Path, help="pyproject.toml to read (default: the nearest one)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to a file instead of stdout")
+    p.add_argument("--config", type=Path, metavar="FILE", help="pyproject.toml to read (default: the nearest one)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
-    p.add_argument("--cache-dir", type=Path, help="cache folder (default: $XDG_CACHE_HOME/tensorshape)")
-    p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
+    p.add_argument("--cache-dir", type=Path, metavar="DIR", help="cache folder (default: $XDG_CACHE_HOME/tensorshape)")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
     p.add_argument("--statistics", action="store_true", help="print how many tensor expressions have known shapes")
     p.add_argument("--vollo", action="store_true", default=None, help="apply the Vollo data-dimension rules")
     p.add_argument(
@@ -40,9 +45,30 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--disable", action="append", default=[], metavar="CODE", help="turn a code off")
     p.add_argument("--show-obligations", action="store_true", help="also report runtime obligations (TS901)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto")
+    p.add_argument(
+        "--shard",
+        type=_shard_spec,
+        metavar="K/N",
+        help="check only part K of N of the files (whole folders, the same split on every machine); "
+        "join the parts' reports with `tensorshape merge-reports`",
+    )
+    p.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto", help="color the text output (default: auto)"
+    )
+    p.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="show a progress bar on stderr (default: auto, only on a terminal and not in CI)",
+    )
     p.set_defaults(run=run)
+
+
+def _shard_spec(text: str) -> tuple[int, int]:
+    k, sep, n = text.partition("/")
+    if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N (e.g. 2/4), got {text!r}")
+    return int(k), int(n)
 
 
 def settings_from(cfg: Config, args: argparse.Namespace) -> CheckSettings:
@@ -70,10 +96,17 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"tensorshape: error: no such file or folder: {', '.join(missing)}\n")
         return 2
     files = collect_files(paths, cfg.root, [*cfg.exclude, *args.exclude])
+    if args.shard:
+        files = shard(files, *args.shard)
     cache = None
     if not args.no_cache:
         key = repr(
-            (settings.options, sorted(settings.enable), sorted((k, str(v)) for k, v in settings.severity.items()))
+            (
+                settings.options,
+                sorted(settings.enable),
+                sorted((k, str(v)) for k, v in settings.severity.items()),
+                settings.bare_type_ignore,
+            )
         )
         cache = Cache(args.cache_dir or cfg.cache_dir or default_cache_dir(), key)
     jobs = args.jobs if args.jobs is not None else cfg.jobs

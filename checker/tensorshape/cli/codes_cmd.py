@@ -11,7 +11,11 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("codes", help="list the diagnostic codes")
+    p = sub.add_parser(
+        "codes",
+        help="list the diagnostic codes",
+        description="List every diagnostic code: id, name, default severity and what it means.",
+    )
     p.set_defaults(run=run)
 
 

@@ -12,6 +12,7 @@
     cache_dir = ".tensorshape_cache"     # default: $XDG_CACHE_HOME/tensorshape
     jobs = 0                             # worker processes; 0 = one per core
     roots = ["src"]                      # extra folders to resolve imports from
+    bare_type_ignore = false             # a bare `# type: ignore` also silences tensorshape
 """
 
 from __future__ import annotations
@@ -35,7 +36,18 @@ else:  # pragma: no cover
 
 __all__ = ["Config", "ConfigError", "load_config", "find_pyproject", "default_cache_dir", "code_id", "check_settings"]
 
-_KEYS = {"paths", "exclude", "severity", "enable", "vollo", "allow_dynamic_weights", "cache_dir", "jobs", "roots"}
+_KEYS = {
+    "paths",
+    "exclude",
+    "severity",
+    "enable",
+    "vollo",
+    "allow_dynamic_weights",
+    "cache_dir",
+    "jobs",
+    "roots",
+    "bare_type_ignore",
+}
 
 
 class ConfigError(Exception):
@@ -55,6 +67,7 @@ class Config:
     cache_dir: Path | None = None
     jobs: int = 0
     roots: list[str] = field(default_factory=list)
+    bare_type_ignore: bool = False
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -91,6 +104,7 @@ def check_settings(
     show_obligations: bool = False,
     vollo: bool | None = None,
     allow_dynamic_weights: bool | None = None,
+    bare_type_ignore: bool | None = None,
 ) -> CheckSettings:
     """``cfg`` with overrides on top (the command line's flags, an editor's settings): codes by id or name."""
     sev: dict[str, Severity | None] = dict(cfg.severity)
@@ -104,7 +118,8 @@ def check_settings(
         vollo=cfg.vollo if vollo is None else vollo,
         allow_dynamic_weights=cfg.allow_dynamic_weights if allow_dynamic_weights is None else allow_dynamic_weights,
     )
-    return CheckSettings(options, sev, frozenset(on))
+    bare = cfg.bare_type_ignore if bare_type_ignore is None else bare_type_ignore
+    return CheckSettings(options, sev, frozenset(on), bare_type_ignore=bare)
 
 
 def _bool(table: dict[str, Any], key: str) -> bool:
@@ -162,7 +177,7 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
                     raise ConfigError(f"{path}: severity.{k}: {e}") from None
     if "enable" in table:
         cfg.enable = {code_id(k, f"{path}: enable") for k in _strings(table, "enable")}
-    for key in ("vollo", "allow_dynamic_weights"):
+    for key in ("vollo", "allow_dynamic_weights", "bare_type_ignore"):
         if key in table:
             setattr(cfg, key, _bool(table, key))
     if "cache_dir" in table:

@@ -18,7 +18,7 @@ def add_parser(sub: Any) -> None:
         "(unknown shapes meeting static requirements).  Prints a unified diff unless --write.  "
         "Exit status 2 when a file could not be read, analysed or written (the others are still done).",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to instrument")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff (the default)")
     mode.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")

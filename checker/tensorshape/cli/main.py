@@ -16,7 +16,7 @@ from .. import __version__
 __all__ = ["main", "SUBCOMMANDS"]
 
 #: Modules under ``tensorshape.cli`` that provide subcommands.
-SUBCOMMANDS = ["check", "codes_cmd", "shapefn_cmd", "instrument_cmd", "lsp_cmd"]
+SUBCOMMANDS = ["check", "merge_cmd", "codes_cmd", "shapefn_cmd", "instrument_cmd", "lsp_cmd"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,7 +27,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tensorshape", description="A gradual shape type checker for PyTorch programs.")
+    parser = _Parser(
+        prog="tensorshape",
+        description="A gradual shape type checker for PyTorch programs.",
+        epilog="`tensorshape COMMAND --help` describes a command's options.",
+    )
     parser.add_argument("--version", action="version", version=f"tensorshape {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in SUBCOMMANDS:

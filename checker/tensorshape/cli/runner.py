@@ -16,7 +16,7 @@ from ..infer.project import Project
 from .cache import Cache
 from .serialize import dump_result, load_result
 
-__all__ = ["run_check", "Progress"]
+__all__ = ["run_check", "Progress", "shard"]
 
 _worker_project: Project | None = None
 _worker_settings: CheckSettings | None = None
@@ -140,3 +140,17 @@ def run_check(
                 for data in batch:
                     done(load_result(data))
     return [results[str(f)] for f in files]
+
+
+def shard(files: Sequence[Path], index: int, count: int) -> list[Path]:
+    """The files of shard ``index`` (1-based) of ``count`` (``--shard K/N``): the workers' folder units
+    dealt out in turn to the shard with the fewest files so far.  The same file list always splits
+    the same way, every file lands in exactly one shard, and a folder's files stay together."""
+    loads = [0] * count
+    mine: set[str] = set()
+    for chunk in _chunks_by_folder([str(f) for f in files]):
+        k = loads.index(min(loads))
+        loads[k] += len(chunk)
+        if k == index - 1:
+            mine.update(chunk)
+    return [f for f in files if str(f) in mine]

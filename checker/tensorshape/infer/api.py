@@ -39,6 +39,8 @@ class CheckSettings:
     obligations: bool = False
     #: Keep every tensor expression's value (LSP hover and inlay hints).
     record: bool = False
+    #: A bare ``# type: ignore`` (no codes) also silences tensorshape on its line.
+    bare_type_ignore: bool = False
 
 
 @dataclass(slots=True)
@@ -144,7 +146,7 @@ def analyze_module(
 
 def report(diags: list[Diagnostic], source: str, settings: CheckSettings, path: str) -> list[Diagnostic]:
     """Diagnostics with resolved spans as reported: with ``path``, severities and codes as configured,
-    ``# tensorshape: ignore`` comments applied, sorted."""
+    ``# tensorshape: ignore`` and ``# type: ignore[...]`` comments applied, sorted."""
     out = _filter([d.with_path(path) for d in diags], source, settings)
     out.sort(key=lambda d: d.sort_key)
     return out
@@ -174,15 +176,20 @@ def _dedupe_obligations(obls: list[Obligation]) -> list[Obligation]:
     return out
 
 
-_IGNORE = re.compile(r"#\s*tensorshape:\s*ignore(?:\[([^\]]*)\])?")
+_IGNORE = re.compile(r"#\s*(tensorshape|type):\s*ignore(?:\[([^\]]*)\])?")
 
 
-def suppressed(line_text: str, d: Diagnostic) -> bool:
-    """``# tensorshape: ignore`` or ``# tensorshape: ignore[TS101, broadcast-mismatch]`` on the line."""
+def suppressed(line_text: str, d: Diagnostic, bare_type_ignore: bool = False) -> bool:
+    """Whether a comment on the line silences ``d``: ``# tensorshape: ignore``, or
+    ``# tensorshape: ignore[...]`` / ``# type: ignore[...]`` naming its code (``TS101`` or
+    ``shape-mismatch``; other tools' codes in the brackets do not count), or a bare
+    ``# type: ignore`` when ``bare_type_ignore`` is set."""
     for m in _IGNORE.finditer(line_text):
-        if m.group(1) is None:
-            return True
-        wanted = {c.strip().lower() for c in m.group(1).split(",")}
+        if m.group(2) is None:
+            if m.group(1) == "tensorshape" or bare_type_ignore:
+                return True
+            continue
+        wanted = {c.strip().lower() for c in m.group(2).split(",")}
         if d.code.id.lower() in wanted or d.code.name in wanted:
             return True
     return False
@@ -207,7 +214,7 @@ def _filter(diags: list[Diagnostic], source: str, settings: CheckSettings) -> li
             continue
         if d.code is not codes.REVEAL:
             text = "\n".join(lines[d.span.line - 1 : d.span.end_line]) if 0 < d.span.line <= len(lines) else ""
-            if text and "tensorshape" in text and suppressed(text, d):
+            if text and "ignore" in text and suppressed(text, d, settings.bare_type_ignore):
                 continue
         out.append(d)
     return out

@@ -15,6 +15,7 @@ from ..model.diagnostics import Severity
 from ..model.dims import Unknown, UnknownSource
 from ..model.firstclass import DimsV
 from ..model.shape import Shape
+from ..model.text import plural
 from ..model.values import (
     NONE,
     BoolV,
@@ -489,7 +490,7 @@ class Statements(AnalyzerBase):
                 self.report(
                     frame,
                     codes.SHAPE_MISMATCH,
-                    f"cannot unpack a tensor of shape {render_shape(s)} into {n} values (dim 0 is {s.items[0]})",
+                    f"cannot unpack a tensor of shape {render_shape(s)} into {plural(n, 'value')} (dim 0 is {s.items[0]})",
                     frame.ticket(target),
                     "unpacking a tensor iterates over its first dim",
                 )
@@ -505,7 +506,7 @@ class Statements(AnalyzerBase):
             self.report(
                 frame,
                 codes.RANK_MISMATCH,
-                f"cannot unpack a shape of {len(value.items)} dims into {n} names",
+                f"cannot unpack a shape of {plural(len(value.items), 'dim')} into {plural(n, 'name')}",
                 frame.ticket(target),
                 "the tensor has a different number of dims than the names unpacked from its shape",
             )

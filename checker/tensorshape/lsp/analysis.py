@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..infer.api import CheckSettings, FileResult, check_source
@@ -21,6 +21,8 @@ class ShapeAt:
     shape: str
     #: For an assignment target: the variable's name (inlay hints go after it).
     target: str | None = None
+    #: Nothing is known about the shape (``[...]``): hover says so, an inlay hint would be noise.
+    unknown: bool = False
 
 
 @dataclass
@@ -63,7 +65,7 @@ def analyse(
 
 def lsp_settings(settings: CheckSettings) -> CheckSettings:
     """``settings`` keeping what the editor asks about: obligations (code actions) and shapes (hover)."""
-    return CheckSettings(settings.options, settings.severity, settings.enable, obligations=True, record=True)
+    return replace(settings, obligations=True, record=True)
 
 
 def _shapes(result: FileResult) -> list[ShapeAt]:
@@ -74,7 +76,7 @@ def _shapes(result: FileResult) -> list[ShapeAt]:
     out = []
     for node, value in an.observations:
         span = info.spans.resolve(info.spans.ticket(node))
-        out.append(ShapeAt(span, render_shape(value.shape), targets.get(id(node))))
+        out.append(ShapeAt(span, render_shape(value.shape), targets.get(id(node)), value.shape.is_unknown))
     return out
 
 

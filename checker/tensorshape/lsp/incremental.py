@@ -234,12 +234,12 @@ class IncrementalAnalyser:
 
 def _shapes(observed: _Observed, by_uid: dict[int, Chunk], first_lines: dict[int, int]) -> list[ShapeAt]:
     """Observed shapes for hover and inlay hints, placed in one version of the document."""
-    out: list[tuple[Span, str, str | None]] = []
+    out: list[tuple[Span, str, str | None, bool]] = []
     for span, value, node in observed.values():
         target = by_uid[span.line // STRIDE].targets.get(id(node)) if span.line >= STRIDE else None
-        out.append((span, render_shape(value.shape), target))
-    located = to_document([_Located(s) for s, _, _ in out], first_lines)
-    return [ShapeAt(loc.span, shape, target) for loc, (_, shape, target) in zip(located, out)]
+        out.append((span, render_shape(value.shape), target, value.shape.is_unknown))
+    located = to_document([_Located(s) for s, _, _, _ in out], first_lines)
+    return [ShapeAt(loc.span, shape, target, unknown) for loc, (_, shape, target, unknown) in zip(located, out)]
 
 
 @dataclass(frozen=True, slots=True)

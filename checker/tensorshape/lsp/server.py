@@ -162,7 +162,7 @@ def build_server() -> TensorshapeServer:
         hints: dict[int, lsp.InlayHint] = {}
         first, last = params.range.start.line + 1, params.range.end.line + 1
         for s in a.shapes:
-            if s.target is None or not first <= s.span.line <= last:
+            if s.target is None or s.unknown or not first <= s.span.line <= last:
                 continue
             text = lines[s.span.line - 1] if s.span.line - 1 < len(lines) else ""
             col = text.find(s.target)

@@ -7,7 +7,7 @@ The editor sends ``{"tensorshape": {...}}`` (or the inner table alone) as ``init
 - ``enable``, ``disable``: lists of codes (id or name), added to the configured ones;
 - ``severity``: ``{code: "error" | "warning" | "note" | "off"}``, on top of the configured table;
 - ``show_obligations``: report runtime obligations (``TS901``);
-- ``vollo``, ``allow_dynamic_weights``: override the configured values;
+- ``vollo``, ``allow_dynamic_weights``, ``bare_type_ignore``: override the configured values;
 - ``exclude``: glob patterns (relative to the project root) added to the configured ones: documents that
   match get no diagnostics.
 
@@ -28,7 +28,16 @@ from ..model.diagnostics import Severity
 
 __all__ = ["ServerSettings", "server_settings", "CLIENT_KEYS"]
 
-CLIENT_KEYS = ("enable", "disable", "severity", "show_obligations", "vollo", "allow_dynamic_weights", "exclude")
+CLIENT_KEYS = (
+    "enable",
+    "disable",
+    "severity",
+    "show_obligations",
+    "vollo",
+    "allow_dynamic_weights",
+    "bare_type_ignore",
+    "exclude",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +122,7 @@ def server_settings(workspace: Path | None, options: Any) -> ServerSettings:
         show_obligations=bool(_bool(opts.get("show_obligations"), "show_obligations", problems)),
         vollo=_bool(opts.get("vollo"), "vollo", problems),
         allow_dynamic_weights=_bool(opts.get("allow_dynamic_weights"), "allow_dynamic_weights", problems),
+        bare_type_ignore=_bool(opts.get("bare_type_ignore"), "bare_type_ignore", problems),
     )
     exclude = (*cfg.exclude, *_strings(opts.get("exclude", []), "exclude", problems))
     root = cfg.root if workspace is not None else None

@@ -18,14 +18,19 @@ from typing import Any
 from .. import __version__
 from ..infer.api import FileResult
 from ..model import codes
-from ..model.diagnostics import Diagnostic, Severity
+from ..model.diagnostics import Code, Diagnostic, Severity
 from .summary import all_diagnostics
 
-__all__ = ["render_sarif", "sarif_document"]
+__all__ = ["render_sarif", "sarif_document", "help_uri", "merge_sarif"]
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/tensorshape/tensorshape"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+
+
+def help_uri(c: Code) -> str:
+    """The code's section in docs/diagnostics.md (the anchor GitHub makes of ``## TS101 shape-mismatch``)."""
+    return f"{INFO_URI}/blob/main/docs/diagnostics.md#{c.id.lower()}-{c.name}"
 
 
 def _uri(path: str | None) -> str:
@@ -66,7 +71,7 @@ def sarif_document(results: Sequence[FileResult]) -> dict[str, Any]:
                 "name": "".join(p.capitalize() for p in c.name.split("-")),
                 "shortDescription": {"text": c.summary},
                 "fullDescription": {"text": f"{c.summary} ({c.name})."},
-                "helpUri": f"{INFO_URI}/blob/main/docs/diagnostics.md#{c.id.lower()}",
+                "helpUri": help_uri(c),
                 "defaultConfiguration": {"level": _LEVEL[c.severity] if c.default_enabled else "none"},
                 "properties": {"tags": ["tensorshape", "shapes", c.name]},
             }
@@ -132,3 +137,31 @@ def sarif_document(results: Sequence[FileResult]) -> dict[str, Any]:
 
 def render_sarif(results: Sequence[FileResult], **_: object) -> str:
     return json.dumps(sarif_document(results), indent=2) + "\n"
+
+
+def merge_sarif(docs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One SARIF document with one run holding the results of every document's runs (shards of one
+    check).  One run, not several: code scanning rejects a file with several runs of one tool and
+    category.  The rule table and ``ruleIndex`` values are shared, so every run must come from the
+    same tensorshape version (``ValueError`` otherwise)."""
+    runs = [run for doc in docs for run in doc["runs"]]
+    if not runs:
+        raise ValueError("no SARIF runs to merge")
+    first = runs[0]
+    version = first["tool"]["driver"].get("version")
+    results: list[Any] = []
+    for run in runs:
+        driver = run["tool"]["driver"]
+        if driver.get("name") != "tensorshape" or driver.get("version") != version:
+            raise ValueError(
+                f"cannot merge a run of {driver.get('name')} {driver.get('version')} with tensorshape {version}"
+            )
+        results.extend(run.get("results", []))
+    results.sort(key=_result_order)
+    return {**docs[0], "runs": [{**first, "results": results}]}
+
+
+def _result_order(result: dict[str, Any]) -> tuple[str, int, int, str]:
+    loc = result["locations"][0]["physicalLocation"]
+    region = loc["region"]
+    return (loc["artifactLocation"]["uri"], region["startLine"], region["startColumn"], result["ruleId"])

@@ -9,7 +9,7 @@ from typing import Any
 from ..infer.api import FileResult
 from ..model.diagnostics import Severity
 
-__all__ = ["summarize", "all_diagnostics"]
+__all__ = ["summarize", "all_diagnostics", "add_summaries"]
 
 
 def all_diagnostics(results: Sequence[FileResult]) -> list[Any]:
@@ -22,7 +22,9 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
     sev: Counter[str] = Counter()
     by_code: Counter[str] = Counter()
     stats: Counter[str] = Counter()
+    with_problems = 0
     for r in results:
+        with_problems += any(d.severity >= Severity.WARNING for d in r.diagnostics)
         for d in r.diagnostics:
             sev[str(d.severity)] += 1
             by_code[d.code.id] += 1
@@ -30,6 +32,7 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
     tensors = stats["known"] + stats["symbolic"] + stats["unknown"]
     return {
         "files": len(results),
+        "files_with_problems": with_problems,
         "errors": sev[str(Severity.ERROR)],
         "warnings": sev[str(Severity.WARNING)],
         "notes": sev[str(Severity.NOTE)],
@@ -43,3 +46,29 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         },
         "unknown_ops": stats["unknown-op"],
     }
+
+
+def add_summaries(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The summary of the union of disjoint runs (shards): every count added up, key by key,
+    maps by code and by cause in sorted order as :func:`summarize` gives them."""
+
+    def add(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        out = dict(a)
+        for k, v in b.items():
+            if isinstance(v, dict):
+                out[k] = add(out.get(k, {}), v)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                out[k] = out.get(k, 0) + v
+            else:
+                out.setdefault(k, v)
+        return out
+
+    total: dict[str, Any] = {}
+    for p in parts:
+        total = add(total, p)
+    if "by_code" in total:
+        total["by_code"] = dict(sorted(total["by_code"].items()))
+    causes = total.get("tensor_expressions", {}).get("unknown_by_cause")
+    if causes is not None:
+        total["tensor_expressions"]["unknown_by_cause"] = dict(sorted(causes.items()))
+    return total

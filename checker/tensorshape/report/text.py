@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..infer.api import FileResult
 from ..model.diagnostics import Diagnostic, Severity
+from ..model.text import plural
 from .summary import all_diagnostics, summarize
 
 __all__ = ["render_text"]
@@ -61,8 +63,30 @@ def render_diagnostic(d: Diagnostic, lines: list[str] | None, color: bool = Fals
     return "\n".join(out)
 
 
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def summary_line(s: dict[str, Any]) -> str:
+    """The last line, as mypy words it: ``Found 2 errors and 1 warning in 2 files (checked 20 source
+    files)`` or ``Success: no issues found in 20 source files``."""
+    checked = plural(s["files"], "source file")
+    problems = [plural(s[k], k.removesuffix("s")) for k in ("errors", "warnings") if s[k]]
+    if not problems:
+        notes = f" ({plural(s['notes'], 'note')})" if s["notes"] else ""
+        return f"Success: no issues found in {checked}{notes}"
+    if s["notes"]:
+        problems.append(plural(s["notes"], "note"))
+    return f"Found {_and(problems)} in {plural(s['files_with_problems'], 'file')} (checked {checked})"
+
+
 def render_text(
-    results: Sequence[FileResult], *, color: bool = False, statistics: bool = False, frames: bool = True
+    results: Sequence[FileResult],
+    *,
+    color: bool = False,
+    statistics: bool = False,
+    frames: bool = True,
+    summary: dict[str, Any] | None = None,
 ) -> str:
     cache: dict[str, list[str] | None] = {}
     blocks = []
@@ -76,20 +100,8 @@ def render_text(
                     cache[d.path] = None
             lines = cache[d.path]
         blocks.append(render_diagnostic(d, lines, color))
-    s = summarize(results)
-    parts = []
-    if s["errors"]:
-        parts.append(f"{s['errors']} error{'s' * (s['errors'] != 1)}")
-    if s["warnings"]:
-        parts.append(f"{s['warnings']} warning{'s' * (s['warnings'] != 1)}")
-    if s["notes"]:
-        parts.append(f"{s['notes']} note{'s' * (s['notes'] != 1)}")
-    tail = (
-        f"Found {', '.join(parts)} in {s['files']} file{'s' * (s['files'] != 1)}."
-        if parts
-        else f"No shape problems in {s['files']} file{'s' * (s['files'] != 1)}."
-    )
-    blocks.append(tail)
+    s = summary if summary is not None else summarize(results)
+    blocks.append(summary_line(s))
     if statistics:
         t = s["tensor_expressions"]
         total = max(t["total"], 1)

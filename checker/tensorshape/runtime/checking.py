@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from ..model.text import plural
 from .errors import ShapeCheckError
 from .plan import EXPR, FIXED, NAME, Plan, Step, compile_spec
 
@@ -99,11 +100,11 @@ def _match(x: Any, plan: Plan, b: Bindings, name: str, where: str | None) -> tup
     if plan.run is None:
         if rank != nb:
             raise _fail(
-                f"{name} has {rank} dims {list(shape)}, expected {nb} (spec '{plan.text}')", b, where, plan, shape
+                f"{name} has {plural(rank, 'dim')} {list(shape)}, expected {nb} (spec '{plan.text}')", b, where, plan, shape
             )
     elif rank < nb + na:
         raise _fail(
-            f"{name} has {rank} dims {list(shape)}, expected at least {nb + na} (spec '{plan.text}')",
+            f"{name} has {plural(rank, 'dim')} {list(shape)}, expected at least {nb + na} (spec '{plan.text}')",
             b,
             where,
             plan,

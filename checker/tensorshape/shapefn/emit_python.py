@@ -8,6 +8,7 @@ from typing import Any
 from ..lang.render import render_dim
 from ..model.constraints import Constraint, Rel
 from ..model.dims import Star, Unknown
+from ..model.text import plural
 from .model import Dynamic, OutDict, OutNone, Output, OutTensor, OutTuple, OutUnknown, ShapeFunctionData
 
 __all__ = ["emit", "expr_to_python"]
@@ -103,10 +104,10 @@ class _Emitter:
             shown = "[" + " ".join(_show(d) for d in t.pattern) + "]"
             if stars:
                 self.line(f"if len({t.name}) < {fixed}:")
-                self.line(f"raise ShapeFunctionError(f'{t.name}: expected at least {fixed} dims {shown}, got {{{t.name}}}')", 2)
+                self.line(f"raise ShapeFunctionError(f'{t.name}: expected at least {plural(fixed, 'dim')} {shown}, got {{{t.name}}}')", 2)
             else:
                 self.line(f"if len({t.name}) != {fixed}:")
-                self.line(f"raise ShapeFunctionError(f'{t.name}: expected {fixed} dims {shown}, got {{{t.name}}}')", 2)
+                self.line(f"raise ShapeFunctionError(f'{t.name}: expected {plural(fixed, 'dim')} {shown}, got {{{t.name}}}')", 2)
             star_at = stars[0] if stars else None
             for i, d in enumerate(t.pattern):
                 if star_at is not None and i > star_at:

@@ -23,6 +23,7 @@ from ..model.constraints import Rel
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.shape import Item, Shape
 from ..model.spec import DimKind, ShapeSpec, SpecDim
+from ..model.text import plural
 from .broadcast import broadcast_dims, broadcast_shapes
 from .compare import Verdict, classify, eq3
 from .facts import NO_FACTS, Facts
@@ -133,7 +134,7 @@ def _align(i: int, op: Operand, out: _Aligned) -> None:
             Problem(
                 ProblemKind.RANK,
                 verdict,
-                f"{op.label} has shape {render_shape(shape)}, expected {expected} dims ({op.spec.text!r})",
+                f"{op.label} has shape {render_shape(shape)}, expected {plural(expected, 'dim')} ({op.spec.text!r})",
                 i,
             )
         )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..model import codes
 from ..model.diagnostics import Code
 from ..model.dims import Dim
+from ..model.text import plural
 from ..unify import arith
 from ..unify.compare import Truth, eq3
 from ..unify.facts import NO_FACTS, Facts
@@ -176,6 +177,6 @@ def reshape(src: Sequence[Dim], data_dim: int, dst: Sequence[Dim], facts: Facts 
     return Violation(
         codes.VOLLO_RESHAPE,
         f"reshape {src_n} -> [{' '.join(map(str, dst))}] does not preserve the data dim's stride "
-        f"({stride} elements to its right)",
+        f"({plural(stride, 'element')} to its right)",
         "reshape only axes on one side of the data dim, or move the data dim last first (transpose/permute)",
     )

@@ -16,6 +16,7 @@ from ...model import codes
 from ...model.constraints import Rel
 from ...model.dims import Dim, Unknown, UnknownSource
 from ...model.shape import Item, Shape
+from ...model.text import plural
 from ...model.values import DictV, SeqKind, SeqV, StrV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.compare import Truth, Verdict, eq3
@@ -107,7 +108,7 @@ def _solve_input(call: Call, groups: list[Group], shape: Shape, sizes: dict[str,
     n_fixed = len(groups) - len(ell_groups)
     if (not ell_groups and shape.rank != len(groups)) or (ell_groups and shape.rank < n_fixed):
         want = f"at least {n_fixed}" if ell_groups else str(len(groups))
-        call.error(codes.RANK_MISMATCH, f"the pattern expects {want} dims, got {render_shape(shape)}", "tensor")
+        call.error(codes.RANK_MISMATCH, f"the pattern expects {plural(want, 'dim')}, got {render_shape(shape)}", "tensor")
         return None
     if ell_groups and groups[ell_groups[0]].composite:
         call.error(codes.INVALID_ARG, "`(...)` is not allowed on the input side", "pattern")
@@ -336,7 +337,7 @@ def einsum(call: Call) -> Value:
     if len(terms) != len(ops):
         call.error(
             codes.INVALID_ARG,
-            f"pattern {pattern!r} has {len(terms)} inputs, {len(ops)} tensors given",
+            f"pattern {pattern!r} has {plural(len(terms), 'input')}, {plural(len(ops), 'tensor')} given",
             "tensors_and_pattern",
         )
         return unknown_tensor(UnknownSource.ERROR)
@@ -349,7 +350,7 @@ def einsum(call: Call) -> Value:
         if s.rank != len(term):
             call.error(
                 codes.RANK_MISMATCH,
-                f"input {k} is {render_shape(s)}, the pattern names {len(term)} axes",
+                f"input {k} is {render_shape(s)}, the pattern names {plural(len(term), 'axis', 'axes')}",
                 "tensors_and_pattern",
             )
             return unknown_tensor(UnknownSource.ERROR)

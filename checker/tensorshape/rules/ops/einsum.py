@@ -10,6 +10,7 @@ from ...model import codes
 from ...model.constraints import Rel
 from ...model.dims import Dim, Unknown, UnknownSource
 from ...model.shape import Item, Shape
+from ...model.text import plural
 from ...model.values import SeqV, StrV, TensorV, TupleV, Value, unknown_tensor
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3
@@ -121,7 +122,7 @@ def einsum(call: Call) -> Value:
             want = f"at least {term.named}" if term.has_ellipsis else str(term.named)
             call.error(
                 codes.RANK_MISMATCH,
-                f"operand {k} has subscripts {''.join(term.labels)!r} ({want} dims) but shape {render_shape(s)}",
+                f"operand {k} has subscripts {''.join(term.labels)!r} ({plural(want, 'dim')}) but shape {render_shape(s)}",
                 "operands",
             )
             return unknown_tensor(UnknownSource.ERROR)

@@ -18,6 +18,7 @@ from ...model import codes
 from ...model.constraints import Rel
 from ...model.dims import Dim, Unknown, UnknownSource
 from ...model.shape import Shape
+from ...model.text import plural
 from ...model.values import SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.compare import Verdict, eq3
@@ -70,7 +71,7 @@ def _values(call: Call, name: str, rank: int | None = None) -> Shape | Value:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     if s.rank is not None and (s.rank < 1 or (rank is not None and s.rank != rank)):
         want = f"{rank}" if rank is not None else "at least 1"
-        call.error(codes.RANK_MISMATCH, f"values must have {want} dims, got {render_shape(s)}", name)
+        call.error(codes.RANK_MISMATCH, f"values must have {plural(want, 'dim')}, got {render_shape(s)}", name)
         return _ERR
     return s
 
@@ -133,7 +134,7 @@ def dense_to_jagged(call: Call) -> Value:
     if dense.rank < k + 1:
         call.error(
             codes.RANK_MISMATCH,
-            f"dense {render_shape(dense)} has {dense.rank} dims; {k} jagged dims need at least {k + 1}",
+            f"dense {render_shape(dense)} has {plural(dense.rank, 'dim')}; {plural(k, 'jagged dim')} need{'s' * (k == 1)} at least {k + 1}",
             "dense",
         )
         return _ERR
@@ -165,7 +166,7 @@ def jagged_dense_elementwise(call: Call) -> Value:
         if dense.rank != want:
             call.error(
                 codes.RANK_MISMATCH,
-                f"{name} {render_shape(dense)} must have {want} dims: the batch, {k} jagged dims and the values' "
+                f"{name} {render_shape(dense)} must have {plural(want, 'dim')}: the batch, {plural(k, 'jagged dim')} and the values' "
                 f"{values.rank - 1} inner dims ({render_shape(values)})",
                 name,
             )

@@ -9,6 +9,7 @@ from ...model import codes
 from ...model.constraints import Rel
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
+from ...model.text import plural
 from ...model.values import (
     BoolV,
     EllipsisV,
@@ -126,7 +127,7 @@ def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | Non
     if shape.rank is not None and consumed > shape.rank:
         call.error(
             codes.INDEX_RANGE,
-            f"too many indices for {render_shape(shape)}: {consumed} indices, {shape.rank} dims",
+            f"too many indices for {render_shape(shape)}: {plural(consumed, 'index', 'indices')}, {plural(shape.rank, 'dim')}",
             "index",
             "index at most as many dims as the tensor has; use None to add a dim",
         )

@@ -7,6 +7,7 @@ from ...model import codes
 from ...model.constraints import Rel
 from ...model.dims import Dim, UnknownSource
 from ...model.shape import Shape
+from ...model.text import plural
 from ...model.values import TensorV, Value, unknown_tensor
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Verdict, eq3
@@ -83,7 +84,7 @@ def _require_rank(call: Call, name: str, shape: Shape, rank: int) -> bool:
     if shape.rank is not None and shape.rank != rank:
         call.error(
             codes.RANK_MISMATCH,
-            f"{call.label(name)} must have {rank} dims, got {render_shape(shape)}",
+            f"{call.label(name)} must have {plural(rank, 'dim')}, got {render_shape(shape)}",
             name,
             "use `matmul` (or `@`) for other ranks",
         )

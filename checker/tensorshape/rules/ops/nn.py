@@ -10,6 +10,7 @@ from ...model import codes
 from ...model.constraints import Rel
 from ...model.dims import Dim, Unknown, UnknownSource
 from ...model.shape import Item, Shape
+from ...model.text import plural
 from ...model.values import (
     NONE,
     IntV,
@@ -42,7 +43,7 @@ def _tuple(call: Call, name: str, n: int, default: int) -> tuple[Dim, ...] | Non
     if len(v) == 1:
         return v * n
     if len(v) != n:
-        call.error(codes.INVALID_ARG, f"`{name}` needs {n} values, got {len(v)}", name)
+        call.error(codes.INVALID_ARG, f"`{name}` needs {plural(n, 'value')}, got {len(v)}", name)
         return None
     return v
 
@@ -113,7 +114,7 @@ def conv(call: Call) -> Value:
         if w is None or w.rank is None:
             return TensorV(Shape.unknown())
         if w.rank != n + 2:
-            call.error(codes.RANK_MISMATCH, f"weight must have {n + 2} dims, got {render_shape(w)}", "weight")
+            call.error(codes.RANK_MISMATCH, f"weight must have {plural(n + 2, 'dim')}, got {render_shape(w)}", "weight")
             return _ERR
         if transposed:
             cin, cout = w.dims[0], arith.mul(w.dims[1], groups or 1)
@@ -138,7 +139,7 @@ def conv(call: Call) -> Value:
     v = call.check(
         eq3(c, cin, call.facts),
         (c, cin),
-        f"expected input with {render_dim(cin)} channels, got {render_shape(shape)} ({render_dim(c)} channels at dim {c_axis})",
+        f"expected input with {plural(render_dim(cin), 'channel')}, got {render_shape(shape)} ({plural(render_dim(c), 'channel')} at dim {c_axis})",
         rel=Rel.EQ,
         at="input",
         hint=f"the channel dim ({c_axis}) must equal {in_label}; check the previous layer's out_channels",
@@ -272,7 +273,7 @@ def channel_norm(call: Call) -> Value:
             call.check(
                 eq3(c, num, call.facts),
                 (c, num),
-                f"expected {render_dim(num)} channels (num_features), got {render_dim(c)} in {render_shape(s)} at dim {c_axis}",
+                f"expected {plural(render_dim(num), 'channel')} (num_features), got {render_dim(c)} in {render_shape(s)} at dim {c_axis}",
                 rel=Rel.EQ,
                 at="input",
                 checks=[("input", spec_text(s.items[:c_axis] + (num,) + s.items[c_axis + 1 :]))],
@@ -338,7 +339,7 @@ def group_norm(call: Call) -> Value:
         if call.facts.divisible(c, g) is False:
             call.error(
                 codes.INVALID_ARG,
-                f"{render_dim(c)} channels are not divisible into {render_dim(g)} groups",
+                f"{plural(render_dim(c), 'channel')} {'is' if render_dim(c) == '1' else 'are'} not divisible into {plural(render_dim(g), 'group')}",
                 "num_groups",
             )
     return TensorV(s, (call.tensor("input") or unknown_tensor()).dtype)
@@ -610,7 +611,7 @@ def interpolate(call: Call) -> Value:
             size = size * n
         if size is None or len(size) != n:
             if size is not None:
-                call.error(codes.INVALID_ARG, f"size needs {n} values for {render_shape(s)}, got {len(size)}", "size")
+                call.error(codes.INVALID_ARG, f"size needs {plural(n, 'value')} for {render_shape(s)}, got {len(size)}", "size")
             return TensorV(Shape(s.dims[:2] + (Unknown(),) * n))
         return TensorV(Shape(s.dims[:2] + size))
     sf = call.value("scale_factor")
@@ -620,7 +621,7 @@ def interpolate(call: Call) -> Value:
     else:
         factors = [call_float(sf)] * n
     if len(factors) != n:
-        call.error(codes.INVALID_ARG, f"scale_factor needs {n} values, got {len(factors)}", "scale_factor")
+        call.error(codes.INVALID_ARG, f"scale_factor needs {plural(n, 'value')}, got {len(factors)}", "scale_factor")
         return _ERR
     outs: list[Dim] = []
     for d, f in zip(s.dims[2:], factors):
@@ -668,7 +669,7 @@ def pad(call: Call) -> Value:
         call.error(codes.INVALID_ARG, f"padding length must be even, got {len(p)}", "pad")
         return _ERR
     if len(p) // 2 > s.rank:
-        call.error(codes.INVALID_ARG, f"padding {len(p)} values covers more dims than {render_shape(s)} has", "pad")
+        call.error(codes.INVALID_ARG, f"padding of {plural(len(p), 'value')} covers more dims than {render_shape(s)} has", "pad")
         return _ERR
     items = list(s.dims)
     for j in range(len(p) // 2):
@@ -791,7 +792,7 @@ def prelu(call: Call) -> Value:
         if type(size) is int and size != 1 and eq3(size, channels, call.facts) is Truth.FALSE:
             call.error(
                 codes.SHAPE_MISMATCH,
-                f"weight {render_shape(w)} has {size} values; expected 1 or {render_dim(channels)} (the channels of {render_shape(x)})",
+                f"weight {render_shape(w)} has {plural(size, 'value')}; expected 1 or {render_dim(channels)} (the channels of {render_shape(x)})",
                 "weight",
             )
             return _ERR

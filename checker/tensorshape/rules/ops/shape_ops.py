@@ -9,6 +9,7 @@ from ...model import codes
 from ...model.constraints import Rel
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
+from ...model.text import plural
 from ...model.values import SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
@@ -62,7 +63,7 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
         if type(total) is int and type(known) is int and total % known:
             call.error(
                 codes.RESHAPE,
-                f"shape {shown()} is invalid for {render_shape(shape)} ({total} elements are not divisible by {known})",
+                f"shape {shown()} is invalid for {render_shape(shape)} ({plural(total, 'element')} are not divisible by {known})",
                 at,
                 "the product of the new dims must equal the number of elements",
             )
@@ -75,7 +76,7 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
             call.check(
                 Truth.UNKNOWN,
                 (total, known),
-                lambda: f"{render_shape(shape)} has {render_dim(total)} elements; -1 in {shown()} needs them divisible by {render_dim(known)}",
+                lambda: f"{render_shape(shape)} has {plural(render_dim(total), 'element')}; -1 in {shown()} needs them divisible by {render_dim(known)}",
                 rel=Rel.DIVISIBLE,
                 at=at,
                 code=codes.RESHAPE,
@@ -87,7 +88,7 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
     call.check(
         eq3(total, known, call.facts),
         (total, known),
-        lambda: f"shape {shown()} is invalid for {render_shape(shape)}: {render_dim(known)} elements vs {render_dim(total)}",
+        lambda: f"shape {shown()} is invalid for {render_shape(shape)}: {plural(render_dim(known), 'element')} vs {render_dim(total)}",
         rel=Rel.EQ,
         at=at,
         hint="the product of the new dims must equal the number of elements",
@@ -238,7 +239,7 @@ def permute(call: Call) -> Value:
     if len(dims) != shape.rank:
         call.error(
             codes.INVALID_ARG,
-            f"permute needs {shape.rank} dims for {render_shape(shape)}, got {len(dims)}",
+            f"permute needs {plural(shape.rank, 'dim')} for {render_shape(shape)}, got {len(dims)}",
             "dims",
             "list every dim exactly once",
         )
@@ -302,7 +303,7 @@ def expand(call: Call) -> Value:
     if len(sizes) < shape.rank:
         call.error(
             codes.INVALID_ARG,
-            f"expand needs at least {shape.rank} sizes for {render_shape(shape)}, got {len(sizes)}",
+            f"expand needs at least {plural(shape.rank, 'size')} for {render_shape(shape)}, got {len(sizes)}",
             name,
         )
         return _ERR
@@ -571,7 +572,7 @@ def cat(call: Call) -> Value:
     for k, s in enumerate(shapes):
         if s.rank is None:
             total = Unknown(UnknownSource.UNANNOTATED)
-            call.oblige(f"tensor {k} must have {ref.rank} dims", [])
+            call.oblige(f"tensor {k} must have {plural(ref.rank, 'dim')}", [])
             continue
         if s.rank != ref.rank:
             call.error(
@@ -655,7 +656,7 @@ def same_shape(call: Call) -> Value:
         (need is not None and shape.rank < need) or (most is not None and shape.rank > most)
     ):
         wanted = f"{need} to {most}" if most is not None else f"at least {need}"
-        call.error(codes.RANK_MISMATCH, f"input must have {wanted} dims, got {render_shape(shape)}", src)
+        call.error(codes.RANK_MISMATCH, f"input must have {plural(wanted, 'dim')}, got {render_shape(shape)}", src)
         return _ERR
     for name in ("dim", "dims"):
         if call.has(name) and not call.is_none(name):
