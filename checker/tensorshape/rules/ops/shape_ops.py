@@ -15,6 +15,7 @@ from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3, ne1
 from ..call import Call, as_dims
 from ..registry import rule
+from . import strides
 from .util import replace, spec_text, wrap_dim, wrap_dims
 
 _ERR = unknown_tensor(UnknownSource.ERROR)
@@ -106,7 +107,9 @@ def view(call: Call) -> Value:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     src, shape = got
     out = _infer_sizes(call, shape, sizes, name)
-    return _ERR if out is None else _same(call, Shape(out))
+    if out is None:
+        return _ERR
+    return strides.viewed(call, call.tensor(src), _same(call, Shape(out)), name) or _ERR
 
 
 @rule("view_as")
@@ -115,7 +118,9 @@ def view_as(call: Call) -> Value:
     if got is None or other is None or other.rank is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     out = _infer_sizes(call, got[1], other.dims, "other")
-    return _ERR if out is None else _same(call, Shape(out))
+    if out is None:
+        return _ERR
+    return strides.viewed(call, call.tensor(got[0]), _same(call, Shape(out)), "other") or _ERR
 
 
 @rule("flatten")
@@ -246,7 +251,7 @@ def permute(call: Call) -> Value:
     idx = wrap_dims(call, dims, shape, "dims")
     if idx is None:
         return _ERR
-    return _same(call, Shape(tuple(shape.items[i] for i in idx)))
+    return strides.reordered(call.tensor(src), _same(call, Shape(tuple(shape.items[i] for i in idx))), idx)
 
 
 @rule("transpose")
@@ -263,7 +268,9 @@ def transpose(call: Call) -> Value:
         return _same(call, shape)
     items = list(shape.items)
     items[a], items[b] = items[b], items[a]
-    return _same(call, Shape(tuple(items)))
+    order = list(range(len(items)))
+    order[a], order[b] = order[b], order[a]
+    return strides.reordered(call.tensor(src), _same(call, Shape(tuple(items))), order)
 
 
 @rule("t")
@@ -282,7 +289,7 @@ def t(call: Call) -> Value:
             "use `.mT` or `transpose(-2, -1)`",
         )
         return _ERR
-    return _same(call, Shape(tuple(reversed(shape.dims))))
+    return strides.reordered(call.tensor(src), _same(call, Shape(tuple(reversed(shape.dims)))), range(shape.rank)[::-1])
 
 
 @rule("expand")
@@ -402,6 +409,9 @@ def narrow(call: Call) -> Value:
     if i is None or length is None:
         return _same(call, Shape.unknown())
     size = shape.items[i]
+    if type(length) is int and length < 0:
+        call.error(codes.INVALID_ARG, f"length must be non-negative, got {length}", "length")
+        return _same(call, Shape.unknown(UnknownSource.ERROR))
     if start is not None and type(start) is int and start < 0 and type(size) is int:
         start = start + size
     if start is not None:
