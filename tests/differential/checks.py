@@ -249,6 +249,8 @@ CASES: dict[str, Call] = {
     "index_add-size": m("index_add", T((3, 4)), 0, T((2,), "int64"), T((3, 4))),
     "scatter-rank": m("scatter", T((3, 4)), 0, T((2,), "int64"), T((3, 4))),
     "flip-repeated": f("torch.flip", T((3, 4)), (0, 0)),
+    "roll-shifts-dims": f("torch.roll", T((3, 4)), (1, 2), (0,)),
+    "roll-shifts-no-dims": f("torch.roll", T((3, 4)), (1, 2)),
     "einsum-size": f("torch.einsum", "ij,jk->ik", T((2, 3)), T((4, 5))),
 }
 
@@ -321,6 +323,8 @@ OK: dict[str, Call] = {
     "split-larger-than-dim": m("split", T((4,)), 6),
     "repeat-more-dims": m("repeat", T((2, 3)), 2, 1, 1),
     "expand-keep": m("expand", T((2, 1)), -1, 4),
+    "roll-aligned": f("torch.roll", T((3, 4)), (1, 2), (0, 1)),
+    "roll-one-shift": f("torch.roll", T((3, 4)), (1,)),
     "cat-empty-1d": f("torch.cat", [T((2, 3)), T((0,))]),
     "view-after-transpose-same-shape": m("view", T((3, 4)), 3, 4),
     "ConvTranspose2d-output-size": mod("ConvTranspose2d", (4, 4, 3), (X4,), {"output_size": (2, 4, 18, 17)}, stride=2),

@@ -9,7 +9,7 @@ from ...model import codes
 from ...model.constraints import Rel
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
-from ...model.values import SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
+from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3, ne1
@@ -672,9 +672,35 @@ def same_shape(call: Call) -> Value:
             ds = call.ints(name)
             if ds is not None:
                 wrap_dims(call, ds, shape, name)
+    aligned = call.params.get("aligned")
+    if aligned is not None and not _aligned(call, aligned, "dims"):
+        return _ERR
     dtype = call.params.get("dtype")
     t = call.tensor(src)
     return TensorV(shape, dtype or (t.dtype if t else None))
+
+
+def _aligned(call: Call, name: str, dims: str) -> bool:
+    """``roll``: one shift per dim rolled (one shift alone when no dims are given)."""
+    n_s = _count(call.value(name))
+    n_d = 0 if call.is_none(dims) else _count(call.value(dims))
+    if n_s is None or n_d is None or n_s == (n_d or 1):
+        return True
+    call.error(
+        codes.INVALID_ARG,
+        f"{name} and {dims} must align: {n_s} {name}, {n_d} {dims}",
+        name,
+        "give one shift per dim, or a single shift to roll the flattened tensor",
+    )
+    return False
+
+
+def _count(v: Value) -> int | None:
+    """How many ints an int-or-sequence argument holds (``None``: not known)."""
+    if isinstance(v, IntV):
+        return 1
+    items = as_dims(v)
+    return None if items is None else len(items)
 
 
 @rule("cross")
