@@ -66,3 +66,39 @@ def test_each_modelled_check_has_a_case_that_raises_it() -> None:
         got = run_torch(cases[e.case]).message
         head = _head(e.message)
         assert head.lower() in got.lower(), f"{e.case} raises {got!r}, not the check {e.message!r}"
+
+
+_UNSEEN = '''
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def resize(x: torch.Tensor, size: tuple[int, int], interpolation: str, corners) -> torch.Tensor:
+    # mode and align_corners the analysis cannot see: no claim on them
+    y = F.interpolate(torch.zeros(4, 1, 8, 8), size=size, mode=interpolation, align_corners=False)
+    return F.interpolate(y, size=size, scale_factor=corners)
+
+
+class Block(nn.Module):
+    def __init__(self, cfg) -> None:
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=cfg.batch_first)
+        self.rnn = nn.GRU(8, 4, batch_first=cfg.batch_first)
+        self.norm = nn.InstanceNorm1d(8, track_running_stats=cfg.track)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q = torch.zeros(2, 3, 8)
+        out, _ = self.attn(q, q, q, key_padding_mask=torch.zeros(2, 3, dtype=torch.bool))
+        h, _ = self.rnn(q, torch.zeros(1, 3, 4))
+        return self.norm(torch.zeros(2, 8, 1))
+'''
+
+
+def test_arguments_the_analysis_cannot_see_get_no_claim() -> None:
+    """A check that depends on a value the analysis does not know (a mode from a parameter, a layout
+    flag from a config) is not reported: only torch's verdict for the values the code allows counts."""
+    from tensorshape.infer.api import check_source
+
+    result = check_source(_UNSEEN)
+    assert [d.message for d in result.errors] == []

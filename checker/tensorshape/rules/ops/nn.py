@@ -454,7 +454,7 @@ def _enough_values(call: Call, s: Shape, c_axis: int) -> bool:
         return True
     what = "spatial element" if instance else "value per channel"
     message = f"expected more than 1 {what} when training, got {render_shape(s)}"
-    if instance and not call.bool("track_running_stats"):
+    if instance and call.bool("track_running_stats") is False:
         call.error(codes.INVALID_ARG, message, "input", "instance statistics are computed over the spatial dims")
         return False
     call.oblige(message + " (holds only in eval mode)", [])
@@ -611,7 +611,7 @@ def embedding_bag(call: Call) -> Value:
     if psw is not None and idx.rank is not None:
         call.match({"input": "*s", "per_sample_weights": "*s"})
     if idx.rank == 2:
-        if call.has("offsets") and not call.is_none("offsets"):
+        if call.given("offsets") is True:
             call.error(
                 codes.INVALID_ARG,
                 "a 2-D input is a batch of fixed-length bags: offsets must be None",
@@ -672,7 +672,7 @@ def rnn(call: Call) -> Value:
         out = (L, arith.mul(bi, hout))  # type: ignore[assignment]
         h = (arith.mul(bi, layers), hout)  # type: ignore[assignment]
         c = (arith.mul(bi, layers), hid)  # type: ignore[assignment]
-    if not _rnn_states(call, lstm, batched, h, c):
+    if (not batched or call.bool("batch_first") is not None) and not _rnn_states(call, lstm, batched, h, c):
         return TupleV((_ERR, _ERR))
     output = TensorV(Shape(out))
     if lstm:
@@ -777,7 +777,10 @@ def mha(call: Call) -> Value:
     known = {k: v for k, v in (("e", e), ("k", kdim), ("v", vdim)) if v is not None}
     out = call.match({"query": qs, "key": ks, "value": vs}, qs, known)
     heads = call.int("num_heads")
-    if not attention_masks(call, q.rank == 3, {"query": qs, "key": ks}, heads, ("attn_mask", "l s"), ("key_padding_mask", "s")):
+    layout_known = q.rank == 2 or call.bool("batch_first") is not None
+    if layout_known and not attention_masks(
+        call, q.rank == 3, {"query": qs, "key": ks}, heads, ("attn_mask", "l s"), ("key_padding_mask", "s")
+    ):
         return TupleV((_ERR, _ERR))
     need = call.bool("need_weights")
     avg = call.bool("average_attn_weights")
@@ -802,7 +805,7 @@ def same_as_first(call: Call) -> Value:
     d = call.int("d_model")
     if d is not None:
         call.match({name: "*b d"}, None, {"d": d})
-    if s.rank in (2, 3):
+    if s.rank == 2 or (s.rank == 3 and call.bool("batch_first") is not None):
         batched = s.rank == 3
         bf = bool(call.bool("batch_first"))
         seq = ("n l d" if bf else "l n d") if batched else "l d"
@@ -910,8 +913,8 @@ _MODE_RANK = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 def _interpolate_args(call: Call, s: Shape, n: int) -> bool:
     """F.interpolate's argument checks: one of size and scale_factor, align_corners only for the
     interpolating modes, and the input rank each mode takes."""
-    has_size, has_scale = not call.is_none("size"), not call.is_none("scale_factor")
-    if has_size == has_scale:
+    has_size, has_scale = call.given("size"), call.given("scale_factor")
+    if has_size is not None and has_size == has_scale:
         call.error(
             codes.INVALID_ARG,
             "only one of size or scale_factor should be defined"
@@ -920,8 +923,10 @@ def _interpolate_args(call: Call, s: Shape, n: int) -> bool:
             "scale_factor" if has_size else None,
         )
         return False
-    mode = call.str("mode") or "nearest"
-    if not call.is_none("align_corners") and mode not in _MODE_RANK:
+    mode = call.str("mode") if call.has("mode") else "nearest"
+    if mode is None:
+        return True  # a mode the analysis cannot see
+    if call.given("align_corners") is True and mode not in _MODE_RANK:
         call.error(
             codes.INVALID_ARG,
             f"align_corners can only be set with the interpolating modes (linear, bilinear, bicubic, trilinear), not {mode!r}",
