@@ -75,6 +75,8 @@ class Strides:
 
     values: tuple[Dim, ...]
     assumed: bool = False
+    #: Row-major contiguous (whatever the sizes): every view of it works and is contiguous.
+    dense: bool = False
 
 
 @dataclass(frozen=True, slots=True)

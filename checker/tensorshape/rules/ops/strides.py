@@ -37,7 +37,7 @@ def contiguous(shape: Shape) -> Strides | None:
     for d in reversed(shape.dims):
         out.append(step)
         step = arith.mul(step, d) if not (type(d) is int and d <= 1) else step
-    return Strides(tuple(reversed(out)))
+    return Strides(tuple(reversed(out)), dense=True)
 
 
 def permuted(t: TensorV, order: Sequence[int]) -> Strides | None:
@@ -48,7 +48,8 @@ def permuted(t: TensorV, order: Sequence[int]) -> Strides | None:
     base = t.strides or contiguous(t.shape)
     if base is None or len(base.values) != len(order):
         return None
-    return Strides(tuple(base.values[i] for i in order), t.strides is None or t.strides.assumed)
+    assumed = t.strides is None or t.strides.assumed
+    return Strides(tuple(base.values[i] for i in order), assumed, base.dense and list(order) == sorted(order))
 
 
 def _lt(a: Dim, b: Dim) -> Truth:
@@ -137,6 +138,10 @@ def viewed(call: Call, t: TensorV | None, result: TensorV, at: str) -> TensorV |
     lay = t.strides if t is not None else None
     if t is None or lay is None or t.shape.rank is None or result.shape.rank is None:
         return result
+    if lay.dense:
+        # Any view of a contiguous tensor works, and is contiguous.
+        dense = contiguous(result.shape)
+        return replace(result, strides=replace(dense, assumed=lay.assumed) if dense is not None else None)
     truth, new = view_strides(t.shape.dims, lay.values, result.shape.dims)
     if truth is Truth.TRUE and new is not None:
         return replace(result, strides=Strides(new, lay.assumed))
