@@ -2,6 +2,8 @@
 # A dataset is a sample and a length; a DataLoader batches the sample (the default collate adds a
 # leading dim of batch_size to every tensor) and keeps the smaller last batch when drop_last=False.
 
+from tensorshape.rules.stubdsl import rule
+
 class TensorDataset:
     @rule("tensor_dataset")
     def __init__(self, *tensors): ...

@@ -1,6 +1,8 @@
 # torchvision.datasets: samples are (image, label); the image is the PIL image's [C H W] until a
 # transform (ToTensor, Resize, ...) changes it.  Lengths are the datasets' published sizes.
 
+from tensorshape.rules.stubdsl import rule
+
 class MNIST:
     @rule("vision_dataset", family="mnist")
     def __init__(self, root, train: bool = True, transform=None, target_transform=None, download: bool = False): ...

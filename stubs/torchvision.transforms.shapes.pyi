@@ -1,5 +1,8 @@
 # torchvision.transforms (v1 and v2): what each transform does to an image's [..., C, H, W].
 
+from tensorshape.rules.stubdsl import names, rule
+from torch.nn import Module
+
 class Compose(Module):
     @rule("compose_init")
     def __init__(self, transforms): ...

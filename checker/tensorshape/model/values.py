@@ -17,6 +17,7 @@ __all__ = [
     "Value",
     "TensorV",
     "Layout",
+    "Strides",
     "IntV",
     "MaybeIntV",
     "FloatV",
@@ -65,6 +66,22 @@ class Layout:
 
 
 @dataclass(frozen=True, slots=True)
+class Strides:
+    """A tensor's strides (in elements), where its memory layout is known.
+
+    Set by the ops whose result's layout torch defines (a fresh tensor, ``contiguous()``,
+    ``transpose``/``permute``, a ``view``), dropped by every other op.  ``assumed``: the
+    layout derives from a tensor whose own layout was not known, taken as contiguous: what
+    it implies is an obligation, never an error.
+    """
+
+    values: tuple[Dim, ...]
+    assumed: bool = False
+    #: Row-major contiguous (whatever the sizes): every view of it works and is contiguous.
+    dense: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class TensorV(Value):
     """A tensor of a given shape."""
 
@@ -75,9 +92,11 @@ class TensorV(Value):
     layout: Layout | None = None
     #: PyTorch named-tensor names, one per axis, when known.
     names: tuple[str | None, ...] | None = None
+    #: Memory layout, when known (``None``: no claim).
+    strides: Strides | None = None
 
     def with_shape(self, shape: Shape) -> TensorV:
-        return replace(self, shape=shape)
+        return replace(self, shape=shape, strides=None)
 
 
 def unknown_tensor(source: UnknownSource = UnknownSource.UNANNOTATED, dtype: str | None = None) -> TensorV:

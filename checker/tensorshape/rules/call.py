@@ -140,6 +140,13 @@ class Call:
     def is_none(self, name: builtins.str) -> builtins.bool:
         return isinstance(self.value(name), NoneV) or not self.has(name)
 
+    def given(self, name: builtins.str) -> builtins.bool | None:
+        """Whether argument ``name`` was given a value other than ``None``; ``None`` when not known
+        (a value the analysis cannot see may be ``None``)."""
+        if self.is_none(name):
+            return False
+        return None if isinstance(self.value(name), UnknownV) else True
+
     def int(self, name: builtins.str) -> Dim | None:
         """An int argument; ``Unknown`` when unknown; ``None`` when absent or None."""
         v = self.value(name)

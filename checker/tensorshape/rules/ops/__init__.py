@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     jagged,
     matmul,
     nn,
+    nn_init,
     reduce,
     shape_ops,
 )

@@ -10,6 +10,7 @@ from ...model.values import DTypeV, IntV, SeqKind, SeqV, TensorV, TupleV, Unknow
 from ...unify import arith
 from ..call import Call
 from ..registry import rule
+from .strides import contiguous
 from .util import wrap_dim
 
 
@@ -118,7 +119,9 @@ def to(call: Call) -> Value:
                     dt = item.name
                 elif isinstance(item, TensorV):
                     dt = item.dtype
-    return TensorV(t.shape, dt or t.dtype, t.layout, t.names)
+    # ``.contiguous()`` gives a contiguous tensor; the others make no claim on the layout.
+    lay = contiguous(t.shape) if call.name == "contiguous" else None
+    return TensorV(t.shape, dt or t.dtype, t.layout, t.names, lay)
 
 
 @rule("removed_api")

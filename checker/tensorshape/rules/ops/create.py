@@ -24,6 +24,7 @@ from ...model.values import (
 from ...unify import arith
 from ..call import Call
 from ..registry import rule
+from .strides import contiguous
 
 _FLOAT = "float32"
 
@@ -58,7 +59,8 @@ def create(call: Call) -> Value:
         return unknown_tensor(UnknownSource.ERROR)
     if call.params.get("fill") and dtype is None:
         dtype = _fill_dtype(call.value("fill_value"))
-    return TensorV(Shape(sizes), dtype)
+    # A new tensor is contiguous (the strides ``view`` checks against).
+    return TensorV(Shape(sizes), dtype, strides=contiguous(Shape(sizes)))
 
 
 def _fill_dtype(v: Value) -> str | None:

@@ -95,6 +95,136 @@ def _check_positive_out(
     return True
 
 
+def _conv_args(
+    call: Call,
+    n: int,
+    transposed: bool,
+    same: bool,
+    stride: tuple[Dim, ...],
+    padding: tuple[Dim, ...],
+    dilation: tuple[Dim, ...],
+    groups: Dim | None,
+    module: bool,
+) -> bool:
+    """The argument checks of torch's convolution (aten ``check_shape_forward``), beyond the channels."""
+    for name, vals, least in (("stride", stride, 1), ("dilation", dilation, 1), ("padding", padding, 0)):
+        if any(type(v) is int and v < least for v in vals):
+            what = "negative padding" if name == "padding" else f"non-positive {name}"
+            call.error(codes.INVALID_ARG, f"{what} is not supported, got {name}={tuple(vals)}", name)
+            return False
+    if same and any(type(v) is int and v != 1 for v in stride):
+        call.error(
+            codes.INVALID_ARG,
+            "padding='same' is not supported for strided convolutions",
+            "padding",
+            "use stride=1, or compute the padding: (kernel_size - 1) // 2 for odd kernels",
+        )
+        return False
+    if transposed:
+        op = _tuple(call, "output_padding", n, 0) or (0,) * n
+        for o, s_, d in zip(op, stride, dilation):
+            if type(o) is int and type(s_) is int and type(d) is int and o >= s_ and o >= d:
+                call.error(
+                    codes.INVALID_ARG,
+                    f"output padding must be smaller than either stride or dilation, got output_padding={tuple(op)}, "
+                    f"stride={tuple(stride)}, dilation={tuple(dilation)}",
+                    "output_padding" if call.has("output_padding") else None,
+                )
+                return False
+    if module:
+        return True
+    w = call.shape("weight")
+    if w is None or w.rank is None:
+        return True
+    # weight [out, in/groups, *k] (conv) or [in, out/groups, *k] (transposed): dim 0 splits into the groups.
+    if groups is not None and type(groups) is int and groups > 0 and call.facts.divisible(w.dims[0], groups) is False:
+        call.error(
+            codes.SHAPE_MISMATCH,
+            f"weight {render_shape(w)} dim 0 ({render_dim(w.dims[0])}) must be divisible by groups={groups}",
+            "weight",
+        )
+        return False
+    if call.has("bias") and not call.is_none("bias"):
+        b = call.shape("bias")
+        c_out = arith.mul(w.dims[1], groups) if transposed and groups is not None else w.dims[0]
+        if b is not None and b.rank is not None:
+            if b.rank != 1:
+                call.error(
+                    codes.RANK_MISMATCH,
+                    f"bias must be 1-D with {render_dim(c_out)} elements, got {render_shape(b)}",
+                    "bias",
+                )
+                return False
+            v = call.check(
+                eq3(b.dims[0], c_out, call.facts),
+                (b.dims[0], c_out),
+                f"bias {render_shape(b)} must have {render_dim(c_out)} elements (the output channels of weight {render_shape(w)})",
+                at="bias",
+                rel=Rel.EQ,
+            )
+            if v is Verdict.ERROR:
+                return False
+    return True
+
+
+def _requested_size(
+    call: Call,
+    n: int,
+    batched: bool,
+    shape: Shape,
+    spatial: Sequence[Dim],
+    k: Sequence[Dim],
+    stride: Sequence[Dim],
+    padding: Sequence[Dim],
+    dilation: Sequence[Dim],
+) -> Sequence[Dim] | None:
+    """ConvTranspose*d(x, output_size=...): the spatial sizes asked for (the whole shape may be given),
+    each between the smallest output and that plus stride - 1."""
+    asked = call.ints("output_size")
+    if asked is None:
+        return [Unknown() for _ in range(n)]
+    lead = 2 if batched else 1
+    if len(asked) == lead + n:
+        asked = asked[lead:]
+    if len(asked) != n:
+        call.error(
+            codes.INVALID_ARG,
+            f"for a {shape.rank}-D input, output_size must have {n} or {lead + n} elements, got {len(asked)}",
+            "output_size",
+        )
+        return None
+    for a, sz, kk, st, pp, dd in zip(asked, spatial, k, stride, padding, dilation):
+        low = _convt_out(sz, kk, st, pp, dd, 0)
+        high = arith.add(low, arith.sub(st, 1))
+        if type(a) is int and type(low) is int and type(high) is int and not low <= a <= high:
+            call.error(
+                codes.INVALID_ARG,
+                f"requested an output size of {tuple(asked)}, but the valid sizes of this dim range from {low} "
+                f"to {high} for input {render_shape(shape)}",
+                "output_size",
+            )
+            return None
+    return asked
+
+
+def _mode_padding_fits(call: Call, spatial: Sequence[Dim], padding: Sequence[Dim], shape: Shape) -> bool:
+    """``padding_mode="reflect"``/``"circular"``: torch pads with F.pad first, which needs padding < the dim
+    (reflect) or <= the dim (circular)."""
+    mode = call.str("padding_mode")
+    for size, p in zip(spatial, padding):
+        if type(size) is int and type(p) is int:
+            bad = p >= size if mode == "reflect" else p > size if mode == "circular" else False
+            if bad:
+                call.error(
+                    codes.INVALID_ARG,
+                    f"padding {p} with padding_mode={mode!r} must be {'less than' if mode == 'reflect' else 'at most'} "
+                    f"the input's spatial size, got {render_shape(shape)}",
+                    "input",
+                )
+                return False
+    return True
+
+
 @rule("conv")
 def conv(call: Call) -> Value:
     """F.conv{1,2,3}d / F.conv_transpose{1,2,3}d and nn.Conv*/ConvTranspose* modules."""
@@ -131,6 +261,8 @@ def conv(call: Call) -> Value:
     padding = (0,) * n if valid or same else _tuple(call, "padding", n, 0)
     if padding is None:
         return TensorV(Shape.unknown())
+    if not _conv_args(call, n, transposed, same, stride, padding, dilation, groups, module):
+        return _ERR
     if shape.rank is None:
         return TensorV(Shape.unknown(), (call.tensor("input") or unknown_tensor()).dtype)
     c_axis = 1 if batched else 0
@@ -148,7 +280,12 @@ def conv(call: Call) -> Value:
     if v is Verdict.ERROR:
         return _ERR
     spatial = shape.dims[c_axis + 1 :]
-    if transposed:
+    if transposed and module and call.has("output_size") and not call.is_none("output_size"):
+        asked = _requested_size(call, n, batched, shape, spatial, k, stride, padding, dilation)
+        if asked is None:
+            return _ERR
+        outs = list(asked)
+    elif transposed:
         op = _tuple(call, "output_padding", n, 0) or (0,) * n
         outs = [
             _convt_out(sz, kk, st, pp, dd, o)
@@ -163,6 +300,12 @@ def conv(call: Call) -> Value:
     # rejected by others (it depends on the dims and the stride): it is not reported.
     empty_ok = bool(transposed)
     if not _check_positive_out(call, outs, shape, "input", f"conv{n}d", allow_zero=empty_ok):
+        return _ERR
+    if (
+        module
+        and (call.str("padding_mode") or "zeros") != "zeros"
+        and not _mode_padding_fits(call, spatial, padding, shape)
+    ):
         return _ERR
     lead = shape.dims[:c_axis]
     return TensorV(
@@ -187,6 +330,13 @@ def pool(call: Call) -> Value:
     ceil = bool(call.bool("ceil_mode"))
     if k is None or stride is None or padding is None or dilation is None or shape.rank is None:
         return TensorV(Shape.unknown())
+    for name, vals in (("stride", stride), ("dilation", dilation), ("kernel_size", k)):
+        if any(type(v) is int and v <= 0 for v in vals):
+            call.error(codes.INVALID_ARG, f"{name} must be greater than zero, got {tuple(vals)}", name)
+            return _ERR
+    if any(type(p) is int and p < 0 for p in padding):
+        call.error(codes.INVALID_ARG, f"padding must be non-negative, got {tuple(padding)}", "padding")
+        return _ERR
     for p, kk in zip(padding, k):
         if type(p) is int and type(kk) is int and p > kk // 2:
             call.error(codes.INVALID_ARG, f"padding {p} should be at most half of kernel size {kk}", "padding")
@@ -241,6 +391,17 @@ def adaptive_pool(call: Call) -> Value:
         return TensorV(Shape.unknown())
     c_axis = 1 if batched else 0
     spatial = shape.dims[c_axis + 1 :]
+    if any(type(s) is int and s < 0 for s in sizes):
+        call.error(codes.INVALID_ARG, f"elements of output_size must be >= 0, got {render_value(v)}", "output_size")
+        return _ERR
+    # A zero channel dim passes or fails depending on the kernel; a zero spatial dim always fails.
+    if any(type(d) is int and d == 0 for d in spatial):
+        call.error(
+            codes.INVALID_ARG,
+            f"expected input to have non-zero size for non-batch dims, got {render_shape(shape)}",
+            "input",
+        )
+        return _ERR
     outs = [s if s is not None else sp for s, sp in zip(sizes, spatial)]
     out = Shape(tuple(shape.dims[: c_axis + 1]) + tuple(outs))
     t = call.tensor("input")
@@ -278,8 +439,27 @@ def channel_norm(call: Call) -> Value:
                 at="input",
                 checks=[("input", spec_text(s.items[:c_axis] + (num,) + s.items[c_axis + 1 :]))],
             )
+        if not _enough_values(call, s, c_axis):
+            return _ERR
     t = call.tensor("input")
     return TensorV(s, t.dtype if t else None)
+
+
+def _enough_values(call: Call, s: Shape, c_axis: int) -> bool:
+    """Batch statistics need more than one value per channel: BatchNorm in training mode (which the
+    analysis does not know: an obligation), InstanceNorm whenever it uses input statistics (always,
+    unless it tracks running stats: then in training mode only)."""
+    instance = bool(call.params.get("instance"))
+    values = arith.prod(s.dims[c_axis + 1 :]) if instance else arith.prod((s.dims[0], *s.dims[2:]))
+    if type(values) is not int or values != 1:
+        return True
+    what = "spatial element" if instance else "value per channel"
+    message = f"expected more than 1 {what} when training, got {render_shape(s)}"
+    if instance and call.bool("track_running_stats") is False:
+        call.error(codes.INVALID_ARG, message, "input", "instance statistics are computed over the spatial dims")
+        return False
+    call.oblige(message + " (holds only in eval mode)", [])
+    return True
 
 
 @rule("batch_norm_f")
@@ -296,6 +476,16 @@ def batch_norm_f(call: Call) -> Value:
                 f"instance norm of {render_shape(s)} needs more than 1 spatial element",
                 "input",
                 "instance statistics are computed over the spatial dims (dims 2 and on)",
+            )
+            return _ERR
+    if s.rank is not None and s.rank >= 2 and not call.params.get("instance") and call.bool("training"):
+        values = arith.prod((s.dims[0], *s.dims[2:]))
+        if type(values) is int and values == 1:
+            call.error(
+                codes.INVALID_ARG,
+                f"expected more than 1 value per channel when training, got {render_shape(s)}",
+                "input",
+                "batch statistics need a batch of more than one (or a spatial size above 1)",
             )
             return _ERR
     if s.rank is not None and s.rank >= 2:
@@ -342,19 +532,26 @@ def group_norm(call: Call) -> Value:
                 f"{plural(render_dim(c), 'channel')} {'is' if render_dim(c) == '1' else 'are'} not divisible into {plural(render_dim(g), 'group')}",
                 "num_groups",
             )
+            return _ERR
+        for name in ("weight", "bias"):
+            if call.has(name) and not call.is_none(name):
+                call.match({"input": "n c *rest", name: "c"})
+    if s.rank is not None and s.rank < 2:
+        call.error(codes.RANK_MISMATCH, f"expected at least 2 dims, got {render_shape(s)}", "input")
+        return _ERR
+    if s.rank is not None and g is not None:
+        # torch normalises [N*G, C/G, *spatial] and needs more than one value per group, even in eval mode.
+        values = arith.prod((s.dims[0], *s.dims[2:]))
+        c = s.dims[1]
+        per = arith.mul(values, arith.floordiv(c, g)) if type(g) is int and g > 0 else None
+        if type(per) is int and per == 1:
+            call.error(
+                codes.INVALID_ARG,
+                f"expected more than 1 value per group, got {render_shape(s)} in {render_dim(g)} groups",
+                "input",
+            )
+            return _ERR
     return TensorV(s, (call.tensor("input") or unknown_tensor()).dtype)
-
-
-@rule("group_norm_init")
-def group_norm_init(call: Call) -> Value:
-    g, c = call.int("num_groups"), call.int("num_channels")
-    if g is not None and c is not None and call.facts.divisible(c, g) is False:
-        call.error(
-            codes.INVALID_ARG,
-            f"num_channels={render_dim(c)} must be divisible by num_groups={render_dim(g)}",
-            "num_channels",
-        )
-    return ModuleV(call.op.qualname.rsplit(".", 1)[0], {k: a.value for k, a in call.bound.items()})
 
 
 @rule("embedding")
@@ -373,6 +570,15 @@ def embedding(call: Call) -> Value:
             call.error(codes.RANK_MISMATCH, f"weight must be 2-D, got {render_shape(w)}", "weight")
             return _ERR
         d = w.dims[1]
+        p = call.int("padding_idx") if not call.is_none("padding_idx") else None
+        n = w.dims[0]
+        if type(p) is int and type(n) is int and not -n <= p < n:
+            call.error(
+                codes.INVALID_ARG,
+                f"padding_idx={p} must be within num_embeddings={n} (weight {render_shape(w)})",
+                "padding_idx",
+            )
+            return _ERR
     if idx.dtype is not None and idx.dtype.startswith("float"):
         call.error(
             codes.INVALID_ARG,
@@ -392,15 +598,35 @@ def embedding_bag(call: Call) -> Value:
         w = call.shape("weight")
         if w is not None and w.rank == 2:
             d = w.dims[1]
+        elif w is not None and w.rank is not None:
+            call.error(codes.RANK_MISMATCH, f"weight must be 2-D, got {render_shape(w)}", "weight")
+            return _ERR
     if idx is None:
         return _ERR
     dd: Dim = d if d is not None else Unknown()
+    psw = (
+        call.shape("per_sample_weights")
+        if call.has("per_sample_weights") and not call.is_none("per_sample_weights")
+        else None
+    )
+    if psw is not None and idx.rank is not None:
+        call.match({"input": "*s", "per_sample_weights": "*s"})
     if idx.rank == 2:
+        if call.given("offsets") is True:
+            call.error(
+                codes.INVALID_ARG,
+                "a 2-D input is a batch of fixed-length bags: offsets must be None",
+                "offsets",
+            )
+            return _ERR
         return TensorV(Shape((idx.dims[0], dd)))
     if idx.rank == 1:
         offs = call.shape("offsets")
         if offs is None or call.is_none("offsets"):
             call.error(codes.INVALID_ARG, "a 1-D input needs `offsets`", "input")
+            return _ERR
+        if offs.rank is not None and offs.rank != 1:
+            call.error(codes.RANK_MISMATCH, f"offsets must be 1-D, got {render_shape(offs)}", "offsets")
             return _ERR
         n = offs.items[0] if offs.rank == 1 else Unknown()
         if call.bool("include_last_offset"):
@@ -447,25 +673,89 @@ def rnn(call: Call) -> Value:
         out = (L, arith.mul(bi, hout))  # type: ignore[assignment]
         h = (arith.mul(bi, layers), hout)  # type: ignore[assignment]
         c = (arith.mul(bi, layers), hid)  # type: ignore[assignment]
-    h0 = call.value("hx") if call.has("hx") else NONE
-    if isinstance(h0, TensorV) and not lstm:
-        call.match({"hx": " ".join("h" + str(i) for i in range(len(h)))}, None, {f"h{i}": v for i, v in enumerate(h)})
+    if (not batched or call.bool("batch_first") is not None) and not _rnn_states(call, lstm, batched, h, c):
+        return TupleV((_ERR, _ERR))
     output = TensorV(Shape(out))
     if lstm:
         return TupleV((output, TupleV((TensorV(Shape(h)), TensorV(Shape(c))))))
     return TupleV((output, TensorV(Shape(h))))
 
 
-@rule("mha_init")
-def mha_init(call: Call) -> Value:
-    e, h = call.int("embed_dim"), call.int("num_heads")
-    if e is not None and h is not None and call.facts.divisible(e, h) is False:
-        call.error(
-            codes.INVALID_ARG,
-            f"embed_dim={render_dim(e)} must be divisible by num_heads={render_dim(h)}",
-            "num_heads",
-        )
-    return ModuleV(call.op.qualname.rsplit(".", 1)[0], {k: a.value for k, a in call.bound.items()})
+def _rnn_states(call: Call, lstm: bool, batched: bool, h: tuple[Dim, ...], c: tuple[Dim, ...]) -> bool:
+    """The initial states: ``hx`` (RNN, GRU) or ``(h_0, c_0)`` (LSTM), 3-D for a batched input and 2-D
+    for an unbatched one, of the sizes the layer gives back (``h_0`` of ``proj_size`` when projecting)."""
+    hx = call.value("hx") if call.has("hx") else NONE
+    if lstm:
+        if not isinstance(hx, TupleV) or len(hx.items) != 2:
+            return True
+        states = [("hidden[0]", hx.items[0], h), ("hidden[1]", hx.items[1], c)]
+    else:
+        states = [("hx", hx, h)]
+    want = 3 if batched else 2
+    for label, v, expected in states:
+        if not isinstance(v, TensorV) or v.shape.rank is None:
+            continue
+        if v.shape.rank != want:
+            call.error(
+                codes.RANK_MISMATCH,
+                f"for {'a batched 3-D' if batched else 'an unbatched 2-D'} input, {label} should be {want}-D, "
+                f"got {render_shape(v.shape)}",
+                "hx",
+            )
+            return False
+        message = f"expected {label} of shape {render_shape(Shape(expected))}, got {render_shape(v.shape)}"
+        for a, b in zip(v.shape.dims, expected):
+            verdict = call.check(
+                eq3(a, b, call.facts),
+                (a, b),
+                message,
+                at="hx",
+                rel=Rel.EQ,
+                hint="h_0 is [num_layers * num_directions, batch, proj_size or hidden_size]; c_0 ends in hidden_size",
+            )
+            if verdict is Verdict.ERROR:
+                return False
+    return True
+
+
+def attention_masks(
+    call: Call,
+    batched: bool,
+    inputs: dict[str, str],
+    heads: Dim | None,
+    attn: tuple[str, str] | None,
+    padding: tuple[str, str] | None,
+) -> bool:
+    """MultiheadAttention's mask checks, with the sequence names of ``inputs`` (``l``, ``s``, batch ``n``).
+
+    ``attn`` is an attention mask and its 2-D spec (``l s``); 3-D it is ``[N*num_heads L S]``
+    (``[num_heads L S]`` for an unbatched query).  ``padding`` is a key padding mask and the name of
+    the key length: ``[N S]``, or ``[S]`` for an unbatched query.
+    """
+    known = {"h": heads} if heads is not None else {}
+    if attn is not None and call.has(attn[0]) and not call.is_none(attn[0]):
+        name, spec2 = attn
+        m = call.shape(name)
+        if m is not None and m.rank is not None:
+            if m.rank not in (2, 3):
+                call.error(codes.RANK_MISMATCH, f"{name} must be 2-D or 3-D, got {render_shape(m)}", name)
+                return False
+            spec = spec2 if m.rank == 2 else ("n*h " if batched else "h ") + spec2
+            call.match({**inputs, name: spec}, None, known)
+    if padding is not None and call.has(padding[0]) and not call.is_none(padding[0]):
+        name, seq = padding
+        m = call.shape(name)
+        if m is not None and m.rank is not None:
+            want = 2 if batched else 1
+            if m.rank != want:
+                call.error(
+                    codes.RANK_MISMATCH,
+                    f"for {'a batched' if batched else 'an unbatched'} query, {name} must be {want}-D, got {render_shape(m)}",
+                    name,
+                )
+                return False
+            call.match({**inputs, name: f"n {seq}" if batched else seq}, None, known)
+    return True
 
 
 @rule("mha")
@@ -488,6 +778,11 @@ def mha(call: Call) -> Value:
     known = {k: v for k, v in (("e", e), ("k", kdim), ("v", vdim)) if v is not None}
     out = call.match({"query": qs, "key": ks, "value": vs}, qs, known)
     heads = call.int("num_heads")
+    layout_known = q.rank == 2 or call.bool("batch_first") is not None
+    if layout_known and not attention_masks(
+        call, q.rank == 3, {"query": qs, "key": ks}, heads, ("attn_mask", "l s"), ("key_padding_mask", "s")
+    ):
+        return TupleV((_ERR, _ERR))
     need = call.bool("need_weights")
     avg = call.bool("average_attn_weights")
     if need is False:
@@ -511,6 +806,25 @@ def same_as_first(call: Call) -> Value:
     d = call.int("d_model")
     if d is not None:
         call.match({name: "*b d"}, None, {"d": d})
+    if s.rank == 2 or (s.rank == 3 and call.bool("batch_first") is not None):
+        batched = s.rank == 3
+        bf = bool(call.bool("batch_first"))
+        seq = ("n l d" if bf else "l n d") if batched else "l d"
+        inputs = {name: seq}
+        if call.has("memory") and not call.is_none("memory"):
+            inputs["memory"] = seq.replace("l", "s")
+        heads = call.int("nhead")
+        for attn, pad_name, key in (
+            ("src_mask", "src_key_padding_mask", "l"),
+            ("tgt_mask", "tgt_key_padding_mask", "l"),
+            ("memory_mask", "memory_key_padding_mask", "s"),
+        ):
+            if call.has(attn) or call.has(pad_name):
+                spec = "l " + key
+                if not attention_masks(call, batched, inputs, heads, (attn, spec), (pad_name, key)):
+                    return _ERR
+        if "memory" in inputs:
+            call.match(inputs, None, {"d": d} if d is not None else None)
     return TensorV(s, (call.tensor(name) or unknown_tensor()).dtype)
 
 
@@ -593,6 +907,46 @@ def sdpa(call: Call) -> Value:
     return TensorV(out, (call.tensor("query") or unknown_tensor()).dtype)
 
 
+#: The input rank each interpolating mode takes (``nearest``/``area`` take 3-D to 5-D).
+_MODE_RANK = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def _interpolate_args(call: Call, s: Shape, n: int) -> bool:
+    """F.interpolate's argument checks: one of size and scale_factor, align_corners only for the
+    interpolating modes, and the input rank each mode takes."""
+    has_size, has_scale = call.given("size"), call.given("scale_factor")
+    if has_size is not None and has_size == has_scale:
+        call.error(
+            codes.INVALID_ARG,
+            "only one of size or scale_factor should be defined"
+            if has_size
+            else "either size or scale_factor should be defined",
+            "scale_factor" if has_size else None,
+        )
+        return False
+    mode = call.str("mode") if call.has("mode") else "nearest"
+    if mode is None:
+        return True  # a mode the analysis cannot see
+    if call.given("align_corners") is True and mode not in _MODE_RANK:
+        call.error(
+            codes.INVALID_ARG,
+            f"align_corners can only be set with the interpolating modes (linear, bilinear, bicubic, trilinear), not {mode!r}",
+            "align_corners",
+        )
+        return False
+    want = _MODE_RANK.get(mode, 0)
+    if (want and s.rank != want) or (not want and n > 3):
+        call.error(
+            codes.RANK_MISMATCH,
+            f"mode {mode!r} needs a {want}-D input, got {render_shape(s)}"
+            if want
+            else f"only 3-D, 4-D and 5-D inputs are supported, got {render_shape(s)}",
+            "input",
+        )
+        return False
+    return True
+
+
 @rule("interpolate")
 def interpolate(call: Call) -> Value:
     s = call.shape("input")
@@ -603,6 +957,8 @@ def interpolate(call: Call) -> Value:
     n = s.rank - 2
     if n < 1:
         call.error(codes.RANK_MISMATCH, f"expected at least a 3-D input [N C *spatial], got {render_shape(s)}", "input")
+        return _ERR
+    if not _interpolate_args(call, s, n):
         return _ERR
     size_v = call.value("size")
     if not call.is_none("size"):
@@ -657,6 +1013,46 @@ def call_float(v: Value) -> float | None:
     return None
 
 
+def _mode_pad_fits(call: Call, s: Shape, p: Sequence[Dim], mode: str) -> bool:
+    """reflect/replicate/circular padding: the input's rank fits the pad length (2 pads: 2-D or 3-D input,
+    4: 3-D or 4-D, 6: 4-D or 5-D), every padded dim is non-empty, and each reflect pad is less than its
+    dim (circular: at most its dim)."""
+    k = len(p) // 2
+    assert s.rank is not None
+    if k not in (1, 2, 3) or s.rank not in (k + 1, k + 2):
+        call.error(
+            codes.RANK_MISMATCH,
+            f"{mode} padding of {len(p)} values is not supported for a {s.rank}-D input {render_shape(s)}",
+            "input",
+            f"{mode} padding of {len(p)} values takes a {k + 1}-D or {k + 2}-D input",
+        )
+        return False
+    if mode in ("reflect", "replicate") and any(type(d) is int and d == 0 for d in s.dims[s.rank - k - 1 :]):
+        call.error(
+            codes.INVALID_ARG,
+            f"{mode} padding needs non-empty dims other than the batch, got {render_shape(s)}",
+            "input",
+        )
+        return False
+    for j in range(k):
+        size = s.dims[s.rank - 1 - j]
+        for q in (p[2 * j], p[2 * j + 1]):
+            if (
+                type(q) is int
+                and type(size) is int
+                and (q >= size if mode == "reflect" else q > size if mode == "circular" else False)
+            ):
+                call.error(
+                    codes.INVALID_ARG,
+                    f"{mode} padding {q} must be {'less than' if mode == 'reflect' else 'at most'} dim "
+                    f"{s.rank - 1 - j} of {render_shape(s)}",
+                    "pad",
+                    "reflect padding mirrors the dim without its edge, so it needs pad < size",
+                )
+                return False
+    return True
+
+
 @rule("pad")
 def pad(call: Call) -> Value:
     s = call.shape("input")
@@ -670,6 +1066,9 @@ def pad(call: Call) -> Value:
         return _ERR
     if len(p) // 2 > s.rank:
         call.error(codes.INVALID_ARG, f"padding of {plural(len(p), 'value')} covers more dims than {render_shape(s)} has", "pad")
+        return _ERR
+    mode = call.str("mode") or "constant"
+    if mode != "constant" and not _mode_pad_fits(call, s, p, mode):
         return _ERR
     items = list(s.dims)
     for j in range(len(p) // 2):
@@ -709,7 +1108,11 @@ def class_loss(call: Call) -> Value:
         out = Shape((x.dims[0],) + x.dims[2:]) if x.rank >= 2 else Shape(())
     else:
         if x.rank == 1:
-            call.match({"target": ""})
+            # A single sample: the target is one class index, 0-d or of shape [1].
+            if y.shape.rank == 1:
+                call.match({"target": "1"})
+            else:
+                call.match({"target": ""})
             out = Shape(())
         else:
             expected = Shape((x.dims[0],) + x.dims[2:])
@@ -732,6 +1135,9 @@ def class_loss(call: Call) -> Value:
                 if v is Verdict.ERROR:
                     return _ERR
             out = expected
+    if call.has("weight") and not call.is_none("weight"):
+        c = x.dims[1] if x.rank >= 2 else x.dims[0]
+        call.match({"weight": "c"}, None, {"c": c})
     return TensorV(out if red == "none" else Shape(()))
 
 
@@ -745,13 +1151,38 @@ def pointwise_loss(call: Call) -> Value:
     red = call.str("reduction") or "mean"
     if strict:
         out = call.match({"input": "*s", "target": "*s"}, "*s")
+        if out is not None:
+            # weight (and pos_weight) broadcast against the input.
+            for name in ("weight", "pos_weight"):
+                if call.has(name) and not call.is_none(name):
+                    call.match({"input": "*#s", name: "*#s"})
     elif call.params.get("expand_target"):
         out = call.match({"input": "*s", "target": "*#s"}, "*s")
     else:
         out = call.match({"input": "*#s", "target": "*#s"}, "*s")
     if out is None:
         return _ERR
+    if call.params.get("variance") and not _variance_fits(call, x):
+        return _ERR
+    if not strict and call.has("weight") and not call.is_none("weight"):
+        # mse/l1/huber/smooth_l1 with weights: the weights have exactly the input's shape.
+        call.match({"input": "*s", "weight": "*s"})
     return TensorV(out if red == "none" else Shape(()))
+
+
+def _variance_fits(call: Call, x: Shape) -> bool:
+    """gaussian_nll_loss: ``var`` has the input's shape, or that shape without its last dim, or the
+    input's rank with exactly one size-1 dim where they differ (torch's own test, on definite sizes)."""
+    v = call.shape("var")
+    if v is None or v.rank is None or x.rank is None:
+        return True
+    xs, vs = x.dims, v.dims
+    if not all(type(d) is int for d in (*xs, *vs)):
+        return True
+    if vs == xs or vs == xs[:-1] or (len(vs) == len(xs) and sum(b for a, b in zip(xs, vs) if a != b) == 1):  # type: ignore[misc]
+        return True
+    call.error(codes.SHAPE_MISMATCH, f"var {render_shape(v)} is of incorrect size for input {render_shape(x)}", "var")
+    return False
 
 
 @rule("glu")
@@ -759,6 +1190,9 @@ def glu(call: Call) -> Value:
     """F.glu: halves ``dim`` (which must be even)."""
     s = call.shape("input")
     if s is None:
+        return _ERR
+    if s.rank == 0:
+        call.error(codes.RANK_MISMATCH, "glu does not support scalars: it halves a dim", "input")
         return _ERR
     i = wrap_dim(call, call.int("dim"), s, "dim")
     if i is None:

@@ -10,12 +10,13 @@ from ...model.constraints import Rel
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.text import plural
-from ...model.values import SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
+from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3, ne1
 from ..call import Call, as_dims
 from ..registry import rule
+from . import strides
 from .util import replace, spec_text, wrap_dim, wrap_dims
 
 _ERR = unknown_tensor(UnknownSource.ERROR)
@@ -107,7 +108,9 @@ def view(call: Call) -> Value:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     src, shape = got
     out = _infer_sizes(call, shape, sizes, name)
-    return _ERR if out is None else _same(call, Shape(out))
+    if out is None:
+        return _ERR
+    return strides.viewed(call, call.tensor(src), _same(call, Shape(out)), name) or _ERR
 
 
 @rule("view_as")
@@ -116,7 +119,9 @@ def view_as(call: Call) -> Value:
     if got is None or other is None or other.rank is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     out = _infer_sizes(call, got[1], other.dims, "other")
-    return _ERR if out is None else _same(call, Shape(out))
+    if out is None:
+        return _ERR
+    return strides.viewed(call, call.tensor(got[0]), _same(call, Shape(out)), "other") or _ERR
 
 
 @rule("flatten")
@@ -247,7 +252,7 @@ def permute(call: Call) -> Value:
     idx = wrap_dims(call, dims, shape, "dims")
     if idx is None:
         return _ERR
-    return _same(call, Shape(tuple(shape.items[i] for i in idx)))
+    return strides.reordered(call.tensor(src), _same(call, Shape(tuple(shape.items[i] for i in idx))), idx)
 
 
 @rule("transpose")
@@ -264,7 +269,9 @@ def transpose(call: Call) -> Value:
         return _same(call, shape)
     items = list(shape.items)
     items[a], items[b] = items[b], items[a]
-    return _same(call, Shape(tuple(items)))
+    order = list(range(len(items)))
+    order[a], order[b] = order[b], order[a]
+    return strides.reordered(call.tensor(src), _same(call, Shape(tuple(items))), order)
 
 
 @rule("t")
@@ -283,7 +290,7 @@ def t(call: Call) -> Value:
             "use `.mT` or `transpose(-2, -1)`",
         )
         return _ERR
-    return _same(call, Shape(tuple(reversed(shape.dims))))
+    return strides.reordered(call.tensor(src), _same(call, Shape(tuple(reversed(shape.dims)))), range(shape.rank)[::-1])
 
 
 @rule("expand")
@@ -403,6 +410,9 @@ def narrow(call: Call) -> Value:
     if i is None or length is None:
         return _same(call, Shape.unknown())
     size = shape.items[i]
+    if type(length) is int and length < 0:
+        call.error(codes.INVALID_ARG, f"length must be non-negative, got {length}", "length")
+        return _same(call, Shape.unknown(UnknownSource.ERROR))
     if start is not None and type(start) is int and start < 0 and type(size) is int:
         start = start + size
     if start is not None:
@@ -663,9 +673,35 @@ def same_shape(call: Call) -> Value:
             ds = call.ints(name)
             if ds is not None:
                 wrap_dims(call, ds, shape, name)
+    aligned = call.params.get("aligned")
+    if aligned is not None and not _aligned(call, aligned, "dims"):
+        return _ERR
     dtype = call.params.get("dtype")
     t = call.tensor(src)
     return TensorV(shape, dtype or (t.dtype if t else None))
+
+
+def _aligned(call: Call, name: str, dims: str) -> bool:
+    """``roll``: one shift per dim rolled (one shift alone when no dims are given)."""
+    n_s = _count(call.value(name))
+    n_d = 0 if call.is_none(dims) else _count(call.value(dims))
+    if n_s is None or n_d is None or n_s == (n_d or 1):
+        return True
+    call.error(
+        codes.INVALID_ARG,
+        f"{name} and {dims} must align: {n_s} {name}, {n_d} {dims}",
+        name,
+        "give one shift per dim, or a single shift to roll the flattened tensor",
+    )
+    return False
+
+
+def _count(v: Value) -> int | None:
+    """How many ints an int-or-sequence argument holds (``None``: not known)."""
+    if isinstance(v, IntV):
+        return 1
+    items = as_dims(v)
+    return None if items is None else len(items)
 
 
 @rule("cross")
