@@ -12,9 +12,11 @@ each of the construct's blocks: the mismatch must be reported every time, and
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
-from tensorshape.infer import CheckSettings, check_source
+from tensorshape.infer import CheckSettings, check_file, check_source
+from tensorshape.infer.project import Project
 
 BUG = "torch.zeros(2, 3) @ torch.zeros(4, 5)"
 
@@ -314,3 +316,18 @@ def test_import_guards_keep_the_imported_name() -> None:
     result = check_source(source, "m.py", CheckSettings())
     reveals = [d.message for d in result.diagnostics if d.code.id == "TS900"]
     assert reveals == ["revealed shape: [b 2 3]"]
+
+
+def test_a_module_already_run_for_another_file_is_still_checked(tmp_path: Path) -> None:
+    """The runner checks many files with one project: a module first imported by another is checked too."""
+    (tmp_path / "layers.py").write_text(
+        "import torch\n\ntry:\n    import einops\nexcept ImportError:\n    einops = None\n\n\n"
+        f"def buggy():\n    return {BUG}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "model.py").write_text("from layers import buggy\n\n\ndef run():\n    return buggy()\n", "utf-8")
+    project = Project([tmp_path])
+    check_file(tmp_path / "model.py", CheckSettings(), project)
+    result = check_file(tmp_path / "layers.py", CheckSettings(), project)
+    assert {(d.span.line, d.code.id) for d in result.errors} == {(10, "TS101")}
+    assert result.stats["functions"] == 1

@@ -95,8 +95,6 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self._signatures: dict[int, Signature] = {}
         self.checked: ModuleInfo | None = None
         self._sites: ConstructionSites | None = None
-        #: The function or class each executed ``def``/``class`` statement made (by node).
-        self._defined: dict[int, FunctionV | ClassV] = {}
         #: ``def`` nodes whose body had its generic analysis.
         self._analysed: set[int] = set()
         #: ``def``/``class`` nodes whose analysis failed (an internal error).
@@ -175,7 +173,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
     def _analyze_definition(self, info: ModuleInfo, stmt: cst.CSTNode) -> None:
         """Analyse what a top-level statement defines, through ``if``/``try``/``with``/loops/``match``."""
         for node in definitions([stmt]):
-            value = self._defined.get(id(node))
+            value = info.defined.get(id(node))
             if isinstance(node, cst.FunctionDef) and isinstance(value, FunctionV):
                 self._guarded(info, node, self.analyze_function, value)
             elif isinstance(node, cst.ClassDef) and isinstance(value, ClassV):
@@ -184,12 +182,13 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
 
     def defined(self, frame: Frame, node: cst.FunctionDef | cst.ClassDef, value: FunctionV | ClassV) -> None:
         """Remember what a ``def``/``class`` statement made; one inside a checked function is analysed too."""
-        self._defined[id(node)] = value
+        frame.module.defined[id(node)] = value
         if frame.function is not None and frame.generic and frame.module is self.checked:
             self._nested.append(value)
 
-    def defined_value(self, node: cst.FunctionDef | cst.ClassDef) -> FunctionV | ClassV | None:
-        return self._defined.get(id(node))
+    def defined_value(self, module: ModuleInfo, node: cst.FunctionDef | cst.ClassDef) -> FunctionV | ClassV | None:
+        v = module.defined.get(id(node))
+        return v if isinstance(v, (FunctionV, ClassV)) else None
 
     def _analyze_nested(self, start: int) -> None:
         """Analyse the functions and classes defined inside a function (queued from ``start``)."""
@@ -285,7 +284,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         init = c.lookup("__init__")
         # Every method, also those defined under ``if``/``try`` in the class body.
         for node in definitions(list(_body(c.node))):
-            member = self._defined.get(id(node))
+            member = c.module.defined.get(id(node))
             if isinstance(node, cst.ClassDef):
                 if isinstance(member, ClassV):
                     self.analyze_class(member)

@@ -48,6 +48,8 @@ class Frame:
     signature: Signature | None = None
     #: Values returned so far.
     returns: list[Value] = field(default_factory=list)
+    #: While building an instance: the states at each ``return`` (the attributes a helper set before it).
+    return_states: list[State] = field(default_factory=list)
     depth: int = 0
     #: Opaque symbols by path (``config.hidden_size``), shared by one root analysis.
     opaque: dict[str, Dim] = field(default_factory=dict)
@@ -97,7 +99,9 @@ class AnalyzerBase:
         def merge_callee(self, caller: Frame, callee: Frame, span: Span, what: str) -> None: ...
         def observe(self, node: cst.CSTNode, value: Value) -> None: ...
         def defined(self, frame: Frame, node: cst.FunctionDef | cst.ClassDef, value: FunctionV | ClassV) -> None: ...
-        def defined_value(self, node: cst.FunctionDef | cst.ClassDef) -> FunctionV | ClassV | None: ...
+        def defined_value(
+            self, module: ModuleInfo, node: cst.FunctionDef | cst.ClassDef
+        ) -> FunctionV | ClassV | None: ...
 
         # statements.py
         def exec_block(

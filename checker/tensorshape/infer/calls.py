@@ -38,7 +38,7 @@ from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
 from .base import MAX_DEPTH, AnalyzerBase, Frame
 from .firstclass import render_levels
-from .state import State, join_values
+from .state import State, join_states, join_values
 from .syntax import simple_text
 from .values import (
     BoundMethodV,
@@ -410,8 +410,10 @@ class Calls(AnalyzerBase):
                 quiet = True
             elif sig.returns_shape:
                 # The body with the actual values may know more than the annotation (``-> "b out"`` of a
-                # layer built as ``nn.Linear(d, 64)``); what it finds is the callee's, reported there.
-                body = self.inline(frame, f, sig, all_args, kwargs, call_node, receiver, quiet=True)
+                # layer built as ``nn.Linear(d, 64)``).  What it finds with values the annotations allow is
+                # the callee's: reported there, in this file; a callee in another file reports its own.
+                quiet = f.module is not frame.module
+                body = self.inline(frame, f, sig, all_args, kwargs, call_node, receiver, quiet=quiet)
                 return more_precise(result, body, frozenset(fresh))
         if frame.building is not None and receiver is frame.building:
             # A helper called by ``__init__`` (``self._build_layers()``) builds the instance too.
@@ -551,10 +553,14 @@ class Calls(AnalyzerBase):
         finally:
             if key is not None:
                 self._active.discard(key)
-        if building is not None and overlay is not None and end is not None:
+        exits = end
+        for s in callee.return_states:
+            exits = join_states(exits, s)
+        if building is not None and overlay is not None and exits is not None:
+            # What the helper set on the instance, on every way out (``self.inplanes = ...; return layer``).
             prefix = building_prefix(building)
             overlay.clear()
-            overlay.update({k: v for k, v in end.vars.items() if k.startswith(prefix)})
+            overlay.update({k: v for k, v in exits.vars.items() if k.startswith(prefix)})
         joined: Value | None = None
         for r in callee.returns:
             joined = r if joined is None else join_values(joined, r)

@@ -49,12 +49,19 @@ class _Collector(cst.CSTVisitor):
     def __init__(self, sites: ConstructionSites, names: frozenset[str]) -> None:
         self.sites = sites
         self.names = names
+        self.in_annotation = 0
 
     def _entry(self, name: str) -> _Calls:
         return self.sites._by_name.setdefault(name, _Calls())
 
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self.in_annotation += 1  # ``-> Model``: a type, not a value that could be called elsewhere
+
+    def leave_Annotation(self, original_node: cst.Annotation) -> None:
+        self.in_annotation -= 1
+
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value in self.names:
+        if node.value in self.names and not self.in_annotation:
             self._entry(node.value).mentions += 1
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:

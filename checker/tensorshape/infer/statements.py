@@ -129,6 +129,8 @@ class Statements(AnalyzerBase):
             if frame.model_output:
                 self.check_model_output(frame, value, stmt.value or stmt)
             frame.returns.append(value)
+            if frame.building is not None:
+                frame.return_states.append(state)
             return None
         if isinstance(stmt, cst.Raise):
             if stmt.exc is not None:
@@ -585,7 +587,7 @@ class Statements(AnalyzerBase):
             self.exec_stmt(frame, ns, stmt)
         own = _own_names(body)
         for d in definitions(body):
-            method = self.defined_value(d)
+            method = self.defined_value(frame.module, d)
             if isinstance(method, FunctionV) and method.owner is None:
                 # A method defined under ``if``/``try`` in the class body (exec_stmt made it a function).
                 method.owner, method.qualname, method.closure = cls, f"{qual}.{d.name.value}", None
