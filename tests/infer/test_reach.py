@@ -323,3 +323,40 @@ def test_defaults_are_not_assumed_for_a_class_passed_as_a_value() -> None:
     _, raised = run_torch(source)
     assert raised is None
     assert errors == set(), "Block is also built elsewhere (make's `block(8, 8)`): its defaults say nothing"
+
+
+def test_attributes_a_construction_helper_sets_before_returning_reach_the_instance() -> None:
+    source = _program(
+        """
+        import torch
+        import torch.nn as nn
+        from tensorshape import reveal_shape
+
+
+        class Net(nn.Module):
+            def __init__(self, width):
+                super().__init__()
+                self.inplanes = width
+                self.a = self._make(16)
+                self.b = self._make(32)
+
+            def _make(self, planes):
+                layer = nn.Conv2d(self.inplanes, planes, 3, padding=1)
+                self.inplanes = planes
+                return layer
+
+            def forward(self, x):
+                return self.b(self.a(x))
+
+
+        def main():
+            net = Net(8)
+            y = net(torch.randn(2, 8, 5, 5))
+            reveal_shape(y)
+        """
+    )
+    reveals, errors = check(source)
+    truth, raised = run_torch(source)
+    assert raised is None
+    assert errors == set(), "`self.inplanes = planes` before `return` is seen by the second call"
+    assert reveals[25] == ["[2 32 5 5]"] and truth[25] == [[2, 32, 5, 5]]
