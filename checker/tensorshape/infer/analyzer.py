@@ -25,7 +25,7 @@ import libcst as cst
 from ..lang.render import render_shape
 from ..model import codes
 from ..model.constraints import Constraint
-from ..model.diagnostics import Code, Diagnostic, Related, Span
+from ..model.diagnostics import Code, Diagnostic, Related, Severity, Span
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import Obligation
 from ..model.shape import Shape
@@ -95,6 +95,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self._signatures: dict[int, Signature] = {}
         self.checked: ModuleInfo | None = None
         self._sites: ConstructionSites | None = None
+        self._with_values: set[int] = set()
         #: ``def`` nodes whose body had its generic analysis.
         self._analysed: set[int] = set()
         #: ``def``/``class`` nodes whose analysis failed (an internal error).
@@ -148,6 +149,14 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         for stmt in info.tree.body:
             self._analyze_definition(info, stmt)
         self._account(info.tree.body)
+        # An annotated callee run with a caller's values may meet a problem its own analysis reports
+        # already, at the same place: that report is the one kept.
+        own = {
+            d.span
+            for d in self._module_diags
+            if id(d) not in self._with_values and d.severity >= Severity.WARNING and d.code is not codes.OBLIGATION
+        }
+        self._module_diags = [d for d in self._module_diags if id(d) not in self._with_values or d.span not in own]
         return self._module_diags, self._module_obligations
 
     # -- piecewise analysis (the LSP reuses the results of unchanged top-level statements) --
@@ -366,6 +375,10 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             return frozenset()
         literal = [p.name for p in sig.params[1:] if isinstance(p.default, (IntV, BoolV, FloatV, StrV))]
         if not literal:
+            return frozenset()
+        if any(isinstance(m, FunctionV) and self.signature(m).has_shapes for m in c.members.values()):
+            # Shape annotations on the methods say which sizes the class accepts (``x: "b features"``
+            # into ``nn.Linear(d_in, ...)``): its sizes stay symbols, related to those names gradually.
             return frozenset()
         if self._sites is None:
             classes = frozenset(d.name.value for d in _all_classes(info.tree.body))

@@ -85,6 +85,8 @@ class AnalyzerBase:
     _active: set[Any]
     _signatures: dict[int, Signature]
     _module_diags: list[Diagnostic]
+    #: Diagnostics an annotated callee's body gave with a caller's values (by id).
+    _with_values: set[int]
     _module_obligations: list[Obligation]
 
     if TYPE_CHECKING:

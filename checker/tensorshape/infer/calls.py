@@ -413,7 +413,10 @@ class Calls(AnalyzerBase):
                 # layer built as ``nn.Linear(d, 64)``).  What it finds with values the annotations allow is
                 # the callee's: reported there, in this file; a callee in another file reports its own.
                 quiet = f.module is not frame.module
+                before = len(frame.ctx.diagnostics)
                 body = self.inline(frame, f, sig, all_args, kwargs, call_node, receiver, quiet=quiet)
+                # Where the callee's own analysis reports too, its report stands alone (see ``analyze``).
+                self._with_values.update(id(d) for d in frame.ctx.diagnostics[before:])
                 return more_precise(result, body, frozenset(fresh))
         if frame.building is not None and receiver is frame.building:
             # A helper called by ``__init__`` (``self._build_layers()``) builds the instance too.

@@ -1,3 +1,4 @@
+# known-miss: with annotated methods ResNet keeps opaque sizes, and the body of `forward` run with main's model does not see the layers built from `width`'s default (`features` comes back unknown); found when the defaults were used for the generic instance too
 """Bug: the classifier is sized for layer2's width, not layer3's.
 
 A CIFAR ResNet written for a typed code base: postponed annotations, the typing-only imports
