@@ -15,6 +15,7 @@ The statement and expression logic lives in the mixins of
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -380,9 +381,11 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             # Shape annotations on the methods say which sizes the class accepts (``x: "b features"``
             # into ``nn.Linear(d_in, ...)``): its sizes stay symbols, related to those names gradually.
             return frozenset()
+        if re.search(rf"(?<![\w.])(?<!class ){re.escape(c.node.name.value)}\s*\(", info.source) is None:
+            return frozenset()  # never called in the file: nothing to read (the common case, cheaply)
         if self._sites is None:
             classes = frozenset(d.name.value for d in _all_classes(info.tree.body))
-            self._sites = construction_sites(info.tree, classes)
+            self._sites = construction_sites(info.source, classes)
         return self._sites.defaulted(c.node.name.value, [p.name for p in sig.params[1:]]) & frozenset(literal)
 
     def bind_generic_params(

@@ -9,9 +9,8 @@ aliased may be built elsewhere with other values, and then nothing is assumed.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
-
-import libcst as cst
 
 __all__ = ["ConstructionSites", "construction_sites"]
 
@@ -45,42 +44,38 @@ class ConstructionSites:
         return frozenset(out)
 
 
-class _Collector(cst.CSTVisitor):
-    def __init__(self, sites: ConstructionSites, names: frozenset[str]) -> None:
-        self.sites = sites
-        self.names = names
-        self.in_annotation = 0
+def construction_sites(source: str, names: frozenset[str]) -> ConstructionSites:
+    """The calls of the classes ``names`` in a module's source.
 
-    def _entry(self, name: str) -> _Calls:
-        return self.sites._by_name.setdefault(name, _Calls())
-
-    def visit_Annotation(self, node: cst.Annotation) -> None:
-        self.in_annotation += 1  # ``-> Model``: a type, not a value that could be called elsewhere
-
-    def leave_Annotation(self, original_node: cst.Annotation) -> None:
-        self.in_annotation -= 1
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in self.names and not self.in_annotation:
-            self._entry(node.value).mentions += 1
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if node.name.value in self.names:
-            self._entry(node.name.value).mentions -= 1  # the definition's own name is no use
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and node.func.value in self.names:
-            entry = self._entry(node.func.value)
-            if any(a.star for a in node.args):
-                entry.calls.append(None)
-                return
-            positional = sum(1 for a in node.args if a.keyword is None)
-            keywords = frozenset(a.keyword.value for a in node.args if a.keyword is not None)
-            entry.calls.append((positional, keywords))
-
-
-def construction_sites(tree: cst.Module, names: frozenset[str]) -> ConstructionSites:
-    """The calls of the classes ``names`` in a module."""
+    Read with Python's own parser: a libcst visit of a large module costs as much as its parse.
+    """
     sites = ConstructionSites()
-    tree.visit(_Collector(sites, names))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return sites
+    in_annotations: set[int] = set()
+    for node in ast.walk(tree):
+        for ann in _annotations(node):
+            in_annotations.update(id(n) for n in ast.walk(ann))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in names and id(node) not in in_annotations:
+            # ``-> Model`` is a type, not a value that could be called elsewhere.
+            sites._by_name.setdefault(node.id, _Calls()).mentions += 1
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names:
+            entry = sites._by_name.setdefault(node.func.id, _Calls())
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                entry.calls.append(None)
+            else:
+                entry.calls.append((len(node.args), frozenset(k.arg for k in node.keywords if k.arg is not None)))
     return sites
+
+
+def _annotations(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        a = node.args
+        params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(p for p in (a.vararg, a.kwarg) if p is not None)]
+        return [p.annotation for p in params if p.annotation is not None] + ([node.returns] if node.returns else [])
+    if isinstance(node, ast.AnnAssign):
+        return [node.annotation]
+    return []
