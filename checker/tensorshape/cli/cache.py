@@ -22,7 +22,7 @@ from .serialize import dump_result, load_result
 
 __all__ = ["Cache", "text_digest", "stubs_digest"]
 
-_FORMAT = 1
+_FORMAT = 2
 
 
 def text_digest(text: str) -> str:

@@ -46,6 +46,7 @@ def dump_result(r: FileResult) -> dict[str, Any]:
             for o in r.obligations
         ],
         "stats": r.stats,
+        "unanalysed": [list(u) for u in r.unanalysed],
         "dependencies": [list(d) for d in r.dependencies],
     }
 
@@ -85,4 +86,5 @@ def load_result(data: dict[str, Any]) -> FileResult:
         obls,
         dict(data["stats"]),
         [(p, h) for p, h in data["dependencies"]],
+        unanalysed=[(w, line, col, name) for w, line, col, name in data.get("unanalysed", [])],
     )

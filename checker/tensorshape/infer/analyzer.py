@@ -15,8 +15,9 @@ The statement and expression logic lives in the mixins of
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -25,7 +26,7 @@ import libcst as cst
 from ..lang.render import render_shape
 from ..model import codes
 from ..model.constraints import Constraint
-from ..model.diagnostics import Code, Diagnostic, Related, Span
+from ..model.diagnostics import Code, Diagnostic, Related, Severity, Span
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import Obligation
 from ..model.shape import Shape
@@ -55,11 +56,18 @@ from .expressions import Expressions
 from .project import ModuleInfo, Project
 from .refine import Refinements
 from .signature import Signature, signature_of
+from .sites import ConstructionSites, construction_sites
 from .state import State
 from .statements import Statements
+from .syntax import blocks, definitions, suite_body
 from .values import ClassV, FunctionV, InstanceV, OpaqueV
 
-__all__ = ["Frame", "Analyzer", "MAX_DEPTH"]
+__all__ = ["Frame", "Analyzer", "MAX_DEPTH", "UNREACHABLE", "INTERNAL_ERROR"]
+
+#: Why a function of the checked file was not analysed (``--statistics``): its ``def`` never ran
+#: (a branch known to be false, code after ``return``), or the checker failed on it.
+UNREACHABLE = "unreachable"
+INTERNAL_ERROR = "internal-error"
 
 
 class Analyzer(Statements, Expressions, Calls, Refinements):
@@ -89,6 +97,16 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self.checked: ModuleInfo | None = None
         #: Sizes from command-line options: symbol -> (flag, default) (see ``infer/options.py``).
         self.option_defaults: dict[Any, tuple[str, int]] = {}
+        self._sites: ConstructionSites | None = None
+        self._with_values: set[int] = set()
+        #: ``def`` nodes whose body had its generic analysis.
+        self._analysed: set[int] = set()
+        #: ``def``/``class`` nodes whose analysis failed (an internal error).
+        self._failed: set[int] = set()
+        #: Functions and classes defined inside a function of the checked file, waiting for their analysis.
+        self._nested: list[FunctionV | ClassV] = []
+        #: Functions of the checked file that were not analysed: ``(reason, name node)`` (``--statistics``).
+        self.unanalysed: list[tuple[str, cst.Name]] = []
 
     # -- contexts and reporting ------------------------------------------------------
     def new_context(self) -> RuleContext:
@@ -114,8 +132,11 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         info.state = 1
         frame = Frame(info, self.new_context(), generic=True)
         state = State(info.globals)
-        self.exec_block(frame, state, info.tree.body)
-        info.globals.update(state.vars)
+        # Statements before the first join write straight into the globals (an import cycle sees
+        # them); after an ``if``/``try``/loop the state is a new one, which the globals take at the end.
+        end = self.exec_block(frame, state, info.tree.body)
+        if end is not None and end.vars is not info.globals:
+            info.globals.update(end.vars)
         info.state = 2
         if info is self.checked:
             self._module_diags.extend(frame.ctx.diagnostics)
@@ -129,12 +150,22 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self.run_module(info)
         for stmt in info.tree.body:
             self._analyze_definition(info, stmt)
+        self._account(info.tree.body)
+        # An annotated callee run with a caller's values may meet a problem its own analysis reports
+        # already, at the same place: that report is the one kept.
+        own = {
+            d.span
+            for d in self._module_diags
+            if id(d) not in self._with_values and d.severity >= Severity.WARNING and d.code is not codes.OBLIGATION
+        }
+        self._module_diags = [d for d in self._module_diags if id(d) not in self._with_values or d.span not in own]
         return self._module_diags, self._module_obligations
 
     # -- piecewise analysis (the LSP reuses the results of unchanged top-level statements) --
     def begin(self, info: ModuleInfo) -> None:
         """Make ``info`` the checked module (then :meth:`run_module`, :meth:`analyze_statement`)."""
         self.checked = info
+        self._sites = None
         self._module_diags: list[Diagnostic] = []
         self._module_obligations: list[Obligation] = []
 
@@ -151,28 +182,67 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         return out
 
     def _analyze_definition(self, info: ModuleInfo, stmt: cst.CSTNode) -> None:
-        node = stmt
-        if isinstance(node, cst.FunctionDef):
-            f = info.globals.get(node.name.value)
-            if isinstance(f, FunctionV) and f.node is node:
-                self._guarded(info, node, lambda: self.analyze_function(f))
-        elif isinstance(node, cst.ClassDef):
-            c = info.globals.get(node.name.value)
-            if isinstance(c, ClassV) and c.node is node:
-                self._guarded(info, node, lambda: self.analyze_class(c))
-        elif isinstance(node, cst.If):
-            # ``if __name__ == "__main__":`` and ``if TYPE_CHECKING:`` blocks hold definitions too.
-            for s in node.body.body:
-                self._analyze_definition(info, s)
+        """Analyse what a top-level statement defines, through ``if``/``try``/``with``/loops/``match``."""
+        for node in definitions([stmt]):
+            value = info.defined.get(id(node))
+            if isinstance(node, cst.FunctionDef) and isinstance(value, FunctionV):
+                self._guarded(info, node, self.analyze_function, value)
+            elif isinstance(node, cst.ClassDef) and isinstance(value, ClassV):
+                self._guarded(info, node, self.analyze_class, value)
+            # A definition the module's run never reached is counted by :meth:`_account`.
 
-    def _guarded(self, info: ModuleInfo, node: cst.FunctionDef | cst.ClassDef, run: Any) -> None:
+    def defined(self, frame: Frame, node: cst.FunctionDef | cst.ClassDef, value: FunctionV | ClassV) -> None:
+        """Remember what a ``def``/``class`` statement made; one inside a checked function is analysed too."""
+        frame.module.defined[id(node)] = value
+        if frame.function is not None and frame.generic and frame.module is self.checked:
+            self._nested.append(value)
+
+    def defined_value(self, module: ModuleInfo, node: cst.FunctionDef | cst.ClassDef) -> FunctionV | ClassV | None:
+        v = module.defined.get(id(node))
+        return v if isinstance(v, (FunctionV, ClassV)) else None
+
+    def _analyze_nested(self, start: int) -> None:
+        """Analyse the functions and classes defined inside a function (queued from ``start``)."""
+        pending, self._nested[start:] = self._nested[start:], []
+        for v in pending:
+            if isinstance(v, FunctionV) and v.owner is None and id(v.node) not in self._analysed:
+                self.analyze_function(v)
+            elif isinstance(v, ClassV) and id(v.node) not in self._analysed:
+                self.analyze_class(v)
+
+    def _account(self, stmts: Sequence[cst.CSTNode], failed: bool = False) -> None:
+        """Count the checked file's functions: analysed, or not and why (nothing goes unnoticed)."""
+        for stmt in stmts:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                inner_failed = failed or id(stmt) in self._failed
+                if isinstance(stmt, cst.FunctionDef):
+                    if id(stmt) in self._analysed:
+                        self.stats["functions"] += 1
+                    else:
+                        # Not analysed: its analysis failed, or its ``def`` never ran (a branch known to be
+                        # false, code after a ``return``, a class body that was never executed).
+                        why = INTERNAL_ERROR if inner_failed else UNREACHABLE
+                        self.stats["unanalysed"] += 1
+                        self.stats[f"unanalysed:{why}"] += 1
+                        self.unanalysed.append((why, stmt.name))
+                self._account(suite_body(stmt.body), inner_failed)
+            else:
+                for block in blocks(stmt):
+                    self._account(block, failed)
+
+    def _guarded(self, info: ModuleInfo, node: cst.FunctionDef | cst.ClassDef, run: Any, value: Value) -> None:
         """An internal failure on one function becomes a diagnostic; the rest is still checked."""
+        mark = len(self._nested)
         try:
-            run()
+            run(value)
         except RecursionError:
+            self._failed.add(id(node))
             self._internal_error(info, node, "recursion too deep")
         except Exception as e:  # noqa: BLE001 - the checker must never crash on real code
+            self._failed.add(id(node))
             self._internal_error(info, node, f"{type(e).__name__}: {e}")
+        finally:
+            del self._nested[mark:]
 
     def _internal_error(self, info: ModuleInfo, node: cst.FunctionDef | cst.ClassDef, why: str) -> None:
         assert info.spans is not None
@@ -189,34 +259,53 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
 
     # -- generic analyses ------------------------------------------------------------
     def analyze_function(
-        self, f: FunctionV, instance: InstanceV | None = None, opaque: dict[str, Dim] | None = None
+        self,
+        f: FunctionV,
+        instance: InstanceV | None = None,
+        opaque: dict[str, Dim] | None = None,
+        symbols: SymbolTable | None = None,
     ) -> None:
         """Interpret ``f`` with parameters from its annotations and report what it finds."""
+        self._analysed.add(id(f.node))
         sig = self.signature(f)
         if f.module is self.checked:
             self._module_diags.extend(sig.diagnostics)
         frame = Frame(f.module, self.new_context(), f, sig, opaque=opaque if opaque is not None else {})
-        state = State()
+        if symbols is not None:
+            frame.ctx.symbols = SymbolTable(symbols)
+        state = State(dict(f.closure)) if f.closure else State()
         self.bind_generic_params(frame, state, sig, instance)
         if self.options.vollo:
             self._vollo_inputs(frame, state, f, sig, instance)
+        mark = len(self._nested)
         self.exec_block(frame, state, list(_body(f.node)))
         self._module_diags.extend(frame.ctx.diagnostics)
         self._module_obligations.extend(frame.ctx.obligations)
+        self._analyze_nested(mark)
 
     def analyze_class(self, c: ClassV) -> None:
+        self._analysed.add(id(c.node))
+        # One class, one set of sizes: ``self.n_head`` (``= config.n_head`` in ``__init__``) is the same
+        # symbol in every method, and no method's own fresh symbol (``b, n_head, t = x.shape``) reuses its name.
         opaque: dict[str, Dim] = {}
-        instance = self.generic_instance(c, opaque) if c.lookup("__init__") is not None or c.is_module else InstanceV(c)
-        for name, member in c.members.items():
-            if isinstance(member, FunctionV) and member.owner is c and name != "__init__":
-                is_static = any(_decorator_name(d) == "staticmethod" for d in member.node.decorators)
-                is_class = any(_decorator_name(d) == "classmethod" for d in member.node.decorators)
-                self.analyze_function(member, None if is_static or is_class else instance, opaque)
-        for stmt in _body(c.node):
-            if isinstance(stmt, cst.ClassDef):
-                inner = c.members.get(stmt.name.value)
-                if isinstance(inner, ClassV):
-                    self.analyze_class(inner)
+        symbols = SymbolTable()
+        mark = len(self._nested)
+        has_init = c.lookup("__init__") is not None
+        instance = self.generic_instance(c, opaque, symbols) if has_init or c.is_module else InstanceV(c)
+        init = c.lookup("__init__")
+        # Every method, also those defined under ``if``/``try`` in the class body.
+        for node in definitions(list(_body(c.node))):
+            member = c.module.defined.get(id(node))
+            if isinstance(node, cst.ClassDef):
+                if isinstance(member, ClassV):
+                    self.analyze_class(member)
+                continue
+            if not isinstance(member, FunctionV) or member.owner is not c or member is init:
+                continue  # ``__init__`` was analysed building the instance; a ``def`` never run is counted
+            is_static = any(_decorator_name(d) == "staticmethod" for d in member.node.decorators)
+            is_class = any(_decorator_name(d) == "classmethod" for d in member.node.decorators)
+            self.analyze_function(member, None if is_static or is_class else instance, opaque, symbols)
+        self._analyze_nested(mark)
 
     # -- Vollo ---------------------------------------------------------------------------------
     def _vollo_inputs(
@@ -246,7 +335,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             self._submodules[key] = _built_in_init(f.module)
         return owner.node.name.value not in self._submodules[key]
 
-    def generic_instance(self, c: ClassV, opaque: dict[str, Dim] | None = None) -> InstanceV:
+    def generic_instance(
+        self, c: ClassV, opaque: dict[str, Dim] | None = None, symbols: SymbolTable | None = None
+    ) -> InstanceV:
         """An instance of ``c`` built by interpreting ``__init__`` with generic arguments."""
         inst = self._generic_instances.get(c)
         if inst is not None:
@@ -259,8 +350,12 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             frame = Frame(
                 init.module, self.new_context(), init, sig, opaque=opaque if opaque is not None else {}, building=inst
             )
+            if symbols is not None:
+                frame.ctx.symbols = SymbolTable(symbols)
             state = State()
-            self.bind_generic_params(frame, state, sig, inst)
+            self.bind_generic_params(frame, state, sig, inst, self._defaults_used(c, sig))
+            if init.owner is c:
+                self._analysed.add(id(init.node))
             self._active.add(("init", id(init.node)))
             try:
                 end = self.exec_block(frame, state, list(_body(init.node)))
@@ -275,7 +370,34 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
                 self._module_obligations.extend(frame.ctx.obligations)
         return inst
 
-    def bind_generic_params(self, frame: Frame, state: State, sig: Signature, instance: InstanceV | None) -> None:
+    def _defaults_used(self, c: ClassV, sig: Signature) -> frozenset[str]:
+        """``__init__`` parameters that every construction of ``c`` in the checked file leaves to their default."""
+        info = self.checked
+        if c.module is not info or info is None or info.tree is None:
+            return frozenset()
+        literal = [p.name for p in sig.params[1:] if isinstance(p.default, (IntV, BoolV, FloatV, StrV))]
+        if not literal:
+            return frozenset()
+        if any(isinstance(m, FunctionV) and self.signature(m).has_shapes for m in c.members.values()):
+            # Shape annotations on the methods say which sizes the class accepts (``x: "b features"``
+            # into ``nn.Linear(d_in, ...)``): its sizes stay symbols, related to those names gradually.
+            return frozenset()
+        if re.search(rf"(?<![\w.])(?<!class ){re.escape(c.node.name.value)}\s*\(", info.source) is None:
+            return frozenset()  # never called in the file: nothing to read (the common case, cheaply)
+        if self._sites is None:
+            classes = frozenset(d.name.value for d in _all_classes(info.tree.body))
+            self._sites = construction_sites(info.source, classes)
+        return self._sites.defaulted(c.node.name.value, [p.name for p in sig.params[1:]]) & frozenset(literal)
+
+    def bind_generic_params(
+        self,
+        frame: Frame,
+        state: State,
+        sig: Signature,
+        instance: InstanceV | None,
+        defaults: frozenset[str] = frozenset(),
+    ) -> None:
+        """Parameters from their annotations; ``defaults`` (left to their default by every call) from it."""
         for name in sig.spec_names():
             frame.ctx.symbols.reserve(name)
         for i, p in enumerate(sig.params):
@@ -287,6 +409,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
                 continue
             if p.kind == "var_keyword":
                 state.vars[p.name] = UnknownV()
+                continue
+            if p.name in defaults and p.default is not None:
+                state.vars[p.name] = p.default
                 continue
             state.vars[p.name] = self.generic_value(frame, p.name, p.annotation, p.default, instance, state)
 
@@ -449,6 +574,18 @@ def describe(v: Value) -> str:
     if isinstance(v, TensorV):
         return render_shape(v.shape)
     return type(v).__name__
+
+
+def _all_classes(stmts: Sequence[cst.CSTNode]) -> Iterable[cst.ClassDef]:
+    """Every class statement of a module (also those inside functions and classes)."""
+    for stmt in stmts:
+        if isinstance(stmt, cst.ClassDef):
+            yield stmt
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            yield from _all_classes(suite_body(stmt.body))
+        else:
+            for block in blocks(stmt):
+                yield from _all_classes(block)
 
 
 def _built_in_init(info: ModuleInfo) -> frozenset[str]:

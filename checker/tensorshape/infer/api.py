@@ -55,6 +55,8 @@ class FileResult:
     #: The analyzer (kept only with ``record``: the LSP reads observations from it).
     analyzer: Analyzer | None = None
     module: ModuleInfo | None = None
+    #: Functions that were not analysed: ``(reason, line, column, name)`` (also counted in ``stats``).
+    unanalysed: list[tuple[str, int, int, str]] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -130,6 +132,10 @@ def analyze_module(
     obls: list[Obligation] = []
     if settings.obligations:
         obls = [replace(o, path=path) for o in info.spans.resolve_all(_dedupe_obligations(obligations))]
+    unanalysed = []
+    for why, name in an.unanalysed:
+        where = info.spans.resolve(info.spans.ticket(name))
+        unanalysed.append((why, where.line, where.column, name.value))
     deps = sorted({(m.path, m.digest) for m in an.touched})
     if (info.path, info.digest) not in deps:
         deps.append((info.path, info.digest))
@@ -141,6 +147,7 @@ def analyze_module(
         deps,
         an if settings.record else None,
         info,
+        unanalysed,
     )
 
 

@@ -9,7 +9,7 @@ each module type-checks on its own.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,8 @@ class Frame:
     signature: Signature | None = None
     #: Values returned so far.
     returns: list[Value] = field(default_factory=list)
+    #: While building an instance: the states at each ``return`` (the attributes a helper set before it).
+    return_states: list[State] = field(default_factory=list)
     depth: int = 0
     #: Opaque symbols by path (``config.hidden_size``), shared by one root analysis.
     opaque: dict[str, Dim] = field(default_factory=dict)
@@ -84,6 +86,8 @@ class AnalyzerBase:
     _signatures: dict[int, Signature]
     option_defaults: dict[Any, tuple[str, int]]
     _module_diags: list[Diagnostic]
+    #: Diagnostics an annotated callee's body gave with a caller's values (by id).
+    _with_values: set[int]
     _module_obligations: list[Obligation]
 
     if TYPE_CHECKING:
@@ -97,6 +101,10 @@ class AnalyzerBase:
         def rigid_shape(self, frame: Frame, spec: ShapeSpec, instance: InstanceV | None, state: State) -> Shape: ...
         def merge_callee(self, caller: Frame, callee: Frame, span: Span, what: str) -> None: ...
         def observe(self, node: cst.CSTNode, value: Value) -> None: ...
+        def defined(self, frame: Frame, node: cst.FunctionDef | cst.ClassDef, value: FunctionV | ClassV) -> None: ...
+        def defined_value(
+            self, module: ModuleInfo, node: cst.FunctionDef | cst.ClassDef
+        ) -> FunctionV | ClassV | None: ...
 
         # statements.py
         def exec_block(
@@ -169,7 +177,9 @@ class AnalyzerBase:
             node: cst.CSTNode | None,
         ) -> Value: ...
         def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value: ...
-        def result_of(self, frame: Frame, ann: Annotation | None, b: Bindings) -> Value: ...
+        def result_of(
+            self, frame: Frame, ann: Annotation | None, b: Bindings, fresh: Callable[[str], Dim] | None = None
+        ) -> Value: ...
 
         # refine.py
         def refine_unpack(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +13,7 @@ from ..lang.render import describe_value as _describe
 from ..model import codes
 from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.firstclass import DimV, LevelTensorV
+from ..model.shape import Shape
 from ..model.values import (
     NONE,
     BoolV,
@@ -35,12 +36,13 @@ from ..rules.context import Arg
 from ..rules.names import canonical
 from ..rules.signature import param_ref
 from ..unify import arith
+from ..unify.compare import Truth, eq3
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
 from .base import MAX_DEPTH, AnalyzerBase, Frame
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
-from .state import State, join_values
+from .state import State, join_states, join_values
 from .syntax import simple_text
 from .values import (
     BoundMethodV,
@@ -428,19 +430,39 @@ class Calls(AnalyzerBase):
         if sig.has_shapes and sig.returns_shape and levels.involved(all_args, kwargs):
             # An annotated function knows nothing of first-class dims: it is batched over them.
             low_args, low_kwargs, bound = levels.lower(all_args, kwargs)
-            out = levels.batched(self.check_call(frame, f, sig, low_args, low_kwargs, call_node, receiver), bound)
+            b = self.check_call(frame, f, sig, low_args, low_kwargs, call_node, receiver)
+            out = levels.batched(self.result_of(frame, sig.returns, b), bound)
             return out if out is not None else UnknownV()
+        quiet = False
         if sig.has_shapes:
-            result = self.check_call(frame, f, sig, all_args, kwargs, call_node, receiver)
-            if sig.returns_shape:
-                return result
+            fresh: set[Any] = set()
+            b = self.check_call(frame, f, sig, all_args, kwargs, call_node, receiver, fresh)
+            result = self.result_of(frame, sig.returns, b, lambda name: _record(frame.ctx.fresh(name), fresh))
+            # Arguments that break the annotations are the caller's error, reported at the call: the
+            # callee's body, correct for the values its annotations allow, is not run with them.
+            if b.violated:
+                if not (frame.building is not None and receiver is frame.building):
+                    return result if sig.returns_shape else UnknownV()
+                quiet = True
+            elif sig.returns_shape:
+                # The body with the actual values may know more than the annotation (``-> "b out"`` of a
+                # layer built as ``nn.Linear(d, 64)``).  What it finds with values the annotations allow is
+                # the callee's: reported there, in this file; a callee in another file reports its own.
+                quiet = f.module is not frame.module
+                before = len(frame.ctx.diagnostics)
+                body = self.inline(frame, f, sig, all_args, kwargs, call_node, receiver, quiet=quiet)
+                # Where the callee's own analysis reports too, its report stands alone (see ``analyze``).
+                self._with_values.update(id(d) for d in frame.ctx.diagnostics[before:])
+                return more_precise(result, body, frozenset(fresh))
         if frame.building is not None and receiver is frame.building:
             # A helper called by ``__init__`` (``self._build_layers()``) builds the instance too.
             inst = frame.building
             inst.setup.add(f.node.name.value)
             prefix = building_prefix(inst)
             overlay = {k: v for k, v in state.vars.items() if k.startswith(prefix)}
-            result = self.inline(frame, f, sig, all_args, kwargs, call_node, receiver, building=inst, overlay=overlay)
+            result = self.inline(
+                frame, f, sig, all_args, kwargs, call_node, receiver, building=inst, overlay=overlay, quiet=quiet
+            )
             state.vars.update(overlay)
             return result
         return self.inline(frame, f, sig, all_args, kwargs, call_node, receiver)
@@ -454,8 +476,9 @@ class Calls(AnalyzerBase):
         kwargs: Mapping[str, Arg],
         node: cst.CSTNode,
         receiver: Value | None,
-    ) -> Value:
-        """Check a call against the callee's shape annotations; its result from the return annotation."""
+        fresh: set[Any] | None = None,
+    ) -> Bindings:
+        """Check a call against the callee's shape annotations: the bindings of the annotations' names."""
         op = sig.opdef(f.qualname)
         span = frame.ticket(node)
         cargs = [self.core_arg(frame, a) for a in args]
@@ -468,21 +491,22 @@ class Calls(AnalyzerBase):
                 return v.value if isinstance(v, IntV) else None
             return param_ref(path, bound)
 
-        b = signature.check_call(op, cargs, ckw, frame.ctx, span, f.node.name.value, refs)
-        return self.result_of(frame, sig.returns, b)
+        return signature.check_call(op, cargs, ckw, frame.ctx, span, f.node.name.value, refs)
 
-    def result_of(self, frame: Frame, ann: Annotation | None, b: Bindings) -> Value:
-        """The value an annotation promises, under a call's bindings."""
+    def result_of(
+        self, frame: Frame, ann: Annotation | None, b: Bindings, fresh: Callable[[str], Dim] | None = None
+    ) -> Value:
+        """The value an annotation promises, under a call's bindings (``fresh`` names the unbound dims)."""
         if ann is None:
             return UnknownV()
         if ann.kind == "tensor":
             if ann.spec is None:
                 return TensorV(_unknown_shape())
-            return TensorV(instantiate(ann.spec, b, frame.ctx.fresh))
+            return TensorV(instantiate(ann.spec, b, fresh or frame.ctx.fresh))
         if ann.kind == "tuple":
-            return TupleV(tuple(self.result_of(frame, a, b) for a in ann.items))
+            return TupleV(tuple(self.result_of(frame, a, b, fresh) for a in ann.items))
         if ann.kind == "list" and ann.items:
-            return SeqV(self.result_of(frame, ann.items[0], b), SeqKind.LIST)
+            return SeqV(self.result_of(frame, ann.items[0], b, fresh), SeqKind.LIST)
         if ann.kind == "int":
             return IntV(Unknown())
         if ann.kind == "float":
@@ -504,18 +528,22 @@ class Calls(AnalyzerBase):
         receiver: Value | None,
         building: InstanceV | None = None,
         overlay: dict[str, Value] | None = None,
+        quiet: bool = False,
     ) -> Value:
         """Interpret ``f`` with the actual arguments (memoised, depth bounded).
 
         While building an instance, ``overlay`` carries its pending attributes
-        in and out (see :func:`~tensorshape.infer.values.building_key`)."""
+        in and out (see :func:`~tensorshape.infer.values.building_key`).  A
+        ``quiet`` call only computes the result: what the body finds is not reported."""
         key: Any
         try:
             key = (
-                id(f.node),
+                # A function defined inside another sees that call's variables: memoised per definition.
+                id(f.node) if f.closure is None else f,
                 id(building) if building is not None else None,
                 tuple(a.value for a in args),
                 tuple(sorted((k, a.value) for k, a in kwargs.items())),
+                quiet,
             )
             hash(key)
         except TypeError:
@@ -529,7 +557,8 @@ class Calls(AnalyzerBase):
             callee = Frame(f.module, self.new_context(), f, sig)
             callee.ctx.diagnostics.extend(diags)
             callee.ctx.constraints.extend(self._call_constraints.get(key, ()))
-            self.merge_callee(frame, callee, span, what)
+            if not quiet:
+                self.merge_callee(frame, callee, span, what)
             return result
         callee = Frame(
             f.module,
@@ -543,7 +572,8 @@ class Calls(AnalyzerBase):
         )
         callee.ctx.symbols = frame.ctx.symbols
         callee.ctx.partial = frame.ctx.partial
-        state = State()
+        callee.ctx.muted = quiet
+        state = State(dict(f.closure)) if f.closure else State()
         if overlay:
             state.vars.update(overlay)
         op = sig.opdef(f.qualname)
@@ -563,17 +593,22 @@ class Calls(AnalyzerBase):
         finally:
             if key is not None:
                 self._active.discard(key)
-        if building is not None and overlay is not None and end is not None:
+        exits = end
+        for s in callee.return_states:
+            exits = join_states(exits, s)
+        if building is not None and overlay is not None and exits is not None:
+            # What the helper set on the instance, on every way out (``self.inplanes = ...; return layer``).
             prefix = building_prefix(building)
             overlay.clear()
-            overlay.update({k: v for k, v in end.vars.items() if k.startswith(prefix)})
+            overlay.update({k: v for k, v in exits.vars.items() if k.startswith(prefix)})
         joined: Value | None = None
         for r in callee.returns:
             joined = r if joined is None else join_values(joined, r)
         if end is not None:
             joined = NONE if joined is None else join_values(joined, NONE)
         result = joined if joined is not None else UnknownV()
-        self.merge_callee(frame, callee, span, what)
+        if not quiet:
+            self.merge_callee(frame, callee, span, what)
         if key is not None and building is None:
             self._call_memo[key] = (result, list(callee.ctx.diagnostics))
             self._call_constraints[key] = list(callee.ctx.constraints)
@@ -643,6 +678,52 @@ class Calls(AnalyzerBase):
         return v
 
 
+def _record(d: Dim, into: set[Any]) -> Dim:
+    into.add(d)
+    return d
+
+
+def more_precise(promised: Value, actual: Value, fresh: frozenset[Any]) -> Value:
+    """The result of an annotated call: the annotation's, made precise by what the body computed.
+
+    A dim the annotation leaves open (unknown, or named only in the return annotation: a fresh
+    ``out``) takes the body's value; a dim the annotation fixes stays as annotated when the body
+    disagrees (the callee's error, reported in the callee).
+    """
+    if isinstance(promised, TupleV) and isinstance(actual, TupleV) and len(promised.items) == len(actual.items):
+        items = tuple(more_precise(p, a, fresh) for p, a in zip(promised.items, actual.items))
+        return TupleV(items, promised.kind)
+    if not (isinstance(promised, TensorV) and isinstance(actual, TensorV)) or actual.shape.rank is None:
+        return promised
+    want, got = promised.shape, actual.shape.dims
+    assert got is not None
+    if want.rank is None:
+        star = want.star_index
+        assert star is not None
+        head, tail = want.items[:star], want.items[star + 1 :]
+        if len(head) + len(tail) > len(got):
+            return promised
+        wanted: list[Dim | None] = [*head, *([None] * (len(got) - len(head) - len(tail))), *tail]
+    elif want.rank == len(got):
+        wanted = list(want.dims or ())
+    else:
+        return promised
+    dims = [_more_precise_dim(w, a, fresh) for w, a in zip(wanted, got)]
+    return TensorV(Shape(tuple(dims)), promised.dtype or actual.dtype, actual.layout, promised.names or actual.names)
+
+
+def _more_precise_dim(want: Dim | None, got: Dim, fresh: frozenset[Any]) -> Dim:
+    if want is None or isinstance(want, Unknown):
+        return got
+    if isinstance(got, Unknown):
+        return want
+    if type(want) is not int and fresh and getattr(want, "free_symbols", set()) & fresh:
+        return got  # named only by the return annotation: the body says what it is
+    if eq3(want, got) is Truth.TRUE:
+        return got if type(got) is int else want
+    return want
+
+
 def describe_value(v: Value) -> str:
     return _describe(v, _describe_own)
 
@@ -694,9 +775,7 @@ def _size_of(v: Value) -> Value:
     return SeqV(IntV(Unknown()), SeqKind.SIZE)
 
 
-def _unknown_shape() -> Any:
-    from ..model.shape import Shape
-
+def _unknown_shape() -> Shape:
     return Shape.unknown(UnknownSource.ANNOTATED)
 
 

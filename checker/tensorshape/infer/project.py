@@ -44,6 +44,9 @@ class ModuleInfo:
     digest: str = ""
     #: Modules star-imported at the top level (``from .x import *``), searched lazily on a miss.
     stars: list[str] = field(default_factory=list)
+    #: The function or class each executed ``def``/``class`` statement made, by node id (kept with
+    #: the globals: a module run once for one checked file serves the next one too).
+    defined: dict[int, Value] = field(default_factory=dict)
 
     @property
     def package(self) -> str:

@@ -28,8 +28,10 @@ from ..rules.context import Arg
 from ..rules.signature import check_value, rigid_bindings, shape_of
 from ..unify.broadcast import broadcast_shapes
 from ..unify.compare import Truth, Verdict, eq3
+from ..unify.symbols import is_rigid_symbol
 from .annotations import Annotation
 from .base import AnalyzerBase
+from .signature import annotation_names
 from .state import State
 from .syntax import simple_text
 from .values import OpaqueV
@@ -326,16 +328,33 @@ class Refinements(AnalyzerBase):
             return
         ann = sig.returns
         if ann.kind in ("tensor", "tuple") and sig.returns_shape:
-            self.check_against(frame, state, value, ann, node, "return")
+            params: set[str] = set()
+            for p in sig.params:
+                if p.annotation is not None:
+                    params |= annotation_names(p.annotation)
+            self.check_against(frame, state, value, ann, node, "return", frozenset(annotation_names(ann) - params))
 
     def check_against(
-        self, frame: Frame, state: State, value: Value, ann: Annotation, node: cst.CSTNode, what: str
+        self,
+        frame: Frame,
+        state: State,
+        value: Value,
+        ann: Annotation,
+        node: cst.CSTNode,
+        what: str,
+        open_names: frozenset[str] = frozenset(),
     ) -> Value:
-        """Check a value against an annotation whose dims are the function's rigid symbols."""
+        """Check a value against an annotation whose dims are the function's rigid symbols.
+
+        ``open_names`` (named only by the return annotation: ``-> "b out"``) are bound by the value,
+        as jaxtyping binds them, when it gives them a size or an opaque symbol (``nn.Linear(d, 64)``);
+        bound to another annotated name they are still that name's mismatch.
+        """
         if ann.kind == "tuple":
             if isinstance(value, TupleV) and len(value.items) == len(ann.items):
                 items = tuple(
-                    self.check_against(frame, state, v, a, node, what) for v, a in zip(value.items, ann.items)
+                    self.check_against(frame, state, v, a, node, what, open_names)
+                    for v, a in zip(value.items, ann.items)
                 )
                 return TupleV(items, value.kind)
             return value
@@ -345,8 +364,19 @@ class Refinements(AnalyzerBase):
         shape = shape_of(value)
         if shape is None:
             return value
-        b = rigid_bindings(spec, state.facts, lambda p: self.ref_value(frame, p, state.vars.get("self"), state))  # type: ignore[arg-type]
-        findings, pending = check_value(spec, shape, b, what)
+        refs = lambda p: self.ref_value(frame, p, state.vars.get("self"), state)  # type: ignore[arg-type]  # noqa: E731
+        b = rigid_bindings(spec, state.facts, refs)
+        open_here = [n for n in spec.names() if n in open_names]
+        findings, pending = None, None
+        if open_here:
+            for n in open_here:
+                del b.dims[n]
+            findings, pending = check_value(spec, shape, b, what)
+            if findings or any(_involves_rigid(b.dims.get(n)) for n in open_here):
+                findings = pending = None
+                b = rigid_bindings(spec, state.facts, refs)
+        if findings is None or pending is None:
+            findings, pending = check_value(spec, shape, b, what)
         span = frame.ticket(node)
         for f in findings:
             self.report(frame, f.code, f.message, span, f.hint)
@@ -405,6 +435,11 @@ def _merge(actual: Shape, annotated: Shape) -> Shape:
         return annotated
     items: list[Item] = [b if isinstance(a, Unknown) else a for a, b in zip(actual.dims, annotated.dims)]
     return Shape(tuple(items))
+
+
+def _involves_rigid(d: object) -> bool:
+    """Is ``d`` (a bound dim) made of annotated names?"""
+    return any(is_rigid_symbol(s) for s in getattr(d, "free_symbols", ()))
 
 
 def _is_shape_test(node: cst.BaseExpression) -> bool:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 #: Evaluates an expression in a module's globals (annotations, defaults).
 StaticValue = Callable[["ModuleInfo", cst.BaseExpression], Value]
 
-__all__ = ["UParam", "Signature", "signature_of"]
+__all__ = ["UParam", "Signature", "signature_of", "annotation_names"]
 
 _KINDS = {
     "positional_only": ParamKind.POSITIONAL_ONLY,
@@ -63,7 +63,7 @@ class Signature:
         out: set[str] = set()
         for a in [p.annotation for p in self.params] + [self.returns]:
             if a is not None:
-                out |= _names(a)
+                out |= annotation_names(a)
         return out
 
     def opdef(self, qualname: str) -> OpDef:
@@ -89,10 +89,11 @@ def _has_spec(a: Annotation) -> bool:
     return any(_has_spec(i) for i in a.items)
 
 
-def _names(a: Annotation) -> set[str]:
+def annotation_names(a: Annotation) -> set[str]:
+    """The dim names an annotation's shape specs use."""
     out: set[str] = set(a.spec.names()) if a.spec is not None else set()
     for i in a.items:
-        out |= _names(i)
+        out |= annotation_names(i)
     return out
 
 

@@ -35,6 +35,7 @@ from .annotations import read_annotation
 from .base import AnalyzerBase
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, join_states
+from .syntax import blocks, definitions, suite_body
 from .values import ClassV, ExternalV, FunctionV, InstanceV, LazyImportV, ModuleNsV, NothingV, RangeV, building_key
 
 if TYPE_CHECKING:
@@ -104,10 +105,15 @@ class Statements(AnalyzerBase):
         if isinstance(stmt, cst.Try) or type(stmt).__name__ == "TryStar":
             return self.exec_try(frame, state, stmt)  # type: ignore[arg-type]
         if isinstance(stmt, cst.FunctionDef):
-            state.vars[stmt.name.value] = FunctionV(stmt, frame.module, None, f"{frame.module.name}.{stmt.name.value}")
+            closure = dict(state.vars) if frame.function is not None else None
+            fn = FunctionV(stmt, frame.module, None, f"{frame.module.name}.{stmt.name.value}", closure)
+            state.vars[stmt.name.value] = fn
+            self.defined(frame, stmt, fn)
             return state
         if isinstance(stmt, cst.ClassDef):
-            state.vars[stmt.name.value] = self.make_class(frame, state, stmt)
+            cls = self.make_class(frame, state, stmt)
+            state.vars[stmt.name.value] = cls
+            self.defined(frame, stmt, cls)
             return state
         if isinstance(stmt, cst.Match):
             out: State | None = None
@@ -140,6 +146,8 @@ class Statements(AnalyzerBase):
             if frame.model_output:
                 self.check_model_output(frame, value, stmt.value or stmt)
             frame.returns.append(value)
+            if frame.building is not None:
+                frame.return_states.append(state)
             return None
         if isinstance(stmt, cst.Raise):
             if stmt.exc is not None:
@@ -237,7 +245,11 @@ class Statements(AnalyzerBase):
                 else_state = self.exec_suite(frame, s, stmt.orelse.body)
             else:
                 else_state = s
-        return join_states(then_state, else_state)
+        out = join_states(then_state, else_state)
+        if known is None and then_state is not None and out is not None and _is_type_checking(test):
+            # ``if TYPE_CHECKING: from torch import Tensor else: Tensor = Any``: what the checker sees wins.
+            _prefer_imports(out, then_state, suite_body(stmt.body))
+        return out
 
     def exec_for(self, frame: Frame, state: State, stmt: cst.For) -> State | None:
         it = self.eval(frame, state, stmt.iter)
@@ -367,6 +379,10 @@ class Statements(AnalyzerBase):
             if h.name is not None and isinstance(h.name.name, cst.Name):
                 s.vars[h.name.name.value] = UnknownV()
             out = join_states(out, self.exec_suite(frame, s, h.body))
+        if body is not None and out is not None and stmt.handlers:
+            # An import guard (``try: import einops except ImportError: einops = None``): the import wins
+            # over the fallback, as code that uses the name runs only where the import worked.
+            _prefer_imports(out, body, suite_body(stmt.body))
         if stmt.finalbody is not None:
             base = out if out is not None else state.copy()
             fin = self.exec_suite(frame, base, stmt.finalbody.body)
@@ -628,6 +644,7 @@ class Statements(AnalyzerBase):
             if isinstance(stmt, cst.FunctionDef):
                 fn = FunctionV(stmt, frame.module, cls, f"{qual}.{stmt.name.value}")
                 ns.vars[stmt.name.value] = fn
+                self.defined(frame, stmt, fn)
                 continue
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -641,6 +658,11 @@ class Statements(AnalyzerBase):
                 continue
             self.exec_stmt(frame, ns, stmt)
         own = _own_names(body)
+        for d in definitions(body):
+            method = self.defined_value(frame.module, d)
+            if isinstance(method, FunctionV) and method.owner is None:
+                # A method defined under ``if``/``try`` in the class body (exec_stmt made it a function).
+                method.owner, method.qualname, method.closure = cls, f"{qual}.{d.name.value}", None
         cls.members = {k: v for k, v in ns.vars.items() if k not in before or k in own}
         if any(_is_dataclass_decorator(d) for d in node.decorators):
             cls.dataclass_fields = tuple(fields)
@@ -677,6 +699,23 @@ def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted(node.value)}.{node.attr.value}"
     return ""
+
+
+def _is_type_checking(test: Value) -> bool:
+    return isinstance(test, ExternalV) and test.qualname in ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
+
+
+def _prefer_imports(out: State, guarded: State, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> None:
+    """Names the guarded block imports keep their imported value in the joined state."""
+    for stmt in stmts:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    name = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+                    if name in guarded.vars:
+                        out.vars[name] = guarded.vars[name]
 
 
 def _del_targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -724,41 +763,23 @@ def _scan(stmts: Sequence[cst.CSTNode], out: set[str]) -> None:
     """Walk statements (not expressions): cheap, and enough to find ``self.x = ...``."""
     for stmt in stmts:
         if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign):
-                    for t in small.targets:
-                        _targets(t.target, out)
-                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-                    _targets(small.target, out)
-                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-                    f = small.value.func
-                    if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
-                        _targets(f.value, out)
-        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            continue
+            _scan(stmt.body, out)
+        elif isinstance(stmt, cst.Assign):
+            for t in stmt.targets:
+                _targets(t.target, out)
+        elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
+            _targets(stmt.target, out)
+        elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+            f = stmt.value.func
+            if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
+                _targets(f.value, out)
         else:
-            for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
-                part = getattr(stmt, attr, None)
-                if part is None:
-                    continue
-                if isinstance(part, (list, tuple)):
-                    for h in part:
-                        _scan([h], out) if not hasattr(h, "body") else _scan_suite(h.body, out)
-                elif isinstance(part, cst.BaseSuite):
-                    _scan_suite(part, out)
-                elif hasattr(part, "body"):
-                    if isinstance(part.body, cst.BaseSuite):
-                        _scan_suite(part.body, out)
-                    else:
-                        _scan([part], out)
-
-
-def _scan_suite(suite: cst.BaseSuite, out: set[str]) -> None:
-    _scan(list(suite.body), out)
+            for block in blocks(stmt):
+                _scan(block, out)
 
 
 def _self_assignments(fn: cst.FunctionDef) -> set[str]:
     """Attributes of ``self`` a method assigns or mutates."""
     out: set[str] = set()
-    _scan_suite(fn.body, out)
+    _scan(suite_body(fn.body), out)
     return out

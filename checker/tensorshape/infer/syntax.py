@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
 import libcst as cst
 
-__all__ = ["simple_text"]
+__all__ = ["simple_text", "blocks", "definitions", "suite_body"]
 
 
 def simple_text(node: cst.CSTNode | None) -> str | None:
@@ -15,3 +17,53 @@ def simple_text(node: cst.CSTNode | None) -> str | None:
         base = simple_text(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None
+
+
+Statement = cst.BaseStatement | cst.BaseSmallStatement
+
+
+def suite_body(suite: cst.BaseSuite) -> Sequence[Statement]:
+    """The statements of an indented block or of a one-line suite."""
+    return suite.body
+
+
+def blocks(stmt: cst.CSTNode) -> list[Sequence[Statement]]:
+    """The statement lists a compound statement holds, in source order (not function or class bodies).
+
+    ``if``/``elif``/``else``, ``for``/``while`` (and their ``else``), ``with``,
+    ``try``/``except``/``else``/``finally`` (``except*`` too) and ``match`` cases.
+    """
+    out: list[Sequence[Statement]] = []
+    if isinstance(stmt, cst.If):
+        out.append(suite_body(stmt.body))
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            out.extend(blocks(orelse))
+        elif isinstance(orelse, cst.Else):
+            out.append(suite_body(orelse.body))
+    elif isinstance(stmt, (cst.For, cst.While)):
+        out.append(suite_body(stmt.body))
+        if stmt.orelse is not None:
+            out.append(suite_body(stmt.orelse.body))
+    elif isinstance(stmt, cst.With):
+        out.append(suite_body(stmt.body))
+    elif isinstance(stmt, (cst.Try, cst.TryStar)):
+        out.append(suite_body(stmt.body))
+        out.extend(suite_body(h.body) for h in stmt.handlers)
+        if stmt.orelse is not None:
+            out.append(suite_body(stmt.orelse.body))
+        if stmt.finalbody is not None:
+            out.append(suite_body(stmt.finalbody.body))
+    elif isinstance(stmt, cst.Match):
+        out.extend(suite_body(c.body) for c in stmt.cases)
+    return out
+
+
+def definitions(stmts: Sequence[cst.CSTNode]) -> Iterator[cst.FunctionDef | cst.ClassDef]:
+    """The ``def`` and ``class`` statements of a block, through its control flow (not inside them)."""
+    for stmt in stmts:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            yield stmt
+        else:
+            for block in blocks(stmt):
+                yield from definitions(block)

@@ -74,6 +74,8 @@ class FunctionV(Value):
     #: The class that defines it, for methods.
     owner: ClassV | None = None
     qualname: str = ""
+    #: For a function defined inside another: the enclosing function's variables where it was defined.
+    closure: dict[str, Value] | None = None
 
 
 @dataclass(eq=False, slots=True)

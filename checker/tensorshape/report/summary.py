@@ -23,12 +23,15 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
     by_code: Counter[str] = Counter()
     stats: Counter[str] = Counter()
     with_problems = 0
+    example: dict[str, str] = {}
     for r in results:
         with_problems += any(d.severity >= Severity.WARNING for d in r.diagnostics)
         for d in r.diagnostics:
             sev[str(d.severity)] += 1
             by_code[d.code.id] += 1
         stats.update(r.stats)
+        for why, line, column, name in r.unanalysed:
+            example.setdefault(why, f"{r.path}:{line}:{column + 1} `{name}`")
     tensors = stats["known"] + stats["symbolic"] + stats["unknown"]
     return {
         "files": len(results),
@@ -45,6 +48,14 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
             "unknown_by_cause": {k.split(":", 1)[1]: v for k, v in sorted(stats.items()) if k.startswith("unknown:")},
         },
         "unknown_ops": stats["unknown-op"],
+        "functions": {
+            "analysed": stats["functions"],
+            "not_analysed": stats["unanalysed"],
+            "not_analysed_by_reason": {
+                why: {"count": n, "example": example.get(why, "")}
+                for why, n in ((k.split(":", 1)[1], v) for k, v in sorted(stats.items()) if k.startswith("unanalysed:"))
+            },
+        },
     }
 
 

@@ -114,5 +114,9 @@ def render_text(
         for cause, n in t["unknown_by_cause"].items():
             stat.append(f"    {cause:<14}{n:>7}")
         stat.append(f"Calls of unmodelled torch functions: {s['unknown_ops']}")
+        fn = s["functions"]
+        stat.append(f"Functions analysed: {fn['analysed']}, not analysed: {fn['not_analysed']}")
+        for why, entry in fn["not_analysed_by_reason"].items():
+            stat.append(f"    {why:<14}{entry['count']:>7}  e.g. {entry['example']}")
         blocks.append("\n".join(stat))
     return "\n\n".join(blocks) + "\n"

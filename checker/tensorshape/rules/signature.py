@@ -85,7 +85,7 @@ def check_call(
             continue
         operands.append(Operand(p.spec, shape, call.label(p.name)))
         params.append(p.name)
-    report_problems(
+    b.violated = not report_problems(
         call,
         match(operands, b),
         params,

@@ -70,9 +70,11 @@ class Problem:
 class Bindings:
     """Dim names bound during one call (jaxtyping's memo, for one call)."""
 
-    __slots__ = ("dims", "vars", "origin", "facts", "refs")
+    __slots__ = ("dims", "vars", "origin", "facts", "refs", "violated")
 
     def __init__(self, facts: Facts = NO_FACTS, refs: Callable[[str], Dim | None] | None = None):
+        #: Did the values matched against the specs break them (an error, not an obligation)?
+        self.violated = False
         self.dims: dict[str, Dim] = {}
         self.vars: dict[str, tuple[Item, ...]] = {}
         #: Where each name was bound, for messages: ``"input dim 1"``.

@@ -46,21 +46,27 @@ def is_rigid_symbol(sym: Any) -> bool:
 
 
 class SymbolTable:
-    """Hands out opaque symbols with names unique within one analysis."""
+    """Hands out opaque symbols with names unique within one analysis.
 
-    __slots__ = ("_used",)
+    ``SymbolTable(shared)`` shares its opaque names with ``shared`` (the analyses
+    of one class's methods: ``self.n_head`` is one symbol in all of them, and a
+    method's own ``n_head`` gets another name) but keeps its own reserved names.
+    """
 
-    def __init__(self) -> None:
-        self._used: set[str] = set()
+    __slots__ = ("_used", "_reserved")
+
+    def __init__(self, shared: SymbolTable | None = None) -> None:
+        self._used: set[str] = shared._used if shared is not None else set()
+        self._reserved: set[str] = set()
 
     def reserve(self, name: str) -> None:
         """Mark a (rigid) name as taken, so opaque symbols do not reuse it."""
-        self._used.add(name)
+        self._reserved.add(name)
 
     def fresh(self, base: str) -> sympy.Symbol:
         base = base.rstrip("'") or "n"
         name = base
-        while name in self._used:
+        while name in self._used or name in self._reserved:
             name += "'"
         self._used.add(name)
         return opaque(name)

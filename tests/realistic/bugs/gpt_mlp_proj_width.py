@@ -1,4 +1,4 @@
-# known-miss: the module-level `if TYPE_CHECKING:` block stops the analysis of every later definition (issue 15 item 1)
+# known-miss: `self.transformer` is an nn.ModuleDict, so forward's blocks are unknown and MLP runs only generically, where `4*n_embd` vs `n_embd` is an obligation (equal when n_embd is 0; issue 15 items 4, 6)
 """Bug: the MLP's output projection takes n_embd inputs, but the hidden layer is 4 * n_embd wide.
 
 A small GPT in the style of the minimal-GPT repositories: a config dataclass, blocks in a

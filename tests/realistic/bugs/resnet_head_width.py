@@ -1,4 +1,4 @@
-# known-miss: the module-level `try: import` block stops the analysis of every later definition (issue 15 item 1)
+# known-miss: the width comes from argparse, so `fc` gets `4*width` where it expects `2*width`: equal when width is 0, an obligation today (issue 15 item 6); the blocks come through `block` passed as a value
 """Bug: the classifier head is sized for layer2's width, not layer3's.
 
 A CIFAR-style ResNet training script: argparse options, a BasicBlock with an optional

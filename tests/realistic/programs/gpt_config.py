@@ -1,4 +1,4 @@
-# exact-at-least: 0
+# exact-at-least: 3
 """A small GPT in the style of the minimal-GPT repositories: a config dataclass, blocks in a
 ModuleList, causal self-attention with a fused qkv projection, weight tying."""
 
