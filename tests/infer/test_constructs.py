@@ -588,3 +588,28 @@ def test_messages_use_the_singular_for_one() -> None:
     assert any("(1 channel at dim 1)" in m and "with 3 channels" in m for m in messages), messages
     assert any("permute needs 1 dim for [5], got 2" in m for m in messages), messages
     assert not any(re.search(r"\b1 (dims|channels|values|elements)\b", m) for m in messages), messages
+
+
+def test_module_methods_that_return_the_module() -> None:
+    """``model = Net().to(device)``, ``.eval()``, ``.cuda()``... give the module back (torch returns ``self``)."""
+    reveals, problems = run(
+        """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(10, 3)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        model = Net().to(torch.device("cpu"))
+        model.eval()
+        reveal_shape(model.train().float()(torch.randn(4, 10)))
+        head = nn.Linear(3, 2).to("cpu").requires_grad_(False)
+        reveal_shape(head(model(torch.randn(5, 10))))
+        model.to("cpu")(torch.randn(4, 12))
+        """
+    )
+    assert reveals == ["[4 3]", "[5 2]"]
+    # torch raises inside forward, at `self.fc(x)`
+    assert [(code, line) for line, code, _ in problems] == [("TS101", 8)]

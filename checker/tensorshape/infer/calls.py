@@ -55,6 +55,7 @@ from .values import (
     ParserMethodV,
     ParserV,
     RangeV,
+    ReturnsSelfV,
     SuperV,
     TensorMethodV,
     building_key,
@@ -166,6 +167,8 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         frame.ctx.facts = state.facts
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
+        if isinstance(func, ReturnsSelfV):
+            return func.receiver
         if isinstance(func, ParserMethodV):
             return call_parser_method(func, args, kwargs)
         if isinstance(func, TensorMethodV):

@@ -43,6 +43,7 @@ from .options import option_value
 from .state import State, join_values
 from .syntax import simple_text
 from .values import (
+    MODULE_SELF_METHODS,
     AnnotationV,
     BoundMethodV,
     ClassV,
@@ -57,6 +58,7 @@ from .values import (
     ParserMethodV,
     ParserV,
     RangeV,
+    ReturnsSelfV,
     SuperV,
     TensorMethodV,
     building_key,
@@ -356,9 +358,13 @@ class Expressions(AnalyzerBase):
                 return member
             if recv.cls.is_module and name in ("training",):
                 return BoolV(None)
+            if recv.cls.is_module and name in MODULE_SELF_METHODS:
+                return ReturnsSelfV(recv)
             return UnknownV()
         if isinstance(recv, ModuleV):
             v = engine.module_attr(recv, name, frame.ctx)
+            if v is None and name in MODULE_SELF_METHODS:
+                return ReturnsSelfV(recv)
             return v if v is not None else UnknownV()
         if isinstance(recv, ModuleNsV):
             self.run_module(recv.info)

@@ -235,3 +235,33 @@ class NamespaceV(Value):
     """What ``parse_args()`` returns: an int option is a size whose usual value is its default."""
 
     parser: ParserV
+
+
+#: ``nn.Module`` methods that return the module itself (``model = Net().to(device)``).
+MODULE_SELF_METHODS = frozenset(
+    {
+        "to",
+        "cuda",
+        "cpu",
+        "train",
+        "eval",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "requires_grad_",
+        "apply",
+        "to_empty",
+        "share_memory",
+        "type",
+        "xpu",
+        "mps",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnsSelfV(Value):
+    """``model.to`` before it is called: calling it gives ``receiver`` back, whatever the arguments."""
+
+    receiver: Value

@@ -1,4 +1,3 @@
-# known-miss: Net.forward gets its input only through main() -> train(...) -> model(data); entry points are not followed yet (issue 16 item 1)
 """Bug: the second convolution was narrowed to 32 channels, but fc1 still expects 64 * 12 * 12 inputs.
 
 The classic MNIST convnet training script: argparse options, a Net with two convolutions,
