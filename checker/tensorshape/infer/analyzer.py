@@ -24,7 +24,7 @@ import libcst as cst
 
 from ..lang.render import render_shape
 from ..model import codes
-from ..model.constraints import Constraint
+from ..model.constraints import Constraint, Rel
 from ..model.diagnostics import Code, Diagnostic, Related, Span
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import Obligation
@@ -80,6 +80,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
         self._call_memo: dict[Any, tuple[Value, list[Diagnostic]]] = {}
         self._call_constraints: dict[Any, list[Constraint]] = {}
+        self._call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]] = {}
         #: Constraints found while building each class's generic instance (``assert d % h == 0`` in ``__init__``).
         self.instance_constraints: dict[ClassV, list[Constraint]] = {}
         self._instances: dict[Any, InstanceV] = {}
@@ -304,8 +305,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             if v is not None:
                 return v
             if ann.kind == "int":
-                # A Python ``int`` hint is trusted as a size, not as proof it is no tensor or tuple.
-                return MaybeIntV(frame.ctx.fresh(name))
+                # An ``int`` hint is an int: ``torch.ones(ndim)`` is ``[ndim]``, ``x * scale`` keeps ``x``'s shape.
+                return IntV(frame.ctx.fresh(name))
             if ann.kind == "float":
                 return FloatV(None)
             if ann.kind == "bool":

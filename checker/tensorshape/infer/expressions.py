@@ -34,6 +34,7 @@ from ..model.values import (
 )
 from ..rules import engine
 from ..rules.context import Arg
+from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import Truth, eq3
 from .base import AnalyzerBase, Frame
@@ -51,7 +52,9 @@ from .values import (
     ModuleNsV,
     NothingV,
     OpaqueV,
+    OptionalV,
     RangeV,
+    RatioV,
     SuperV,
     TensorMethodV,
     building_key,
@@ -138,6 +141,8 @@ class Expressions(AnalyzerBase):
         )
         if isinstance(core, OpaqueV):
             core = UnknownV()
+        elif isinstance(core, OptionalV):
+            core = UnknownV(UnknownSource.JOIN)
         return Arg(core, span, simple_text(node))
 
     def lookup(self, frame: Frame, state: State, name: str) -> Value:
@@ -171,7 +176,11 @@ class Expressions(AnalyzerBase):
         # One lookup by exact type: libcst's node classes are ABCs, whose isinstance is slow,
         # and a chain of them was a measurable part of every evaluation.
         handler = _EVALUATORS.get(type(node))
-        return handler(self, frame, state, node) if handler is not None else UnknownV()
+        v = handler(self, frame, state, node) if handler is not None else UnknownV()
+        if frame.ctx.learned:
+            # A requirement left to run time held if execution goes on: a fact from here on.
+            state.facts = frame.ctx.learn(state.facts)
+        return v
 
     def _eval_name(self, frame: Frame, state: State, node: cst.Name) -> Value:
         return self.lookup(frame, state, node.value)
@@ -270,7 +279,12 @@ class Expressions(AnalyzerBase):
             return self.eval(frame, state, node.body)
         if isinstance(test, BoolV) and test.value is False:
             return self.eval(frame, state, node.orelse)
-        return join_values(self.eval(frame, state, node.body), self.eval(frame, state, node.orelse))
+        body, orelse = state.copy(), state.copy()
+        self.refine_condition(frame, body, node.test, True)
+        self.refine_condition(frame, orelse, node.test, False)
+        return join_values(
+            self.eval(frame, body, node.body), self.eval(frame, orelse, node.orelse), frame.widening(node)
+        )
 
     def _eval_ellipsis(self, frame: Frame, state: State, node: cst.Ellipsis) -> Value:
         return ELLIPSIS
@@ -282,6 +296,8 @@ class Expressions(AnalyzerBase):
 
     # -- attributes ------------------------------------------------------------------------------
     def attribute(self, frame: Frame, state: State, recv: Value, name: str, node: cst.Attribute | None) -> Value:
+        if isinstance(recv, OptionalV):
+            recv = recv.inner  # ``None`` has no such attribute: the code runs only when it is not ``None``
         if isinstance(recv, ExternalV):
             q = recv.qualname
             if q == "torch" and name in DTYPES:
@@ -386,7 +402,9 @@ class Expressions(AnalyzerBase):
             if op == "/":
                 if type(li) is int and type(ri) is int and ri:
                     return FloatV(li / ri)
-                return FloatV(None)
+                if isinstance(li, Unknown) or isinstance(ri, Unknown) or ri == 0:
+                    return FloatV(None)
+                return RatioV(None, li, ri)
             fn = _INT_OPS.get(op)
             if fn is not None:
                 out = frame.ctx.facts.simplify(fn(li, ri))
@@ -538,6 +556,10 @@ class Expressions(AnalyzerBase):
             return recv.elem
         if isinstance(recv, ModuleV) and recv.children:
             return _index_tuple(TupleV(recv.children), index)
+        if isinstance(recv, ModuleV) and not isinstance(index, SliceV):
+            repeated = repeated_child(recv)  # ``self.blocks[i]`` of a ModuleList of unknown length
+            if repeated is not None:
+                return repeated
         if isinstance(recv, (ExternalV, AnnotationV)):
             return recv  # a generic alias such as List[int]
         return UnknownV()

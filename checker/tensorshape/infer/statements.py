@@ -14,6 +14,7 @@ from ..model.dims import Unknown, UnknownSource
 from ..model.firstclass import DimsV
 from ..model.shape import Shape
 from ..model.values import NONE, BoolV, IntV, ModuleV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value
+from ..rules.ops.nn import repeated_child
 from .annotations import read_annotation
 from .base import AnalyzerBase
 from .firstclass import named, set_attr, unpack_dims
@@ -95,7 +96,7 @@ class Statements(AnalyzerBase):
         if isinstance(stmt, cst.Match):
             out: State | None = None
             for case in stmt.cases:
-                out = join_states(out, self.exec_suite(frame, state.copy(), case.body))
+                out = join_states(out, self.exec_suite(frame, state.copy(), case.body), frame.widening(stmt))
             return out
         return state
 
@@ -123,6 +124,7 @@ class Statements(AnalyzerBase):
             if frame.model_output:
                 self.check_model_output(frame, value, stmt.value or stmt)
             frame.returns.append(value)
+            frame.return_facts = state.facts if frame.return_facts is None else frame.return_facts.join(state.facts)
             return None
         if isinstance(stmt, cst.Raise):
             if stmt.exc is not None:
@@ -220,7 +222,7 @@ class Statements(AnalyzerBase):
                 else_state = self.exec_suite(frame, s, stmt.orelse.body)
             else:
                 else_state = s
-        return join_states(then_state, else_state)
+        return join_states(then_state, else_state, frame.widening(stmt))
 
     def exec_for(self, frame: Frame, state: State, stmt: cst.For) -> State | None:
         it = self.eval(frame, state, stmt.iter)
@@ -244,7 +246,7 @@ class Statements(AnalyzerBase):
             else:
                 elem = self.element_value(it)
                 exit_state = self._fixpoint(
-                    frame, state, stmt.body, loop, lambda s: self.assign(frame, s, stmt.target, elem, None)
+                    frame, stmt, state, stmt.body, loop, lambda s: self.assign(frame, s, stmt.target, elem, None)
                 )
         finally:
             frame.loops.pop()
@@ -263,7 +265,7 @@ class Statements(AnalyzerBase):
                 self.eval(frame, s, stmt.test, observe=False)
                 self.refine_condition(frame, s, stmt.test, True)
 
-            exit_state = self._fixpoint(frame, state, stmt.body, loop, enter)
+            exit_state = self._fixpoint(frame, stmt, state, stmt.body, loop, enter)
         finally:
             frame.loops.pop()
         for b in loop.breaks:
@@ -272,21 +274,30 @@ class Statements(AnalyzerBase):
             exit_state = self.exec_suite(frame, exit_state, stmt.orelse.body)
         return exit_state
 
-    def _fixpoint(self, frame: Frame, state: State, body: cst.BaseSuite, loop: _Loop, enter: object) -> State | None:
-        """Iterate a loop body until the state stops changing (or widen after a few rounds)."""
+    def _fixpoint(
+        self, frame: Frame, stmt: cst.CSTNode, state: State, body: cst.BaseSuite, loop: _Loop, enter: object
+    ) -> State | None:
+        """Iterate a loop body until the state stops changing.
+
+        A body that preserves a shape (``x = blk(x)``) is a fixpoint at once; dims that
+        change are widened to fresh symbols (``[b t d]`` then ``[b t 2*d]`` is ``[b t d']``),
+        which a later round keeps, so the rank survives.  If the bound is hit anyway,
+        the last round's state is taken and ``--statistics`` counts it (``loop-bound``)."""
         entry = state
+        widen = frame.widening(stmt)
         for _ in range(MAX_ITERATIONS):
             s = entry.copy()
             enter(s)  # type: ignore[operator]
             end = self.exec_suite(frame, s, body)
             for c in loop.continues:
-                end = join_states(end, c)
+                end = join_states(end, c, widen)
             loop.continues.clear()
-            new = join_states(entry, end)
+            new = join_states(entry, end, widen)
             assert new is not None
             if new.vars == entry.vars:
-                break
+                return entry
             entry = new
+        self.stats["loop-bound"] += 1
         return entry
 
     def exec_try(self, frame: Frame, state: State, stmt: cst.Try) -> State | None:
@@ -336,6 +347,9 @@ class Statements(AnalyzerBase):
             from .state import _join_all
 
             return _join_all(list(it.children))
+        if isinstance(it, ModuleV):
+            repeated = repeated_child(it)
+            return repeated if repeated is not None else UnknownV()
         return UnknownV()
 
     # -- assignment -------------------------------------------------------------------------

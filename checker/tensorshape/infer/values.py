@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..model.values import MaybeIntV, Value
+from ..model.dims import Dim
+from ..model.values import FloatV, MaybeIntV, Value
 from ..rules.context import Arg
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ __all__ = [
     "RangeV",
     "NothingV",
     "SuperV",
+    "RatioV",
+    "OptionalV",
     "to_core",
 ]
 
@@ -178,6 +181,27 @@ class RangeV(Value):
 class SuperV(Value):
     instance: Value
     cls: Any
+
+
+@dataclass(frozen=True, slots=True)
+class RatioV(FloatV):
+    """``a / b`` of two ints: a float to the rules, but ``int(a / b)`` is ``a // b``
+    (``int(n_embd / n_head)`` is the head size, exact where the code says ``n_head``
+    divides ``n_embd``)."""
+
+    num: Dim = 0
+    den: Dim = 1
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalV(Value):
+    """A value that is ``inner`` or ``None`` (``self.norm = nn.LayerNorm(d) if norm else None``).
+
+    ``x is not None`` narrows it to ``inner``; calling it or reading an attribute uses
+    ``inner`` (that code runs only when it is not ``None``); the rule engine sees it as unknown.
+    """
+
+    inner: Value
 
 
 def building_key(inst: InstanceV, name: str) -> str:

@@ -30,7 +30,7 @@ from ..model.values import (
     Value,
     unknown_tensor,
 )
-from ..unify.compare import Truth, Verdict, classify
+from ..unify.compare import CONDITION_HINT, Truth, Verdict, classify, condition_for
 from ..unify.match import Bindings, Operand, Problem, ProblemKind, instantiate, match
 from .context import Arg, RuleContext
 from .stubs import OpDef
@@ -214,10 +214,18 @@ class Call:
         verdict = classify(t, *dims)
         if verdict is Verdict.OK:
             return verdict
+        if verdict is Verdict.UNPROVEN and rel is Rel.DIVISIBLE:
+            # A divisibility that cannot be proven (``reshape(..., -1, 2)`` on a head dim) is checked at run time.
+            verdict = Verdict.OBLIGATION
         if callable(message):
             message = message()
+        condition = (
+            condition_for(rel, dims[0], dims[1], self.facts) if verdict is Verdict.UNPROVEN and len(dims) == 2 else None
+        )
         if verdict is Verdict.ERROR:
             self.error(code, message, at, hint)
+        elif condition is not None:
+            self.error(codes.SIZE_CONDITION, f"{message}: {condition}", at, CONDITION_HINT)
         elif verdict is Verdict.UNPROVEN:
             self.error(
                 codes.SYMBOLIC_MISMATCH,
@@ -225,7 +233,9 @@ class Call:
                 at,
                 "use one name for both dims in the annotations, or `assert` the relation",
             )
-        elif verdict is Verdict.OBLIGATION:
+        if condition is not None:
+            verdict = Verdict.OBLIGATION  # the op works (and is checked at run time) when the condition holds
+        if verdict is Verdict.OBLIGATION:
             self.oblige(message, [(p, s) for p, s in checks])
             if rel is not None and len(dims) == 2:
                 self.ctx.require(rel, dims[0], dims[1], f"{self.name}: {message}")
@@ -290,6 +300,13 @@ def report_problems(
         if pr.verdict is Verdict.ERROR:
             ok = False
             call.error(_KIND_CODES[pr.kind], pr.message, at, hint or _KIND_HINTS[pr.kind])
+        elif pr.verdict is Verdict.UNPROVEN and (
+            condition := condition_for(*pr.relation, call.facts) if pr.relation is not None else None
+        ):
+            call.error(codes.SIZE_CONDITION, f"{pr.message}: {condition}", at, CONDITION_HINT)
+            pending.append(pr.message)
+            assert pr.relation is not None
+            call.ctx.require(pr.relation[0], pr.relation[1], pr.relation[2], f"{call.name}: {pr.message}")
         elif pr.verdict is Verdict.UNPROVEN:
             ok = False
             call.error(
@@ -326,7 +343,7 @@ def as_dims(v: Value) -> tuple[Dim, ...] | None:
     if isinstance(v, TupleV):
         if len(v.items) == 1 and isinstance(v.items[0], (TupleV, SeqV)):
             return as_dims(v.items[0])
-        if len(v.items) == 1 and isinstance(v.items[0], (UnknownV, MaybeIntV)):
+        if len(v.items) == 1 and isinstance(v.items[0], UnknownV):
             return None  # one unknown argument may be an int or a whole tuple of sizes
         out: list[Dim] = []
         for item in v.items:
