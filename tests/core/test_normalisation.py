@@ -126,3 +126,25 @@ def test_le3_never_contradicts_python(a: str, b: str, nv: int, hv: int) -> None:
     env = {n: nv, h: hv}
     truth = _value(_build(a), env) <= _value(_build(b), env)
     assert truth == (t is Truth.TRUE), (a, b, nv, hv)
+
+
+@given(
+    hv=_sizes,
+    pv=st.integers(min_value=1, max_value=12),
+    a=st.integers(min_value=0, max_value=3),
+    c=st.integers(min_value=-3, max_value=3),
+    k=_offsets,
+)
+def test_terms_a_symbolic_divisor_divides_leave_the_floor(hv: int, pv: int, a: int, c: int, k: int) -> None:
+    """``(a*h + c*p + k) // p`` (conv output sizes: ``(h - k)//s + 1``) agrees with Python."""
+    p = opaque("p")
+    expr = arith.add(arith.add(arith.mul(a, h), arith.mul(c, p)), k)
+    for op, expected in (
+        (arith.floordiv, (a * hv + c * pv + k) // pv),
+        (arith.mod, (a * hv + c * pv + k) % pv),
+    ):
+        got = op(expr, p)
+        if isinstance(got, Unknown):
+            continue
+        assert _value(got, {h: hv, p: pv}) == expected, (op.__name__, expr, got)
+    assert arith.add(arith.floordiv(arith.sub(h, p), p), 1) == arith.floordiv(h, p)

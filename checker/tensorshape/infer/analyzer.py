@@ -84,6 +84,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         #: Constraints found while building each class's generic instance (``assert d % h == 0`` in ``__init__``).
         self.instance_constraints: dict[ClassV, list[Constraint]] = {}
         self._instances: dict[Any, InstanceV] = {}
+        self._hollow = 0
         self._generic_instances: dict[ClassV, InstanceV] = {}
         self._active: set[Any] = set()
         self._signatures: dict[int, Signature] = {}

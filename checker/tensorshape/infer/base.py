@@ -93,6 +93,8 @@ class AnalyzerBase:
     _call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]]
     touched: set[ModuleInfo]
     _instances: dict[Any, InstanceV]
+    #: Constructions the depth bound cut short so far (their instances are not memoised).
+    _hollow: int
     _generic_instances: dict[ClassV, InstanceV]
     _active: set[Any]
     _signatures: dict[int, Signature]

@@ -499,6 +499,8 @@ class Calls(AnalyzerBase):
         except TypeError:
             key = None
         if frame.depth >= MAX_DEPTH or (key is not None and key in self._active) or f.node.asynchronous is not None:
+            if building is not None:
+                self._hollow += 1
             return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
         span = frame.ticket(node)
         what = f"call to `{f.node.name.value}`"
@@ -597,8 +599,13 @@ class Calls(AnalyzerBase):
         if isinstance(init, FunctionV):
             sig = self.signature(init)
             overlay: dict[str, Value] = {}
+            hollow = self._hollow
             self.inline(frame, init, sig, [Arg(inst), *args], kwargs, node, inst, building=inst, overlay=overlay)
             _commit(inst, overlay)
+            if self._hollow != hollow and key is not None:
+                # The depth bound stopped an ``__init__`` inside: a construction with the same
+                # arguments from a shallower call must build the instance again, in full.
+                self._instances.pop(key, None)
         return inst
 
     def call_instance(

@@ -59,6 +59,7 @@ from .values import (
     TensorMethodV,
     building_key,
     to_core,
+    truthiness,
 )
 
 if TYPE_CHECKING:
@@ -274,10 +275,10 @@ class Expressions(AnalyzerBase):
         return DictV(tuple(entries)) if entries is not None else UnknownV()
 
     def _eval_ifexp(self, frame: Frame, state: State, node: cst.IfExp) -> Value:
-        test = self.eval(frame, state, node.test, observe=False)
-        if isinstance(test, BoolV) and test.value is True:
+        test = truthiness(self.eval(frame, state, node.test, observe=False))
+        if test is True:
             return self.eval(frame, state, node.body)
-        if isinstance(test, BoolV) and test.value is False:
+        if test is False:
             return self.eval(frame, state, node.orelse)
         body, orelse = state.copy(), state.copy()
         self.refine_condition(frame, body, node.test, True)
@@ -447,7 +448,7 @@ class Expressions(AnalyzerBase):
     def unaryop(self, frame: Frame, state: State, node: cst.UnaryOperation) -> Value:
         v = self.eval(frame, state, node.expression)
         if isinstance(node.operator, cst.Not):
-            return BoolV(None if not isinstance(v, BoolV) or v.value is None else not v.value)
+            return BoolV(truthiness(v, negate=True))
         if isinstance(v, TENSORLIKE):
             op = (
                 "-"

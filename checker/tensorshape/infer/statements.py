@@ -13,13 +13,24 @@ from ..model import codes
 from ..model.dims import Unknown, UnknownSource
 from ..model.firstclass import DimsV
 from ..model.shape import Shape
-from ..model.values import NONE, BoolV, IntV, ModuleV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value
+from ..model.values import NONE, IntV, ModuleV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value
 from ..rules.ops.nn import repeated_child
 from .annotations import read_annotation
 from .base import AnalyzerBase
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, join_states
-from .values import ClassV, ExternalV, FunctionV, InstanceV, LazyImportV, ModuleNsV, NothingV, RangeV, building_key
+from .values import (
+    ClassV,
+    ExternalV,
+    FunctionV,
+    InstanceV,
+    LazyImportV,
+    ModuleNsV,
+    NothingV,
+    RangeV,
+    building_key,
+    truthiness,
+)
 
 if TYPE_CHECKING:
     from .base import Frame
@@ -199,7 +210,7 @@ class Statements(AnalyzerBase):
     # -- control flow --------------------------------------------------------------------
     def exec_if(self, frame: Frame, state: State, stmt: cst.If) -> State | None:
         test = self.eval(frame, state, stmt.test, observe=False)
-        known = test.value if isinstance(test, BoolV) else None
+        known = truthiness(test)
         if known is None and not frame.generic and not frame.ctx.muted:
             # With specific arguments, an undecidable branch may be infeasible: report nothing in it.
             frame.ctx.muted = True

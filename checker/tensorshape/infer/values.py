@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..model.dims import Dim
-from ..model.values import FloatV, MaybeIntV, Value
+from ..model.values import BoolV, FloatV, IntV, MaybeIntV, NoneV, StrV, Value
 from ..rules.context import Arg
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ __all__ = [
     "RatioV",
     "OptionalV",
     "to_core",
+    "truthiness",
 ]
 
 
@@ -202,6 +203,20 @@ class OptionalV(Value):
     """
 
     inner: Value
+
+
+def truthiness(v: Value, negate: bool = False) -> bool | None:
+    """``bool(v)`` when the value says (``None``, a known bool or int, a string), else ``None``."""
+    known: bool | None = None
+    if isinstance(v, NoneV):
+        known = False
+    elif isinstance(v, BoolV):
+        known = v.value
+    elif isinstance(v, IntV) and not isinstance(v, MaybeIntV) and type(v.value) is int:
+        known = v.value != 0
+    elif isinstance(v, StrV) and v.value is not None:
+        known = bool(v.value)
+    return None if known is None else known != negate
 
 
 def building_key(inst: InstanceV, name: str) -> str:

@@ -180,6 +180,15 @@ def _divide(a: Any, b: Dim) -> tuple[Any, Any]:
         q = a / b
         if S.fraction(q)[1] == 1:
             return q, zero
+        # Terms that ``b`` divides leave the floor: ``(h - p) // p`` is ``h//p - 1``.
+        whole, part = zero, zero
+        for term in S.Add.make_args(S.expand(a)):
+            t = term / b
+            if S.fraction(t)[1] == 1 and t.is_integer:
+                whole += t
+            else:
+                part += term
+        return whole, part
     return zero, a
 
 
