@@ -42,4 +42,5 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
             "unknown_by_cause": {k.split(":", 1)[1]: v for k, v in sorted(stats.items()) if k.startswith("unknown:")},
         },
         "unknown_ops": stats["unknown-op"],
+        "loops_at_bound": stats["loop-bound"],
     }
