@@ -280,9 +280,12 @@ class Expressions(AnalyzerBase):
             return self.eval(frame, state, node.body)
         if test is False:
             return self.eval(frame, state, node.orelse)
-        body, orelse = state.copy(), state.copy()
-        self.refine_condition(frame, body, node.test, True)
-        self.refine_condition(frame, orelse, node.test, False)
+        body, orelse = state, state
+        if _narrows(node.test):
+            # ``self.norm(x) if self.norm is not None else x``: each side sees the narrowed value.
+            body, orelse = state.copy(), state.copy()
+            self.refine_condition(frame, body, node.test, True)
+            self.refine_condition(frame, orelse, node.test, False)
         return join_values(
             self.eval(frame, body, node.body), self.eval(frame, orelse, node.orelse), frame.widening(node)
         )
@@ -690,6 +693,19 @@ def _string(node: cst.SimpleString) -> str | None:
         return raw[q:-q]
     v = node.evaluated_value
     return v if isinstance(v, str) else None
+
+
+def _narrows(test: cst.BaseExpression) -> bool:
+    """Is ``test`` a ``None`` or truth test of a name or attribute (what narrows an optional value)?"""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _narrows(test.expression)
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        return True
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+    )
 
 
 def _maybe_tensor(v: Value) -> bool:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.shape import Item, Shape
 from ..model.values import NONE, DictV, IntV, Layout, NoneV, SeqV, TensorV, TupleV, UnknownV, Value
-from ..unify.compare import Truth, eq3
+from ..unify.arith import to_sympy
 from ..unify.facts import NO_FACTS, Facts
+from ..unify.symbols import sp
 
 __all__ = ["State", "Widening", "join_values", "join_states", "join_shapes"]
 
@@ -70,11 +72,20 @@ def _join_dim(a: Dim, b: Dim, widen: Widen | None = None, facts: tuple[Facts, Fa
         a, b = fa.simplify(a), fb.simplify(b)
         if a == b:
             return a
-    if eq3(a, b) is Truth.TRUE:
+    if _same(a, b):
         return a
     if widen is not None and not isinstance(a, Unknown) and not isinstance(b, Unknown):
         return widen(a, b)
     return Unknown(_JOIN)
+
+
+@functools.lru_cache(maxsize=8192)
+def _same(a: Dim, b: Dim) -> bool:
+    """Equal by expansion (a join needs no more: without sympy's assumption queries, which
+    dominated joins; a pair it misses is widened, which loses precision, never soundness)."""
+    if isinstance(a, Unknown) or isinstance(b, Unknown) or (type(a) is int and type(b) is int):
+        return False
+    return bool(sp().expand(to_sympy(a) - to_sympy(b)) == 0)
 
 
 def join_shapes(a: Shape, b: Shape, widen: Widen | None = None, facts: tuple[Facts, Facts] = (NO_FACTS, NO_FACTS)) -> Shape:
