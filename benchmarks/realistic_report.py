@@ -28,7 +28,7 @@ def main() -> None:
         totals.update(counts)
         if path in BUGS:
             marks = marked_bug(path)
-            found = bool(marks & static.errors)
+            found = bool(marks & (static.errors | static.warnings))
             others = static.errors - marks
             totals["bugs"] += 1
             totals["bugs found"] += found

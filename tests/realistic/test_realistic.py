@@ -53,10 +53,13 @@ def test_bug_is_real_and_reported_on_its_line(path: Path) -> None:
     assert raised["line"] == line, f"torch raises on line {raised['line']} ({raised['message']}), not {line}"
     static = check(path)
     reason = header(path, "known-miss")
-    found = (line, code) in static.errors
+    # A bug that fails only for some sizes the code allows (the last batch, an option's default)
+    # is a warning that names the condition; the rest are errors.
+    found = (line, code) in static.errors | static.warnings
     if reason:
         if found:
             pytest.fail(f"the bug is reported now: drop the known-miss header ({reason})")
         pytest.xfail(reason)
     assert found, f"not reported at line {line} as {code}; errors: {sorted(static.errors)}"
-    assert static.errors == {(line, code)}, f"other errors too: {sorted(static.errors - {(line, code)})}"
+    others = static.errors - {(line, code)}
+    assert not others, f"other errors too: {sorted(others)}"

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["collect_files", "DEFAULT_EXCLUDES"]
+__all__ = ["collect_files", "excluded", "DEFAULT_EXCLUDES"]
 
 DEFAULT_EXCLUDES = (
     ".git",
@@ -27,7 +27,8 @@ DEFAULT_EXCLUDES = (
 )
 
 
-def _excluded(path: Path, root: Path, patterns: Iterable[str]) -> bool:
+def excluded(path: Path, root: Path, patterns: Iterable[str]) -> bool:
+    """Whether ``path`` matches one of the ``exclude`` globs (relative to ``root``, or its name)."""
     try:
         rel = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
@@ -54,11 +55,11 @@ def collect_files(paths: Iterable[str | Path], root: Path, exclude: Iterable[str
             dirnames[:] = sorted(
                 n
                 for n in dirnames
-                if n not in DEFAULT_EXCLUDES and not n.endswith(".egg-info") and not _excluded(d / n, root, patterns)
+                if n not in DEFAULT_EXCLUDES and not n.endswith(".egg-info") and not excluded(d / n, root, patterns)
             )
             for name in sorted(filenames):
                 if name.endswith(".py"):
                     f = d / name
-                    if not _excluded(f, root, patterns):
+                    if not excluded(f, root, patterns):
                         out[str(f)] = f
     return sorted(out.values(), key=lambda q: q.as_posix())

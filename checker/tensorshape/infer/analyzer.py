@@ -89,11 +89,12 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self._active: set[Any] = set()
         self._signatures: dict[int, Signature] = {}
         self.checked: ModuleInfo | None = None
+        #: Sizes from command-line options: symbol -> (flag, default) (see ``infer/options.py``).
+        self.option_defaults: dict[Any, tuple[str, int]] = {}
 
     # -- contexts and reporting ------------------------------------------------------
     def new_context(self) -> RuleContext:
-        ctx = RuleContext(options=self.options, symbols=SymbolTable())
-        return ctx
+        return RuleContext(options=self.options, symbols=SymbolTable(), defaults=self.option_defaults)
 
     def report(self, frame: Frame, code: Code, message: str, span: Span, hint: str | None = None) -> None:
         frame.ctx.report(code, message, span, hint)

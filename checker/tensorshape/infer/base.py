@@ -98,6 +98,7 @@ class AnalyzerBase:
     _generic_instances: dict[ClassV, InstanceV]
     _active: set[Any]
     _signatures: dict[int, Signature]
+    option_defaults: dict[Any, tuple[str, int]]
     _module_diags: list[Diagnostic]
     _module_obligations: list[Obligation]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -15,8 +16,10 @@ from ..model.firstclass import DimV, LevelTensorV
 from ..model.values import (
     NONE,
     BoolV,
+    DatasetV,
     FloatV,
     IntV,
+    LoaderV,
     MaybeIntV,
     ModuleV,
     SeqKind,
@@ -36,6 +39,7 @@ from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
 from .base import MAX_DEPTH, AnalyzerBase, Frame
 from .firstclass import render_levels
+from .options import PARSER_CLASSES, call_parser_method
 from .state import State, join_values
 from .syntax import simple_text
 from .values import (
@@ -47,6 +51,8 @@ from .values import (
     NothingV,
     OpaqueV,
     OptionalV,
+    ParserMethodV,
+    ParserV,
     RangeV,
     RatioV,
     SuperV,
@@ -166,6 +172,8 @@ class Calls(AnalyzerBase):
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
         if isinstance(func, OptionalV):
             func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
+        if isinstance(func, ParserMethodV):
+            return call_parser_method(func, args, kwargs)
         if isinstance(func, TensorMethodV):
             v = engine.call_method(
                 func.receiver_arg,
@@ -208,6 +216,8 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         if q.startswith("builtins.") or q.startswith("math."):
             return self.call_builtin(frame, state, q, args, kwargs, node)
+        if q in PARSER_CLASSES:
+            return ParserV()
         if q == "torch.nn.Parameter" or q == "torch.nn.Buffer":
             return args[0].value if args else UnknownV()
         if q in _CONTEXT_MANAGERS:
@@ -224,6 +234,9 @@ class Calls(AnalyzerBase):
                 span,
             )
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
+        if q.startswith("torch.utils.data."):
+            args = [self.dataset_arg(frame, state, a, node) for a in args]
+            kwargs = {k: self.dataset_arg(frame, state, a, node) for k, a in kwargs.items()}
         cargs = [self.core_arg(frame, a) for a in args]
         ckw = {k: self.core_arg(frame, a) for k, a in kwargs.items()}
         if q in engine.table().classes:
@@ -245,6 +258,21 @@ class Calls(AnalyzerBase):
                 )
             return UnknownV(UnknownSource.UNSUPPORTED)
         return UnknownV()
+
+    def dataset_arg(self, frame: Frame, state: State, a: Arg, node: cst.CSTNode) -> Arg:
+        """A user ``Dataset`` subclass's instance, for the data rules: a sample is what its
+        ``__getitem__`` returns for some index, and its length what ``__len__`` returns."""
+        inst = a.value
+        if not isinstance(inst, InstanceV) or inst.cls.lookup("__getitem__") is None:
+            return a
+        index = Arg(IntV(frame.ctx.fresh("index")), a.span, None)
+        getitem = self.attribute(frame, state, inst, "__getitem__", None)
+        sample = self.call(frame, state, getitem, [index], {}, node)
+        length: Dim | None = None
+        if inst.cls.lookup("__len__") is not None:
+            n = self.call(frame, state, self.attribute(frame, state, inst, "__len__", None), [], {}, node)
+            length = n.value if isinstance(n, IntV) and not isinstance(n.value, Unknown) else None
+        return Arg(DatasetV(sample, length), a.span, a.text)
 
     def call_builtin(
         self, frame: Frame, state: State, q: str, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
@@ -326,6 +354,14 @@ class Calls(AnalyzerBase):
             if isinstance(v, ModuleV) and v.children:
                 return TupleV(v.children, kind)
             return SeqV(self.element_value(v), kind)
+        if name in ("iter", "next") and vals:
+            # An iterator of a loader is the loader; ``next`` gives its first (full) batch.
+            return vals[0] if name == "iter" else self.element_value(vals[0])
+        if name == "enumerate" and vals and isinstance(vals[0], LoaderV):
+            ld = vals[0]
+            index = IntV(Unknown(UnknownSource.UNANNOTATED))
+            last = TupleV((index, ld.last)) if ld.last is not None else None
+            return replace(ld, batch=TupleV((index, ld.batch)), last=last)
         if name == "enumerate" and vals:
             items = self.iteration_items(frame, state, vals[0], node)  # type: ignore[arg-type]
             if items is not None:
@@ -523,6 +559,7 @@ class Calls(AnalyzerBase):
             building=building,
         )
         callee.ctx.symbols = frame.ctx.symbols
+        callee.ctx.partial = frame.ctx.partial
         state = State()
         if overlay:
             state.vars.update(overlay)
@@ -679,6 +716,8 @@ def _len(v: Value) -> Value:
         return IntV(v.length)
     if isinstance(v, StrV) and v.value is not None:
         return IntV(len(v.value))
+    if isinstance(v, (DatasetV, LoaderV)) and v.length is not None:
+        return IntV(v.length)
     return IntV(Unknown())
 
 

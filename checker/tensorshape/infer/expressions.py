@@ -20,6 +20,7 @@ from ..model.values import (
     EllipsisV,
     FloatV,
     IntV,
+    LoaderV,
     MaybeIntV,
     ModuleV,
     NoneV,
@@ -39,6 +40,7 @@ from ..unify import arith
 from ..unify.compare import Truth, eq3
 from .base import AnalyzerBase, Frame
 from .firstclass import TENSORLIKE, firstclass_attr
+from .options import option_value
 from .state import State, join_values
 from .syntax import simple_text
 from .values import (
@@ -50,9 +52,12 @@ from .values import (
     InstanceV,
     LazyImportV,
     ModuleNsV,
+    NamespaceV,
     NothingV,
     OpaqueV,
     OptionalV,
+    ParserMethodV,
+    ParserV,
     RangeV,
     RatioV,
     SuperV,
@@ -131,6 +136,21 @@ class Expressions(AnalyzerBase):
         self.run_module(module)
         frame = Frame(module, self.new_context(), generic=False)
         return self.eval(frame, State(dict(module.globals)), expr, observe=False)
+
+    def option(self, frame: Frame, ns: NamespaceV, name: str) -> Value:
+        """``args.batch_size``: an int option is a size (one symbol per option in an analysis) whose
+        default is remembered; other options are values of their default's type."""
+        declared = ns.parser.options.get(name)
+        if declared is None:
+            return OpaqueV(f"args.{name}")
+        flag, default = declared
+        other = option_value(default)
+        if other is not None:
+            return other
+        d = self.opaque_int(frame, f"args.{name}")
+        assert isinstance(default, IntV) and type(default.value) is int
+        self.option_defaults[d] = (flag, default.value)
+        return IntV(d)
 
     def arg(self, frame: Frame, value: Value, node: cst.CSTNode | None) -> Arg:
         """An engine argument: the value (converted for the core), its span ticket and text."""
@@ -319,6 +339,16 @@ class Expressions(AnalyzerBase):
         fc = firstclass_attr(recv, name)
         if fc is not None:
             return fc
+        if isinstance(recv, ParserV):
+            return ParserMethodV(recv, name)
+        if isinstance(recv, NamespaceV):
+            return self.option(frame, recv, name)
+        if isinstance(recv, LoaderV):
+            if name == "dataset":
+                return recv.dataset
+            if name == "batch_size":
+                return IntV(recv.batch_size) if recv.batch_size is not None else NONE
+            return UnknownV()
         if isinstance(recv, TENSORLIKE):
             arg = self.arg(frame, recv, node.value if node is not None else None)
             v = engine.tensor_attr(arg, name, frame.ctx, frame.ticket(node) if node is not None else None)

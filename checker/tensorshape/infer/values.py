@@ -246,3 +246,29 @@ class TensorMethodV(Value):
     receiver: Value
     name: str
     receiver_arg: Arg
+
+
+@dataclass(eq=False, slots=True)
+class ParserV(Value):
+    """An ``argparse.ArgumentParser``: the options its ``add_argument`` calls declared.
+
+    ``options`` maps each destination (``batch_size`` for ``--batch-size``) to the
+    option's flag and its default value.
+    """
+
+    options: dict[str, tuple[str, Value]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ParserMethodV(Value):
+    """``parser.add_argument`` (or another method of a parser) before it is called."""
+
+    parser: ParserV
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class NamespaceV(Value):
+    """What ``parse_args()`` returns: an int option is a size whose usual value is its default."""
+
+    parser: ParserV

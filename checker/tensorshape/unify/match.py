@@ -62,6 +62,8 @@ class Problem:
     axis: int | None = None
     #: The relation between two dims that failed to be proved (``(Rel.EQ, actual, expected)``).
     relation: tuple[Rel, Dim, Dim] | None = None
+    #: The dims involved, when there is no single relation (a broadcast over several operands).
+    dims: tuple[Dim, ...] = ()
 
 
 class Bindings:
@@ -264,6 +266,7 @@ def _bind_broadcast_var(
                 occ[-1].sd,
                 iss.position,
                 (Rel.BROADCAST, present[0], present[1]) if len(present) == 2 else None,
+                dims=tuple(d for d in iss.dims if d is not None),
             )
         )
 
