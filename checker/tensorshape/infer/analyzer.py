@@ -25,7 +25,7 @@ import libcst as cst
 
 from ..lang.render import render_shape
 from ..model import codes
-from ..model.constraints import Constraint
+from ..model.constraints import Constraint, Rel
 from ..model.diagnostics import Code, Diagnostic, Related, Severity, Span
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import Obligation
@@ -88,9 +88,11 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
         self._call_memo: dict[Any, tuple[Value, list[Diagnostic]]] = {}
         self._call_constraints: dict[Any, list[Constraint]] = {}
+        self._call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]] = {}
         #: Constraints found while building each class's generic instance (``assert d % h == 0`` in ``__init__``).
         self.instance_constraints: dict[ClassV, list[Constraint]] = {}
         self._instances: dict[Any, InstanceV] = {}
+        self._hollow = 0
         self._generic_instances: dict[ClassV, InstanceV] = {}
         self._active: set[Any] = set()
         self._signatures: dict[int, Signature] = {}
@@ -430,8 +432,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             if v is not None:
                 return v
             if ann.kind == "int":
-                # A Python ``int`` hint is trusted as a size, not as proof it is no tensor or tuple.
-                return MaybeIntV(frame.ctx.fresh(name))
+                # An ``int`` hint is an int: ``torch.ones(ndim)`` is ``[ndim]``, ``x * scale`` keeps ``x``'s shape.
+                return IntV(frame.ctx.fresh(name))
             if ann.kind == "float":
                 return FloatV(None)
             if ann.kind == "bool":

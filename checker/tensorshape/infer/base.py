@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..model.constraints import Constraint
+from ..model.constraints import Constraint, Rel
 from ..model.diagnostics import Code, Diagnostic, Span
 from ..model.dims import Dim
 from ..model.obligations import Obligation
@@ -23,7 +23,9 @@ from ..model.shape import Shape
 from ..model.spec import ShapeSpec
 from ..model.values import TensorV, Value
 from ..rules.context import Arg, Options, RuleContext
+from ..unify.facts import Facts
 from .project import ModuleInfo, Project
+from .state import Widening
 from .values import ClassV, FunctionV, InstanceV, LazyImportV
 
 if TYPE_CHECKING:
@@ -61,6 +63,17 @@ class Frame:
     loops: list[Any] = field(default_factory=list)
     #: A Vollo model's ``forward``: what it returns must have its data dim last.
     model_output: bool = False
+    #: The facts that hold where the function returns (what its caller learns by calling it).
+    return_facts: Facts | None = None
+    #: Fresh symbols for dims that differ at each join point of this activation (by node).
+    widenings: dict[int, Widening] = field(default_factory=dict)
+
+    def widening(self, node: cst.CSTNode) -> Widening:
+        """The widening of the join at ``node`` (the same symbols each time it runs)."""
+        w = self.widenings.get(id(node))
+        if w is None:
+            w = self.widenings[id(node)] = Widening(self.ctx.fresh)
+        return w
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         assert self.module.spans is not None
@@ -79,8 +92,11 @@ class AnalyzerBase:
     _observed: dict[int, tuple[cst.CSTNode, TensorV]]
     _call_memo: dict[Any, tuple[Value, list[Diagnostic]]]
     _call_constraints: dict[Any, list[Constraint]]
+    _call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]]
     touched: set[ModuleInfo]
     _instances: dict[Any, InstanceV]
+    #: Constructions the depth bound cut short so far (their instances are not memoised).
+    _hollow: int
     _generic_instances: dict[ClassV, InstanceV]
     _active: set[Any]
     _signatures: dict[int, Signature]

@@ -52,9 +52,11 @@ from .values import (
     InstanceV,
     NothingV,
     OpaqueV,
+    OptionalV,
     ParserMethodV,
     ParserV,
     RangeV,
+    RatioV,
     ReturnsSelfV,
     SuperV,
     TensorMethodV,
@@ -87,6 +89,8 @@ class Calls(AnalyzerBase):
             v = MaybeIntV(self.opaque_int(frame, v.path)) if "." in v.path else UnknownV()
         elif isinstance(v, RangeV):
             v = SeqV(IntV(Unknown()), SeqKind.LIST)
+        elif isinstance(v, OptionalV):
+            v = UnknownV(UnknownSource.JOIN)
         return Arg(v, a.span, a.text) if v is not a.value else a
 
     def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
@@ -104,6 +108,8 @@ class Calls(AnalyzerBase):
             if a.star == "*":
                 if isinstance(v, TupleV):
                     args.extend(Arg(item, frame.ticket(a.value), None) for item in v.items)
+                elif isinstance(v, SeqV) and len(node.args) == 1 and _is_sequential(func):
+                    args.append(Arg(v, frame.ticket(a.value), None))  # ``Sequential(*blocks)``: repeated blocks
                 else:
                     opaque = True
             elif a.star == "**":
@@ -169,6 +175,8 @@ class Calls(AnalyzerBase):
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
         if isinstance(func, ReturnsSelfV):
             return func.receiver
+        if isinstance(func, OptionalV):
+            func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
         if isinstance(func, ParserMethodV):
             return call_parser_method(func, args, kwargs)
         if isinstance(func, TensorMethodV):
@@ -289,6 +297,9 @@ class Calls(AnalyzerBase):
             return _len(vals[0])
         if name == "int" and vals:
             v = vals[0]
+            if isinstance(v, RatioV):
+                # ``int(n_embd / n_head)``: sizes are non-negative, so truncation is floor division.
+                return IntV(frame.ctx.facts.simplify(arith.floordiv(v.num, v.den)))
             if isinstance(v, IntV):
                 return v
             if isinstance(v, FloatV) and v.value is not None:
@@ -405,6 +416,9 @@ class Calls(AnalyzerBase):
             return FloatV(None)
         if name in ("ceil", "floor") and vals:
             f = vals[0]
+            if isinstance(f, RatioV):
+                div = arith.ceildiv if name == "ceil" else arith.floordiv
+                return IntV(frame.ctx.facts.simplify(div(f.num, f.den)))
             if isinstance(f, FloatV) and f.value is not None:
                 return IntV(math.ceil(f.value) if name == "ceil" else math.floor(f.value))
             if isinstance(f, IntV):
@@ -552,6 +566,8 @@ class Calls(AnalyzerBase):
         except TypeError:
             key = None
         if frame.depth >= MAX_DEPTH or (key is not None and key in self._active) or f.node.asynchronous is not None:
+            if building is not None:
+                self._hollow += 1
             return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
         span = frame.ticket(node)
         what = f"call to `{f.node.name.value}`"
@@ -562,6 +578,7 @@ class Calls(AnalyzerBase):
             callee.ctx.constraints.extend(self._call_constraints.get(key, ()))
             if not quiet:
                 self.merge_callee(frame, callee, span, what)
+            frame.ctx.learned.extend(self._call_facts.get(key, ()))
             return result
         callee = Frame(
             f.module,
@@ -612,9 +629,16 @@ class Calls(AnalyzerBase):
         result = joined if joined is not None else UnknownV()
         if not quiet:
             self.merge_callee(frame, callee, span, what)
+        # The call returns only if what the callee required held: the caller learns it.
+        facts = callee.return_facts
+        if end is not None:
+            facts = end.facts if facts is None else facts.join(end.facts)
+        learned = facts.relations() if facts else []
+        frame.ctx.learned.extend(learned)
         if key is not None and building is None:
             self._call_memo[key] = (result, list(callee.ctx.diagnostics))
             self._call_constraints[key] = list(callee.ctx.constraints)
+            self._call_facts[key] = learned
         return result
 
     # -- the project's classes ----------------------------------------------------------------------
@@ -650,8 +674,13 @@ class Calls(AnalyzerBase):
         if isinstance(init, FunctionV):
             sig = self.signature(init)
             overlay: dict[str, Value] = {}
+            hollow = self._hollow
             self.inline(frame, init, sig, [Arg(inst), *args], kwargs, node, inst, building=inst, overlay=overlay)
             _commit(inst, overlay)
+            if self._hollow != hollow and key is not None:
+                # The depth bound stopped an ``__init__`` inside: a construction with the same
+                # arguments from a shallower call must build the instance again, in full.
+                self._instances.pop(key, None)
         return inst
 
     def call_instance(
@@ -745,6 +774,10 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
         return True
     f = node.func
     return isinstance(f, cst.Name) and f.value == "reveal_shape" and not isinstance(func, (FunctionV, ClassV))
+
+
+def _is_sequential(func: Value) -> bool:
+    return isinstance(func, ExternalV) and canonical(func.qualname) == "torch.nn.Sequential"
 
 
 def _range_len(start: Dim, stop: Dim, step: Dim) -> Dim:

@@ -35,6 +35,7 @@ from ..model.values import (
 )
 from ..rules import engine
 from ..rules.context import Arg
+from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import Truth, eq3
 from .base import AnalyzerBase, Frame
@@ -55,14 +56,17 @@ from .values import (
     NamespaceV,
     NothingV,
     OpaqueV,
+    OptionalV,
     ParserMethodV,
     ParserV,
     RangeV,
+    RatioV,
     ReturnsSelfV,
     SuperV,
     TensorMethodV,
     building_key,
     to_core,
+    truthiness,
 )
 
 if TYPE_CHECKING:
@@ -160,6 +164,8 @@ class Expressions(AnalyzerBase):
         )
         if isinstance(core, OpaqueV):
             core = UnknownV()
+        elif isinstance(core, OptionalV):
+            core = UnknownV(UnknownSource.JOIN)
         return Arg(core, span, simple_text(node))
 
     def lookup(self, frame: Frame, state: State, name: str) -> Value:
@@ -193,7 +199,11 @@ class Expressions(AnalyzerBase):
         # One lookup by exact type: libcst's node classes are ABCs, whose isinstance is slow,
         # and a chain of them was a measurable part of every evaluation.
         handler = _EVALUATORS.get(type(node))
-        return handler(self, frame, state, node) if handler is not None else UnknownV()
+        v = handler(self, frame, state, node) if handler is not None else UnknownV()
+        if frame.ctx.learned:
+            # A requirement left to run time held if execution goes on: a fact from here on.
+            state.facts = frame.ctx.learn(state.facts)
+        return v
 
     def _eval_name(self, frame: Frame, state: State, node: cst.Name) -> Value:
         return self.lookup(frame, state, node.value)
@@ -287,12 +297,20 @@ class Expressions(AnalyzerBase):
         return DictV(tuple(entries)) if entries is not None else UnknownV()
 
     def _eval_ifexp(self, frame: Frame, state: State, node: cst.IfExp) -> Value:
-        test = self.eval(frame, state, node.test, observe=False)
-        if isinstance(test, BoolV) and test.value is True:
+        test = truthiness(self.eval(frame, state, node.test, observe=False))
+        if test is True:
             return self.eval(frame, state, node.body)
-        if isinstance(test, BoolV) and test.value is False:
+        if test is False:
             return self.eval(frame, state, node.orelse)
-        return join_values(self.eval(frame, state, node.body), self.eval(frame, state, node.orelse))
+        body, orelse = state, state
+        if _narrows(node.test):
+            # ``self.norm(x) if self.norm is not None else x``: each side sees the narrowed value.
+            body, orelse = state.copy(), state.copy()
+            self.refine_condition(frame, body, node.test, True)
+            self.refine_condition(frame, orelse, node.test, False)
+        return join_values(
+            self.eval(frame, body, node.body), self.eval(frame, orelse, node.orelse), frame.widening(node)
+        )
 
     def _eval_ellipsis(self, frame: Frame, state: State, node: cst.Ellipsis) -> Value:
         return ELLIPSIS
@@ -304,6 +322,8 @@ class Expressions(AnalyzerBase):
 
     # -- attributes ------------------------------------------------------------------------------
     def attribute(self, frame: Frame, state: State, recv: Value, name: str, node: cst.Attribute | None) -> Value:
+        if isinstance(recv, OptionalV):
+            recv = recv.inner  # ``None`` has no such attribute: the code runs only when it is not ``None``
         if isinstance(recv, ExternalV):
             q = recv.qualname
             if q == "torch" and name in DTYPES:
@@ -422,7 +442,9 @@ class Expressions(AnalyzerBase):
             if op == "/":
                 if type(li) is int and type(ri) is int and ri:
                     return FloatV(li / ri)
-                return FloatV(None)
+                if isinstance(li, Unknown) or isinstance(ri, Unknown) or ri == 0:
+                    return FloatV(None)
+                return RatioV(None, li, ri)
             fn = _INT_OPS.get(op)
             if fn is not None:
                 out = frame.ctx.facts.simplify(fn(li, ri))
@@ -465,7 +487,7 @@ class Expressions(AnalyzerBase):
     def unaryop(self, frame: Frame, state: State, node: cst.UnaryOperation) -> Value:
         v = self.eval(frame, state, node.expression)
         if isinstance(node.operator, cst.Not):
-            return BoolV(None if not isinstance(v, BoolV) or v.value is None else not v.value)
+            return BoolV(truthiness(v, negate=True))
         if isinstance(v, TENSORLIKE):
             op = (
                 "-"
@@ -574,6 +596,10 @@ class Expressions(AnalyzerBase):
             return recv.elem
         if isinstance(recv, ModuleV) and recv.children:
             return _index_tuple(TupleV(recv.children), index)
+        if isinstance(recv, ModuleV) and not isinstance(index, SliceV):
+            repeated = repeated_child(recv)  # ``self.blocks[i]`` of a ModuleList of unknown length
+            if repeated is not None:
+                return repeated
         if isinstance(recv, (ExternalV, AnnotationV)):
             return recv  # a generic alias such as List[int]
         return UnknownV()
@@ -703,6 +729,19 @@ def _string(node: cst.SimpleString) -> str | None:
         return raw[q:-q]
     v = node.evaluated_value
     return v if isinstance(v, str) else None
+
+
+def _narrows(test: cst.BaseExpression) -> bool:
+    """Is ``test`` a ``None`` or truth test of a name or attribute (what narrows an optional value)?"""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _narrows(test.expression)
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        return True
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+    )
 
 
 def _maybe_tensor(v: Value) -> bool:

@@ -19,10 +19,11 @@ import libcst as cst
 from ..lang.render import render_dim, render_shape
 from ..model import codes
 from ..model.constraints import Rel
+from ..model.diagnostics import Severity
 from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.obligations import Obligation, ObligationKind, SpecCheck
 from ..model.shape import Item, Shape
-from ..model.values import BoolV, IntV, SeqKind, TensorV, TupleV, UnknownV, Value
+from ..model.values import NONE, BoolV, IntV, SeqKind, TensorV, TupleV, UnknownV, Value
 from ..rules import engine
 from ..rules.context import Arg
 from ..rules.signature import check_value, rigid_bindings, shape_of
@@ -34,7 +35,7 @@ from .base import AnalyzerBase
 from .signature import annotation_names
 from .state import State
 from .syntax import simple_text
-from .values import OpaqueV
+from .values import OpaqueV, OptionalV
 
 if TYPE_CHECKING:
     from .base import Frame
@@ -212,10 +213,17 @@ class Refinements(AnalyzerBase):
                 self.refine_condition(frame, state, test.left, truth, assertion)
                 self.refine_condition(frame, state, test.right, truth, assertion)
             return
+        if isinstance(test, (cst.Name, cst.Attribute)):
+            if truth:  # ``if self.norm:`` (an empty container is false too: narrow only the true branch)
+                self._narrow(frame, state, test, True)
+            return
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
             return
         op = test.comparisons[0].operator
         right = test.comparisons[0].comparator
+        if isinstance(op, (cst.Is, cst.IsNot)) and isinstance(right, cst.Name) and right.value == "None":
+            self._narrow(frame, state, test.left, truth == isinstance(op, cst.IsNot))
+            return
         equal = (isinstance(op, cst.Equal) and truth) or (isinstance(op, cst.NotEqual) and not truth)
         if not equal:
             return
@@ -270,6 +278,18 @@ class Refinements(AnalyzerBase):
         if a_dim is not None and b_dim is not None:
             self._asserted(frame, state, assertion, Rel.EQ, a_dim, b_dim)
             state.facts = state.facts.assume_eq(a_dim, b_dim)
+
+    def _narrow(self, frame: Frame, state: State, target: cst.BaseExpression, not_none: bool) -> None:
+        """``x is not None`` / ``self.norm is None``: an optional value becomes what it is on this path."""
+        if isinstance(target, cst.Name):
+            key = target.value
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            key = f"{target.value.value}.{target.attr.value}"  # the overlay ``self.<attr>`` reads first
+        else:
+            return
+        v = self.eval(frame, state, target, observe=False)
+        if isinstance(v, OptionalV):
+            state.vars[key] = v.inner if not_none else NONE
 
     def _dim_of(self, frame: Frame, state: State, node: cst.BaseExpression) -> Dim | None:
         v = self.eval(frame, state, node, observe=False)
@@ -380,7 +400,7 @@ class Refinements(AnalyzerBase):
         span = frame.ticket(node)
         for f in findings:
             self.report(frame, f.code, f.message, span, f.hint)
-        if pending and not findings:
+        if pending and not any(f.code.severity is Severity.ERROR for f in findings):
             kind = ObligationKind.RETURN if what == "return" else ObligationKind.ASSIGNMENT
             text = simple_text(node)
             frame.ctx.oblige(

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.shape import Item, Shape
-from ..model.values import DictV, IntV, Layout, SeqV, TensorV, TupleV, UnknownV, Value
-from ..unify.compare import Truth, eq3
+from ..model.values import NONE, DictV, IntV, Layout, NoneV, SeqV, TensorV, TupleV, UnknownV, Value
+from ..unify.arith import to_sympy
 from ..unify.facts import NO_FACTS, Facts
+from ..unify.symbols import sp
 
-__all__ = ["State", "join_values", "join_states", "join_shapes"]
+__all__ = ["State", "Widening", "join_values", "join_states", "join_shapes"]
 
 _JOIN = UnknownSource.JOIN
 
@@ -24,26 +27,79 @@ class State:
         return State(dict(self.vars), self.facts)
 
 
-def _join_dim(a: Dim, b: Dim) -> Dim:
+#: Gives the dim that stands for two different dims at a join (a fresh symbol), or ``None``
+#: to make it unknown.  See :class:`Widening`.
+Widen = Callable[[Dim, Dim], Dim]
+
+
+class Widening:
+    """Fresh symbols for the dims that differ at one join point (an ``if``, a loop head).
+
+    Joining ``[b 4]`` and ``[b 8]`` keeps ``b`` and gives the other dim a fresh opaque
+    symbol rather than ``?``: the rank stays known and later uses relate to it.  The same
+    pair gets the same symbol each time the join runs, and a symbol this join made
+    absorbs whatever meets it, so a loop reaches its fixpoint in a round or two
+    (``d``, then ``2*d``, then ``2*n`` all become ``n``).
+    """
+
+    __slots__ = ("_made", "_memo", "_fresh")
+
+    def __init__(self, fresh: Callable[[str], Dim]) -> None:
+        self._fresh = fresh
+        self._made: set[Dim] = set()
+        self._memo: dict[tuple[Dim, Dim], Dim] = {}
+
+    def __call__(self, a: Dim, b: Dim) -> Dim:
+        if a in self._made:
+            return a
+        if b in self._made:
+            return b
+        key = (a, b)
+        d = self._memo.get(key)
+        if d is None:
+            base = str(a) if getattr(a, "is_Symbol", False) else str(b) if getattr(b, "is_Symbol", False) else "n"
+            d = self._memo[key] = self._fresh(base)
+            self._made.add(d)
+        return d
+
+
+def _join_dim(a: Dim, b: Dim, widen: Widen | None = None, facts: tuple[Facts, Facts] = (NO_FACTS, NO_FACTS)) -> Dim:
+    """One dim for ``a`` (on a path where ``facts[0]`` hold) and ``b`` (where ``facts[1]`` do)."""
     if a is b or a == b:
         return a
-    if eq3(a, b) is Truth.TRUE:
+    fa, fb = facts
+    if fa or fb:
+        a, b = fa.simplify(a), fb.simplify(b)
+        if a == b:
+            return a
+    if _same(a, b):
         return a
+    if widen is not None and not isinstance(a, Unknown) and not isinstance(b, Unknown):
+        return widen(a, b)
     return Unknown(_JOIN)
 
 
-def join_shapes(a: Shape, b: Shape) -> Shape:
+@functools.lru_cache(maxsize=8192)
+def _same(a: Dim, b: Dim) -> bool:
+    """Equal by expansion (a join needs no more: without sympy's assumption queries, which
+    dominated joins; a pair it misses is widened, which loses precision, never soundness)."""
+    if isinstance(a, Unknown) or isinstance(b, Unknown) or (type(a) is int and type(b) is int):
+        return False
+    return bool(sp().expand(to_sympy(a) - to_sympy(b)) == 0)
+
+
+def join_shapes(a: Shape, b: Shape, widen: Widen | None = None, facts: tuple[Facts, Facts] = (NO_FACTS, NO_FACTS)) -> Shape:
     if a == b:
         return a
     if a.rank is not None and a.rank == b.rank:
-        return Shape(tuple(_join_dim(x, y) for x, y in zip(a.dims, b.dims)))
+        return Shape(tuple(_join_dim(x, y, widen, facts) for x, y in zip(a.dims, b.dims)))
     if a.rank is None and b.rank is None and len(a.items) == len(b.items) and a.star_index == b.star_index:
         items: list[Item] = []
         for x, y in zip(a.items, b.items):
             if isinstance(x, Star) or isinstance(y, Star):
                 items.append(x if x == y else Star(None, _JOIN))
             else:
-                items.append(_join_dim(x, y))
+                items.append(_join_dim(x, y, widen, facts))
         return Shape(tuple(items))
     return Shape.unknown(_JOIN)
 
@@ -56,36 +112,39 @@ def _join_layout(a: Layout | None, b: Layout | None) -> Layout | None:
     return Layout(a.constant and b.constant, a.data_dim if a.data_dim == b.data_dim else None)
 
 
-def join_values(a: Value, b: Value) -> Value:
-    """The least value that describes both ``a`` and ``b`` (unknown where they differ)."""
+def join_values(a: Value, b: Value, widen: Widen | None = None, facts: tuple[Facts, Facts] = (NO_FACTS, NO_FACTS)) -> Value:
+    """The least value that describes both ``a`` and ``b`` (unknown, or with ``widen`` a fresh
+    symbol, where dims differ; ``OptionalV`` where one is ``None``)."""
     if a is b or a == b:
         return a
-    from .values import NothingV
+    from .values import NothingV, OptionalV
 
     if isinstance(a, NothingV):
         return b
     if isinstance(b, NothingV):
         return a
+    if isinstance(a, OptionalV) or isinstance(b, OptionalV) or isinstance(a, NoneV) or isinstance(b, NoneV):
+        return _join_optional(a, b, widen, facts)
     if isinstance(a, TensorV) and isinstance(b, TensorV):
         return TensorV(
-            join_shapes(a.shape, b.shape),
+            join_shapes(a.shape, b.shape, widen, facts),
             a.dtype if a.dtype == b.dtype else None,
             _join_layout(a.layout, b.layout),
             a.names if a.names == b.names else None,
         )
     if isinstance(a, IntV) and isinstance(b, IntV):
-        return IntV(_join_dim(a.value, b.value))
+        return IntV(_join_dim(a.value, b.value, widen, facts))
     if isinstance(a, TupleV) and isinstance(b, TupleV):
         if len(a.items) == len(b.items) and a.kind == b.kind:
-            return TupleV(tuple(join_values(x, y) for x, y in zip(a.items, b.items)), a.kind)
+            return TupleV(tuple(join_values(x, y, widen, facts) for x, y in zip(a.items, b.items)), a.kind)
         elems = list(a.items) + list(b.items)
         return SeqV(_join_all(elems), a.kind)
     if isinstance(a, DictV) and isinstance(b, DictV):
         if [k for k, _ in a.items] == [k for k, _ in b.items]:
-            return DictV(tuple((k, join_values(x, y)) for (k, x), (_, y) in zip(a.items, b.items)))
+            return DictV(tuple((k, join_values(x, y, widen, facts)) for (k, x), (_, y) in zip(a.items, b.items)))
         return UnknownV()
     if isinstance(a, SeqV) and isinstance(b, SeqV):
-        return SeqV(join_values(a.elem, b.elem), a.kind)
+        return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind)
     if isinstance(a, SeqV) and isinstance(b, TupleV):
         return SeqV(_join_all([a.elem, *b.items]), a.kind)
     if isinstance(a, TupleV) and isinstance(b, SeqV):
@@ -93,6 +152,19 @@ def join_values(a: Value, b: Value) -> Value:
     if isinstance(a, UnknownV) and isinstance(b, UnknownV):
         return a
     return UnknownV(_JOIN)
+
+
+def _join_optional(a: Value, b: Value, widen: Widen | None, facts: tuple[Facts, Facts]) -> Value:
+    """A join where one side is ``None`` or optional: optional of the join of the rest."""
+    from .values import OptionalV
+
+    parts = [v.inner if isinstance(v, OptionalV) else v for v in (a, b) if not isinstance(v, NoneV)]
+    if not parts:
+        return NONE
+    inner = parts[0] if len(parts) == 1 else join_values(parts[0], parts[1], widen, facts)
+    if isinstance(inner, (UnknownV, NoneV, OptionalV)):
+        return inner if not isinstance(inner, NoneV) else NONE
+    return OptionalV(inner)
 
 
 def _join_all(values: list[Value]) -> Value:
@@ -104,16 +176,17 @@ def _join_all(values: list[Value]) -> Value:
     return out
 
 
-def join_states(a: State | None, b: State | None) -> State | None:
+def join_states(a: State | None, b: State | None, widen: Widen | None = None) -> State | None:
     """Join two states; ``None`` is an unreachable path (after return/raise)."""
     if a is None:
         return b
     if b is None:
         return a
     out: dict[str, Value] = {}
+    facts = (a.facts, b.facts)
     for k, v in a.vars.items():
         w = b.vars.get(k)
-        out[k] = v if w is None else join_values(v, w)
+        out[k] = v if w is None else join_values(v, w, widen, facts)
     for k, w in b.vars.items():
         if k not in out:
             out[k] = w

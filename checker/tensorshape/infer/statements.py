@@ -18,7 +18,6 @@ from ..model.shape import Shape
 from ..model.text import plural
 from ..model.values import (
     NONE,
-    BoolV,
     DatasetV,
     IntV,
     LoaderV,
@@ -30,13 +29,25 @@ from ..model.values import (
     UnknownV,
     Value,
 )
+from ..rules.ops.nn import repeated_child
 from ..unify.compare import free_symbols
 from .annotations import read_annotation
 from .base import AnalyzerBase
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, join_states
 from .syntax import blocks, definitions, suite_body
-from .values import ClassV, ExternalV, FunctionV, InstanceV, LazyImportV, ModuleNsV, NothingV, RangeV, building_key
+from .values import (
+    ClassV,
+    ExternalV,
+    FunctionV,
+    InstanceV,
+    LazyImportV,
+    ModuleNsV,
+    NothingV,
+    RangeV,
+    building_key,
+    truthiness,
+)
 
 if TYPE_CHECKING:
     from .base import Frame
@@ -118,7 +129,7 @@ class Statements(AnalyzerBase):
         if isinstance(stmt, cst.Match):
             out: State | None = None
             for case in stmt.cases:
-                out = join_states(out, self.exec_suite(frame, state.copy(), case.body))
+                out = join_states(out, self.exec_suite(frame, state.copy(), case.body), frame.widening(stmt))
             return out
         return state
 
@@ -148,6 +159,7 @@ class Statements(AnalyzerBase):
             frame.returns.append(value)
             if frame.building is not None:
                 frame.return_states.append(state)
+            frame.return_facts = state.facts if frame.return_facts is None else frame.return_facts.join(state.facts)
             return None
         if isinstance(stmt, cst.Raise):
             if stmt.exc is not None:
@@ -222,7 +234,7 @@ class Statements(AnalyzerBase):
     # -- control flow --------------------------------------------------------------------
     def exec_if(self, frame: Frame, state: State, stmt: cst.If) -> State | None:
         test = self.eval(frame, state, stmt.test, observe=False)
-        known = test.value if isinstance(test, BoolV) else None
+        known = truthiness(test)
         if known is None and not frame.generic and not frame.ctx.muted:
             # With specific arguments, an undecidable branch may be infeasible: report nothing in it.
             frame.ctx.muted = True
@@ -245,7 +257,7 @@ class Statements(AnalyzerBase):
                 else_state = self.exec_suite(frame, s, stmt.orelse.body)
             else:
                 else_state = s
-        out = join_states(then_state, else_state)
+        out = join_states(then_state, else_state, frame.widening(stmt))
         if known is None and then_state is not None and out is not None and _is_type_checking(test):
             # ``if TYPE_CHECKING: from torch import Tensor else: Tensor = Any``: what the checker sees wins.
             _prefer_imports(out, then_state, suite_body(stmt.body))
@@ -267,7 +279,7 @@ class Statements(AnalyzerBase):
             elif isinstance(it, LoaderV) and it.last is not None:
                 # Full batches, then the smaller last batch: what fails only there says so.
                 full = self._fixpoint(
-                    frame, state, stmt.body, loop, lambda s: self.assign(frame, s, stmt.target, it.batch, None)
+                    frame, stmt, state, stmt.body, loop, lambda s: self.assign(frame, s, stmt.target, it.batch, None)
                 )
                 exit_state = full
                 if full is not None:
@@ -276,7 +288,7 @@ class Statements(AnalyzerBase):
             else:
                 elem = self.element_value(it)
                 exit_state = self._fixpoint(
-                    frame, state, stmt.body, loop, lambda s: self.assign(frame, s, stmt.target, elem, None)
+                    frame, stmt, state, stmt.body, loop, lambda s: self.assign(frame, s, stmt.target, elem, None)
                 )
         finally:
             frame.loops.pop()
@@ -343,7 +355,7 @@ class Statements(AnalyzerBase):
                 self.eval(frame, s, stmt.test, observe=False)
                 self.refine_condition(frame, s, stmt.test, True)
 
-            exit_state = self._fixpoint(frame, state, stmt.body, loop, enter)
+            exit_state = self._fixpoint(frame, stmt, state, stmt.body, loop, enter)
         finally:
             frame.loops.pop()
         for b in loop.breaks:
@@ -352,21 +364,30 @@ class Statements(AnalyzerBase):
             exit_state = self.exec_suite(frame, exit_state, stmt.orelse.body)
         return exit_state
 
-    def _fixpoint(self, frame: Frame, state: State, body: cst.BaseSuite, loop: _Loop, enter: object) -> State | None:
-        """Iterate a loop body until the state stops changing (or widen after a few rounds)."""
+    def _fixpoint(
+        self, frame: Frame, stmt: cst.CSTNode, state: State, body: cst.BaseSuite, loop: _Loop, enter: object
+    ) -> State | None:
+        """Iterate a loop body until the state stops changing.
+
+        A body that preserves a shape (``x = blk(x)``) is a fixpoint at once; dims that
+        change are widened to fresh symbols (``[b t d]`` then ``[b t 2*d]`` is ``[b t d']``),
+        which a later round keeps, so the rank survives.  If the bound is hit anyway,
+        the last round's state is taken and ``--statistics`` counts it (``loop-bound``)."""
         entry = state
+        widen = frame.widening(stmt)
         for _ in range(MAX_ITERATIONS):
             s = entry.copy()
             enter(s)  # type: ignore[operator]
             end = self.exec_suite(frame, s, body)
             for c in loop.continues:
-                end = join_states(end, c)
+                end = join_states(end, c, widen)
             loop.continues.clear()
-            new = join_states(entry, end)
+            new = join_states(entry, end, widen)
             assert new is not None
             if new.vars == entry.vars:
-                break
+                return entry
             entry = new
+        self.stats["loop-bound"] += 1
         return entry
 
     def exec_try(self, frame: Frame, state: State, stmt: cst.Try) -> State | None:
@@ -424,6 +445,9 @@ class Statements(AnalyzerBase):
             from .state import _join_all
 
             return _join_all(list(it.children))
+        if isinstance(it, ModuleV):
+            repeated = repeated_child(it)
+            return repeated if repeated is not None else UnknownV()
         return UnknownV()
 
     # -- assignment -------------------------------------------------------------------------

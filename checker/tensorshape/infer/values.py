@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..model.values import MaybeIntV, Value
+from ..model.dims import Dim
+from ..model.values import BoolV, FloatV, IntV, MaybeIntV, NoneV, StrV, Value
 from ..rules.context import Arg
 
 if TYPE_CHECKING:
@@ -32,7 +33,10 @@ __all__ = [
     "RangeV",
     "NothingV",
     "SuperV",
+    "RatioV",
+    "OptionalV",
     "to_core",
+    "truthiness",
 ]
 
 
@@ -180,6 +184,41 @@ class RangeV(Value):
 class SuperV(Value):
     instance: Value
     cls: Any
+
+
+@dataclass(frozen=True, slots=True)
+class RatioV(FloatV):
+    """``a / b`` of two ints: a float to the rules, but ``int(a / b)`` is ``a // b``
+    (``int(n_embd / n_head)`` is the head size, exact where the code says ``n_head``
+    divides ``n_embd``)."""
+
+    num: Dim = 0
+    den: Dim = 1
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalV(Value):
+    """A value that is ``inner`` or ``None`` (``self.norm = nn.LayerNorm(d) if norm else None``).
+
+    ``x is not None`` narrows it to ``inner``; calling it or reading an attribute uses
+    ``inner`` (that code runs only when it is not ``None``); the rule engine sees it as unknown.
+    """
+
+    inner: Value
+
+
+def truthiness(v: Value, negate: bool = False) -> bool | None:
+    """``bool(v)`` when the value says (``None``, a known bool or int, a string), else ``None``."""
+    known: bool | None = None
+    if isinstance(v, NoneV):
+        known = False
+    elif isinstance(v, BoolV):
+        known = v.value
+    elif isinstance(v, IntV) and not isinstance(v, MaybeIntV) and type(v.value) is int:
+        known = v.value != 0
+    elif isinstance(v, StrV) and v.value is not None:
+        known = bool(v.value)
+    return None if known is None else known != negate
 
 
 def building_key(inst: InstanceV, name: str) -> str:

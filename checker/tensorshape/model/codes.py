@@ -59,6 +59,9 @@ UNSOLVABLE = _code(
     "TS109", "unsolvable", E, "A dim equation has no integer solution (not divisible, not a perfect square)"
 )
 REMOVED_API = _code("TS110", "removed-api", W, "A tensor API that the targeted torch (2.13) no longer has")
+SIZE_CONDITION = _code(
+    "TS115", "size-condition", W, "An operation that works only for some sizes the code allows (the condition is named)"
+)
 
 # -- data pipelines --------------------------------------------------------------------
 LAST_BATCH = _code(

@@ -56,6 +56,7 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
                 for why, n in ((k.split(":", 1)[1], v) for k, v in sorted(stats.items()) if k.startswith("unanalysed:"))
             },
         },
+        "loops_at_bound": stats["loop-bound"],
     }
 
 

@@ -118,5 +118,6 @@ def render_text(
         stat.append(f"Functions analysed: {fn['analysed']}, not analysed: {fn['not_analysed']}")
         for why, entry in fn["not_analysed_by_reason"].items():
             stat.append(f"    {why:<14}{entry['count']:>7}  e.g. {entry['example']}")
+        stat.append(f"Loops still changing at the iteration bound: {s['loops_at_bound']}")
         blocks.append("\n".join(stat))
     return "\n\n".join(blocks) + "\n"

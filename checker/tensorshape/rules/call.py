@@ -32,7 +32,7 @@ from ..model.values import (
 )
 from ..unify import arith
 from ..unify.broadcast import broadcast_dims
-from ..unify.compare import Truth, Verdict, classify, eq3, free_symbols
+from ..unify.compare import CONDITION_HINT, Truth, Verdict, classify, condition_for, eq3, free_symbols
 from ..unify.match import Bindings, Operand, Problem, ProblemKind, instantiate, match
 from .context import Arg, RuleContext
 from .stubs import OpDef
@@ -223,10 +223,18 @@ class Call:
         verdict = classify(t, *dims)
         if verdict is Verdict.OK:
             return verdict
+        if verdict is Verdict.UNPROVEN and rel is Rel.DIVISIBLE:
+            # A divisibility that cannot be proven (``reshape(..., -1, 2)`` on a head dim) is checked at run time.
+            verdict = Verdict.OBLIGATION
         if callable(message):
             message = message()
+        condition = (
+            condition_for(rel, dims[0], dims[1], self.facts) if verdict is Verdict.UNPROVEN and len(dims) == 2 else None
+        )
         if verdict is Verdict.ERROR:
             self.error(code, message, at, hint)
+        elif condition is not None:
+            self.error(codes.SIZE_CONDITION, f"{message}: {condition}", at, CONDITION_HINT)
         elif verdict is Verdict.UNPROVEN:
             self.error(
                 codes.SYMBOLIC_MISMATCH,
@@ -234,8 +242,11 @@ class Call:
                 at,
                 "use one name for both dims in the annotations, or `assert` the relation",
             )
+        if condition is not None:
+            verdict = Verdict.OBLIGATION  # the op works (and is checked at run time) when the condition holds
         elif verdict is Verdict.OBLIGATION:
             self.warn_undecided(message, rel if rel is not None or len(dims) != 2 else Rel.EQ, dims, at)
+        if verdict is Verdict.OBLIGATION:
             self.oblige(message, [(p, s) for p, s in checks])
             if rel is not None and len(dims) == 2:
                 self.ctx.require(rel, dims[0], dims[1], f"{self.name}: {message}")
@@ -351,6 +362,13 @@ def report_problems(
         if pr.verdict is Verdict.ERROR:
             ok = False
             call.error(_KIND_CODES[pr.kind], pr.message, at, hint or _KIND_HINTS[pr.kind])
+        elif pr.verdict is Verdict.UNPROVEN and (
+            condition := condition_for(*pr.relation, call.facts) if pr.relation is not None else None
+        ):
+            call.error(codes.SIZE_CONDITION, f"{pr.message}: {condition}", at, CONDITION_HINT)
+            pending.append(pr.message)
+            assert pr.relation is not None
+            call.ctx.require(pr.relation[0], pr.relation[1], pr.relation[2], f"{call.name}: {pr.message}")
         elif pr.verdict is Verdict.UNPROVEN:
             ok = False
             call.error(
@@ -391,7 +409,7 @@ def as_dims(v: Value) -> tuple[Dim, ...] | None:
     if isinstance(v, TupleV):
         if len(v.items) == 1 and isinstance(v.items[0], (TupleV, SeqV)):
             return as_dims(v.items[0])
-        if len(v.items) == 1 and isinstance(v.items[0], (UnknownV, MaybeIntV)):
+        if len(v.items) == 1 and isinstance(v.items[0], UnknownV):
             return None  # one unknown argument may be an int or a whole tuple of sizes
         out: list[Dim] = []
         for item in v.items:

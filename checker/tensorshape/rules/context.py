@@ -61,6 +61,9 @@ class RuleContext:
     muted: bool = False
     #: Relations between dims that hold only if the sizes are right at run time (shape functions).
     constraints: list[Constraint] = field(default_factory=list)
+    #: The same relations, kept even while muted, for the front end to take as facts: the code
+    #: after a requirement checked at run time runs only if it held (as after an ``assert``).
+    learned: list[tuple[Rel, Dim, Dim]] = field(default_factory=list)
     #: Symbols for sizes that differ from the usual one only sometimes (a loader's last batch), with
     #: the condition to name and the usual size: a requirement that holds for the usual size but is
     #: undecided for the other is a warning.
@@ -89,11 +92,22 @@ class RuleContext:
 
     def require(self, rel: Rel, lhs: Dim, rhs: Dim, message: str) -> None:
         """Record an undecided relation between two dims (ignored when either is unknown)."""
-        if self.muted or isinstance(lhs, Unknown) or isinstance(rhs, Unknown):
+        if isinstance(lhs, Unknown) or isinstance(rhs, Unknown):
+            return
+        if rel is Rel.EQ or rel is Rel.DIVISIBLE:
+            self.learned.append((rel, lhs, rhs))
+        if self.muted:
             return
         c = Constraint(rel, lhs, rhs, message)
         if c not in self.constraints:
             self.constraints.append(c)
+
+    def learn(self, facts: Facts) -> Facts:
+        """``facts`` with the relations required since the last call (emptied)."""
+        for rel, lhs, rhs in self.learned:
+            facts = facts.assume_eq(lhs, rhs) if rel is Rel.EQ else facts.assume_divides(rhs, lhs)
+        self.learned.clear()
+        return facts
 
     def oblige(self, obligation: Obligation) -> None:
         if self.muted:

@@ -21,7 +21,7 @@ from ..model.obligations import ObligationKind
 from ..model.shape import Item, Shape
 from ..model.spec import DimKind, ShapeSpec
 from ..model.values import IntV, TensorV, UnknownV, Value
-from ..unify.compare import Verdict
+from ..unify.compare import CONDITION_HINT, Verdict, condition_for
 from ..unify.facts import Facts
 from ..unify.match import Bindings, Operand, match
 from ..unify.specexpr import evaluate
@@ -160,6 +160,11 @@ def check_value(spec: ShapeSpec, shape: Shape, b: Bindings, what: str) -> tuple[
         if p.verdict is Verdict.ERROR:
             code = codes.RANK_MISMATCH if p.kind.name == "RANK" else codes.SHAPE_MISMATCH
             findings.append(Finding(code, text, "fix the computation or the annotation"))
+        elif p.verdict is Verdict.UNPROVEN and (
+            condition := condition_for(*p.relation, b.facts) if p.relation is not None else None
+        ):
+            findings.append(Finding(codes.SIZE_CONDITION, f"{text}: {condition}", CONDITION_HINT))
+            pending.append(p.message)
         elif p.verdict is Verdict.UNPROVEN:
             findings.append(Finding(codes.SYMBOLIC_MISMATCH, text, "use the same dim names, or `assert` the relation"))
         elif p.verdict is Verdict.OBLIGATION:

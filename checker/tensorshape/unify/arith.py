@@ -135,7 +135,30 @@ def floordiv(a: Dim, b: Dim) -> Dim:
         return norm(whole)
     if part.is_Integer:
         return norm(whole + int(part) // b)  # type: ignore[operator]
+    if type(b) is int and b > 0:
+        part = _unnest_floor(part)
     return norm(whole + sp().floor(part / to_sympy(b), evaluate=False))
+
+
+def _unnest_floor(part: Any) -> Any:
+    """``floor(y) + z`` as ``y + z`` inside an outer floor by a positive int ``n``.
+
+    For an integer ``z``, ``floor(y) + z == floor(y + z)``, and ``floor(floor(x) / n)
+    == floor(x / n)`` for every real ``x`` and positive integer ``n``: so
+    ``((h//2)//2)//2`` is ``h//8`` and stacked downsamplings compare equal to one.
+    ``part`` is returned unchanged unless it has exactly one floor with coefficient 1
+    and every other term is an integer."""
+    S = sp()
+    inner = None
+    rest: Any = S.Integer(0)
+    for term, coeff in part.as_coefficients_dict().items():
+        if isinstance(term, S.floor) and coeff == 1 and inner is None:
+            inner = term.args[0]
+        elif coeff.is_Integer and term.is_integer:
+            rest += coeff * term
+        else:
+            return part
+    return part if inner is None else inner + rest
 
 
 def _divide(a: Any, b: Dim) -> tuple[Any, Any]:
@@ -157,6 +180,15 @@ def _divide(a: Any, b: Dim) -> tuple[Any, Any]:
         q = a / b
         if S.fraction(q)[1] == 1:
             return q, zero
+        # Terms that ``b`` divides leave the floor: ``(h - p) // p`` is ``h//p - 1``.
+        whole, part = zero, zero
+        for term in S.Add.make_args(S.expand(a)):
+            t = term / b
+            if S.fraction(t)[1] == 1 and t.is_integer:
+                whole += t
+            else:
+                part += term
+        return whole, part
     return zero, a
 
 

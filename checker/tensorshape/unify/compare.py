@@ -11,12 +11,14 @@ import enum
 import functools
 from typing import Any
 
+from ..lang.render import render_dim
+from ..model.constraints import Rel
 from ..model.dims import Dim, Unknown
 from .arith import to_sympy
 from .facts import NO_FACTS, Facts
 from .symbols import is_rigid_symbol, sp
 
-__all__ = ["Truth", "eq3", "ne1", "Verdict", "classify", "free_symbols"]
+__all__ = ["Truth", "eq3", "le3", "ne1", "Verdict", "classify", "free_symbols", "exact_divisions", "describe_condition", "condition_for", "CONDITION_HINT"]
 
 
 class Truth(enum.Enum):
@@ -54,12 +56,120 @@ def _symbolic_eq(a: Any, b: Any) -> Truth:
         return Truth.TRUE
     if diff.is_number:
         return Truth.FALSE
-    z = diff.is_zero
-    if z is True:
-        return Truth.TRUE
-    if z is False:
-        return Truth.FALSE
-    return Truth.UNKNOWN
+    return _truth(diff.is_zero)
+
+
+def _truth(known: bool | None) -> Truth:
+    """sympy's three-valued answer (``True``/``False``/``None``) as a :class:`Truth`."""
+    return Truth.UNKNOWN if known is None else Truth.TRUE if known else Truth.FALSE
+
+
+def le3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
+    """Is ``a <= b``?  Knows ``min``/``max``: ``min(5, n) <= n``, ``n <= max(n, m)``."""
+    if type(a) is int and type(b) is int:
+        return Truth.TRUE if a <= b else Truth.FALSE
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return Truth.UNKNOWN
+    if facts:
+        a, b = facts.simplify(a), facts.simplify(b)
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return Truth.UNKNOWN
+    return _le(to_sympy(a), to_sympy(b), 0)
+
+
+#: How deep ``min``/``max`` nest before :func:`le3` gives up.
+_LE_DEPTH = 4
+
+
+@functools.lru_cache(maxsize=8192)
+def _le(a: Any, b: Any, depth: int) -> Truth:
+    S = sp()
+    if depth < _LE_DEPTH:
+        # min(xs) <= b when one x is; max(xs) <= b when every x is (and dually on the right).
+        if isinstance(a, S.Min) and any(_le(x, b, depth + 1) is Truth.TRUE for x in a.args):
+            return Truth.TRUE
+        if isinstance(b, S.Max) and any(_le(a, y, depth + 1) is Truth.TRUE for y in b.args):
+            return Truth.TRUE
+        if isinstance(a, S.Max):
+            return _all(_le(x, b, depth + 1) for x in a.args)
+        if isinstance(b, S.Min):
+            return _all(_le(a, y, depth + 1) for y in b.args)
+    diff = S.expand(b - a)
+    if diff.is_number:
+        return Truth.TRUE if diff >= 0 else Truth.FALSE
+    return _truth(diff.is_nonnegative)
+
+
+def _all(truths: Any) -> Truth:
+    out = Truth.TRUE
+    for t in truths:
+        if t is Truth.FALSE:
+            return Truth.FALSE
+        if t is Truth.UNKNOWN:
+            out = Truth.UNKNOWN
+    return out
+
+
+def exact_divisions(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> tuple[tuple[Any, Any], ...] | None:
+    """The divisions whose exactness makes ``a == b``, as ``(dividend, divisor)`` pairs.
+
+    ``2*(h//2)`` equals ``h`` exactly when 2 divides ``h``: ``((h, 2),)``.  Every
+    ``floor(p/q)`` in the difference is taken as exact (``Mod(p, q)`` as 0); when that
+    makes the difference vanish, those divisions are a sufficient condition (with one
+    division, also a necessary one: the difference is then a nonzero multiple of the
+    remainder).  ``None`` when no such condition exists or the sides are not symbolic.
+    """
+    if isinstance(a, Unknown) or isinstance(b, Unknown) or (type(a) is int and type(b) is int):
+        return None
+    if facts:
+        a, b = facts.simplify(a), facts.simplify(b)
+    return _exact_divisions(to_sympy(a), to_sympy(b))
+
+
+@functools.lru_cache(maxsize=4096)
+def _exact_divisions(a: Any, b: Any) -> tuple[tuple[Any, Any], ...] | None:
+    S = sp()
+    diff = S.expand(a - b)
+    conds: dict[tuple[Any, Any], None] = {}
+    for _ in range(4):  # nested floors unwrap one level per round
+        repl: dict[Any, Any] = {}
+        for f in diff.atoms(S.floor):
+            num, den = S.fraction(S.together(f.args[0]))
+            if not den.is_Integer and not den.is_Symbol:
+                return None
+            repl[f] = f.args[0]
+            conds[(S.expand(num), den)] = None
+        for m in diff.atoms(S.Mod):
+            repl[m] = S.Integer(0)
+            conds[(m.args[0], m.args[1])] = None
+        if not repl:
+            break
+        diff = S.expand(diff.xreplace(repl))
+    if not conds or diff != 0:
+        return None
+    return tuple(conds)
+
+
+def describe_condition(divisions: tuple[tuple[Any, Any], ...]) -> str:
+    """``h`` must be even; ``h`` must be divisible by 4 (and ...)."""
+    parts = []
+    for num, den in divisions:
+        what = f"`{render_dim(num)}`"
+        parts.append(f"{what} must be even" if den == 2 else f"{what} must be divisible by {render_dim(den)}")
+    return " and ".join(parts)
+
+
+#: The hint of a ``size-condition`` warning.
+CONDITION_HINT = "assert the condition (`assert h % 2 == 0`), or make the sizes agree for every size"
+
+
+def condition_for(rel: Rel | None, a: Dim, b: Dim, facts: Facts = NO_FACTS) -> str | None:
+    """For an equality (or broadcast) between dims that cannot be proven: the divisibility
+    that makes it hold (``2*(h//2) == h`` when ``h`` is even), rendered; else ``None``."""
+    if rel not in (Rel.EQ, Rel.BROADCAST, None):
+        return None
+    found = exact_divisions(a, b, facts)
+    return describe_condition(found) if found else None
 
 
 def ne1(a: Dim, facts: Facts = NO_FACTS) -> Truth:

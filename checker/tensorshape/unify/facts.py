@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..model.constraints import Rel
 from ..model.dims import Dim, Unknown
 from .arith import norm, to_sympy
 from .symbols import is_rigid_symbol, sp
@@ -44,7 +45,7 @@ class Facts:
             return self
         sym, val = self._orient(a, b)
         if sym is None:
-            return self
+            return self._assume_exact(a, b)
         mapping = {sym: to_sympy(val)}
         subst = tuple((k, v.xreplace(mapping) if hasattr(v, "xreplace") else v) for k, v in self.subst)
         return Facts(subst + ((sym, to_sympy(val)),), self.divides)
@@ -70,6 +71,19 @@ class Facts:
         if len(cands) == 2 and is_rigid_symbol(cands[0][0]) and is_rigid_symbol(cands[1][0]):
             cands.sort(key=lambda sv: str(sv[0]), reverse=True)
         return cands[0]
+
+    def _assume_exact(self, a: Any, b: Any) -> Facts:
+        """``n_head * (n_embd // n_head) == n_embd`` holds only if the division is exact: record that."""
+        S = sp()
+        diff = S.expand(to_sympy(a) - to_sympy(b))
+        floors = diff.atoms(S.floor)
+        if len(floors) != 1:
+            return self
+        (f,) = floors
+        if S.expand(diff.xreplace({f: f.args[0]})) != 0:
+            return self
+        num, den = S.fraction(S.together(f.args[0]))
+        return self.assume_divides(den, num)
 
     def assume_divides(self, divisor: Dim, dividend: Dim) -> Facts:
         """Record ``divisor | dividend`` (from ``assert dividend % divisor == 0``)."""
@@ -125,6 +139,12 @@ class Facts:
         if self.is_integer_quotient(to_sympy(self.simplify(dividend)) / to_sympy(self.simplify(divisor))):
             return True
         return None
+
+    def relations(self) -> list[tuple[Rel, Dim, Dim]]:
+        """The facts as relations (``(Rel.EQ, a, b)``, ``(Rel.DIVISIBLE, dividend, divisor)``)."""
+        out: list[tuple[Rel, Dim, Dim]] = [(Rel.EQ, norm(k), norm(v)) for k, v in self.subst]
+        out.extend((Rel.DIVISIBLE, norm(dividend), norm(divisor)) for divisor, dividend in self.divides)
+        return out
 
     # -- control flow -----------------------------------------------------------
     def join(self, other: Facts) -> Facts:

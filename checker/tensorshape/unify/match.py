@@ -258,7 +258,8 @@ def _bind_broadcast_var(
     b.origin.setdefault("*" + name, labels[occ[0].op])
     for iss in issues:
         shown = " with ".join(f"{labels[vp.op]} {render_items(vp.items)}" for vp in occ)
-        at = " vs ".join(render_dim(d) for d in iss.dims if d is not None)
+        present = [d for d in iss.dims if d is not None]
+        at = " vs ".join(render_dim(d) for d in present)
         problems.append(
             Problem(
                 ProblemKind.BROADCAST,
@@ -267,6 +268,7 @@ def _bind_broadcast_var(
                 occ[-1].op,
                 occ[-1].sd,
                 iss.position,
+                (Rel.BROADCAST, present[0], present[1]) if len(present) == 2 else None,
                 dims=tuple(d for d in iss.dims if d is not None),
             )
         )

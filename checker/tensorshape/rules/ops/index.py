@@ -27,10 +27,9 @@ from ...model.values import (
 )
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
-from ...unify.compare import Truth, Verdict, eq3
+from ...unify.compare import Truth, Verdict, eq3, le3
 from ..call import Call, as_dim
 from ..registry import rule
-from .shape_ops import _le
 from .util import replace, wrap_dim
 
 _DATA = UnknownSource.DATA_DEPENDENT
@@ -170,8 +169,8 @@ def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | Non
         if isinstance(v, IntV) or (isinstance(v, TensorV) and v.shape.rank == 0 and v.dtype != "bool"):
             i = as_dim(v) if isinstance(v, IntV) else Unknown(_DATA)
             if type(i) is int and not isinstance(size, Unknown):
-                lo_ok = _le(arith.neg(size), i, call) if i < 0 else Truth.TRUE
-                hi_ok = _le(i + 1, size, call) if i >= 0 else Truth.TRUE
+                lo_ok = le3(arith.neg(size), i, call.facts) if i < 0 else Truth.TRUE
+                hi_ok = le3(i + 1, size, call.facts) if i >= 0 else Truth.TRUE
                 for t in (lo_ok, hi_ok):
                     if t is not Truth.TRUE:
                         verdict = call.check(
@@ -293,7 +292,7 @@ def gather(call: Call) -> Value:
             if j == i:
                 continue
             v = call.check(
-                _le(a, b, call),
+                le3(a, b, call.facts),
                 (a, b),
                 f"index {render_shape(ix)} is larger than input {render_shape(s)} in dim {j}",
                 rel=Rel.LE,

@@ -15,6 +15,7 @@ from ...model.values import (
     NONE,
     IntV,
     ModuleV,
+    SeqV,
     StrV,
     TensorV,
     TupleV,
@@ -843,21 +844,27 @@ def transformer_encoder(call: Call) -> Value:
     return TensorV(s)
 
 
+def _apply(call: Call, child: Value, value: Value) -> Value:
+    arg = Arg(value, call.span, None)
+    if call.ctx.invoke is not None:
+        return call.ctx.invoke(child, [arg], {}, call.span)  # type: ignore[no-any-return]
+    if isinstance(child, ModuleV):
+        from ..engine import call_module
+
+        return call_module(child, [arg], {}, call.ctx, call.span) or UnknownV()
+    return UnknownV()
+
+
 @rule("sequential")
 def sequential(call: Call) -> Value:
     """nn.Sequential: apply each child in order."""
     assert call.module is not None
     value: Value = call.value("input")
+    repeated = repeated_child(call.module)
+    if repeated is not None:
+        return _repeat(call, repeated, value)
     for child in call.module.children:
-        arg = Arg(value, call.span, None)
-        if call.ctx.invoke is not None:
-            value = call.ctx.invoke(child, [arg], {}, call.span)
-        elif isinstance(child, ModuleV):
-            from ..engine import call_module
-
-            value = call_module(child, [arg], {}, call.ctx, call.span) or UnknownV()
-        else:
-            value = UnknownV()
+        value = _apply(call, child, value)
         if (
             isinstance(value, TensorV)
             and value.shape.items
@@ -869,11 +876,40 @@ def sequential(call: Call) -> Value:
     return value
 
 
+def _repeat(call: Call, child: Value, value: Value) -> Value:
+    """``Sequential(*[Block(d) for _ in range(n)])``: ``child`` applied an unknown number of times.
+
+    A child that keeps the shape keeps it through all of them; otherwise the dims that
+    change are unknown (the rank stays when it does not change)."""
+    out = _apply(call, child, value)
+    if not isinstance(value, TensorV) or not isinstance(out, TensorV):
+        return out if out == value else UnknownV(UnknownSource.JOIN)
+    a, b = value.shape, out.shape
+    if a.rank is None or a.rank != b.rank:
+        return TensorV(Shape.unknown(UnknownSource.JOIN), value.dtype)
+    dims = tuple(x if eq3(x, y, call.facts) is Truth.TRUE else Unknown(UnknownSource.JOIN) for x, y in zip(a.dims, b.dims))
+    return TensorV(Shape(dims), value.dtype if value.dtype == out.dtype else None)
+
+
+def repeated_child(m: ModuleV) -> Value | None:
+    """The child of a container built from a list of unknown length (``ModuleList([Block(c)
+    for _ in range(n)])``, ``Sequential(*blocks)``): each element is like it."""
+    if m.children:
+        return None
+    v = m.args.get("modules", m.args.get("args"))
+    return v.elem if isinstance(v, SeqV) else None
+
+
 @rule("container_init")
 def container_init(call: Call) -> Value:
     """Sequential(*mods) / ModuleList([...]) / ModuleDict({...}): keep the children."""
     qual = call.op.qualname.rsplit(".", 1)[0]
-    v = call.value("args") if call.has("args") else call.value("modules")
+    name = "args" if call.has("args") else "modules"
+    v = call.value(name)
+    if isinstance(v, TupleV) and len(v.items) == 1 and isinstance(v.items[0], SeqV) and qual.endswith("Sequential"):
+        v = v.items[0]  # ``Sequential(*blocks)`` with a list of unknown length
+    if isinstance(v, SeqV):
+        return ModuleV(qual, {name: v}, ())
     children: tuple[Value, ...] = ()
     if isinstance(v, TupleV):
         if len(v.items) == 1 and isinstance(v.items[0], TupleV) and qual.endswith("Sequential"):

@@ -8,9 +8,10 @@ from ...model.constraints import Rel
 from ...model.dims import UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import SeqKind, TensorV, TupleV, Value, unknown_tensor
+from ...unify.compare import le3
 from ..call import Call
 from ..registry import rule
-from .shape_ops import _le, _self
+from .shape_ops import _self
 from .util import replace, wrap_dim, wrap_dims
 
 
@@ -71,7 +72,7 @@ def reduce_indices(call: Call) -> Value:
         if i is not None and k is not None and shape.rank != 0:
             size = shape.items[i]
             call.check(
-                _le(k, size, call),
+                le3(k, size, call.facts),
                 (k, size),
                 f"k={render_dim(k)} is larger than dim {i} of {render_shape(shape)}",
                 rel=Rel.LE,
@@ -101,7 +102,7 @@ def topk(call: Call) -> Value:
     else:
         size = shape.items[i]
         call.check(
-            _le(k, size, call),
+            le3(k, size, call.facts),
             (k, size),
             f"k={render_dim(k)} is larger than dim {i} of {render_shape(shape)}",
             rel=Rel.LE,

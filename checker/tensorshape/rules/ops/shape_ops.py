@@ -13,7 +13,7 @@ from ...model.text import plural
 from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
-from ...unify.compare import Truth, Verdict, eq3, ne1
+from ...unify.compare import Truth, Verdict, eq3, le3, ne1
 from ..call import Call, as_dims
 from ..registry import rule
 from . import strides
@@ -418,7 +418,7 @@ def narrow(call: Call) -> Value:
     if start is not None:
         end = arith.add(start, length)
         call.check(
-            _le(end, size, call),
+            le3(end, size, call.facts),
             (end, size),
             f"start {render_dim(start)} + length {render_dim(length)} exceeds dim {i} of size {render_dim(size)}",
             rel=Rel.LE,
@@ -426,18 +426,6 @@ def narrow(call: Call) -> Value:
             code=codes.INDEX_RANGE,
         )
     return _same(call, replace(shape, i, (length,)))
-
-
-def _le(a: Dim, b: Dim, call: Call) -> Truth:
-    if type(a) is int and type(b) is int:
-        return Truth.TRUE if a <= b else Truth.FALSE
-    if isinstance(a, Unknown) or isinstance(b, Unknown):
-        return Truth.UNKNOWN
-    diff = arith.sub(b, a)
-    if isinstance(diff, Unknown):
-        return Truth.UNKNOWN
-    nonneg = getattr(arith.to_sympy(diff), "is_nonnegative", None)
-    return Truth.TRUE if nonneg is True else Truth.FALSE if nonneg is False else Truth.UNKNOWN
 
 
 def _pieces(shape: Shape, i: int, sizes: Sequence[Dim], t: TensorV | None) -> TupleV:
