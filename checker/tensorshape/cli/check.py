@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..infer.api import CheckSettings
+from ..infer.api import CheckSettings, FileResult
 from ..model import codes
 from ..model.diagnostics import Severity
 from ..report import FORMATS
@@ -106,8 +106,12 @@ def run(args: argparse.Namespace) -> int:
     if args.statistics and args.format != "text":
         s = summarize(results)["tensor_expressions"]
         sys.stderr.write(f"tensor expressions: {s['known']} known, {s['symbolic']} symbolic, {s['unknown']} unknown\n")
-    internal = any(d.code is codes.INTERNAL_ERROR for r in results for d in r.diagnostics)
-    errors = any(d.severity is Severity.ERROR for r in results for d in r.diagnostics)
-    if errors:
+    return exit_code(results)
+
+
+def exit_code(results: list[FileResult]) -> int:
+    """1: shape errors found; else 2 when tensorshape itself failed on a file; else 0."""
+    diags = [d for r in results for d in r.diagnostics if d.severity is Severity.ERROR]
+    if any(d.code is not codes.INTERNAL_ERROR for d in diags):
         return 1
-    return 2 if internal else 0
+    return 2 if diags else 0

@@ -7,6 +7,8 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -157,10 +159,41 @@ def run_check(
             r.module = None
             done(r)
     else:
-        chunks = _chunks_by_folder(todo)
-        ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(root_list, settings)) as pool:
-            for batch in pool.imap_unordered(_check_chunk, chunks):
-                for data in batch:
-                    done(load_result(data))
+        _run_pool(_chunks_by_folder(todo), workers, root_list, settings, done)
     return [results[str(f)] for f in files]
+
+
+def _run_pool(
+    chunks: list[list[str]],
+    workers: int,
+    roots: list[str],
+    settings: CheckSettings,
+    done: Callable[[FileResult], None],
+) -> None:
+    """Check ``chunks`` in worker processes.  A worker that dies (a native crash, the OOM killer)
+    breaks the pool: the files of every chunk not finished are checked again one by one, each in a
+    fresh process, so that only the file that kills its worker is lost (reported as failed)."""
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+
+    def pool(n: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(roots, settings))
+
+    suspects: list[str] = []
+    with pool(workers) as ex:
+        futures = {ex.submit(_check_chunk, c): c for c in chunks}
+        for fut in as_completed(futures):
+            try:
+                batch = fut.result()
+            except BrokenProcessPool:
+                suspects.extend(futures[fut])
+                continue
+            for data in batch:
+                done(load_result(data))
+    for path in suspects:
+        with pool(1) as ex:
+            try:
+                batch = ex.submit(_check_chunk, [path]).result()
+            except BrokenProcessPool:
+                done(_crash(path, "its worker process died: a native crash or out of memory"))
+                continue
+        done(load_result(batch[0]))

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ..infer.project import parse_source
+
 __all__ = ["Statement", "FunctionSite", "locate"]
 
 
@@ -84,7 +86,9 @@ class _Collector(cst.CSTVisitor):
 
 
 def locate(source: str) -> tuple[list[Statement], list[FunctionSite]]:
-    module = cst.parse_module(source)
+    module, failure = parse_source(source)  # guarded: never hands libcst what overflows its stack
+    if module is None:
+        raise SyntaxError(failure.message if failure else "cannot parse")
     c = _Collector(source.splitlines())
     MetadataWrapper(module, unsafe_skip_copy=True).visit(c)
     return c.statements, c.functions
