@@ -15,7 +15,7 @@ from ..report.summary import summarize
 from ..rules.context import Options
 from .cache import Cache
 from .config import Config, ConfigError, default_cache_dir, load_config
-from .files import collect_files
+from .files import collect_files, unusable
 from .runner import Progress, run_check
 
 __all__ = ["add_parser", "run", "settings_from"]
@@ -74,11 +74,17 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"tensorshape: {codes.CONFIG_ERROR.id} {codes.CONFIG_ERROR.name}: {e}\n")
         return 2
     paths = args.paths or [str(cfg.root / p) for p in cfg.paths] or ["."]
-    missing = [p for p in paths if not Path(p).exists()]
-    if missing:
-        sys.stderr.write(f"tensorshape: error: no such file or folder: {', '.join(missing)}\n")
+    bad = [why for p in paths if (why := unusable(p)) is not None]
+    if bad:
+        sys.stderr.write("".join(f"tensorshape: error: cannot check {why}\n" for why in bad))
         return 2
-    files = collect_files(paths, cfg.root, [*cfg.exclude, *args.exclude])
+    problems: list[str] = []
+    files = collect_files(paths, cfg.root, [*cfg.exclude, *args.exclude], problems)
+    for why in problems:
+        sys.stderr.write(f"tensorshape: warning: {why}\n")
+    if not files:
+        sys.stderr.write("tensorshape: error: no Python files to check\n")
+        return 2
     cache = None
     if not args.no_cache:
         key = repr(
@@ -93,20 +99,40 @@ def run(args: argparse.Namespace) -> int:
         results = run_check(files, settings, cache=cache, jobs=jobs, roots=roots, progress=progress)
     finally:
         progress.close()
-    color = {"always": True, "never": False}.get(args.color, sys.stdout.isatty())
+    color = {"always": True, "never": False}.get(args.color, sys.stdout is not None and sys.stdout.isatty())
     render = FORMATS[args.format]
     kwargs: dict[str, Any] = (
         {"statistics": args.statistics, "color": color and not args.output} if args.format == "text" else {}
     )
     text = render(results, **kwargs)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    if not _emit(text, args.output):
+        return 2
     if args.statistics and args.format != "text":
         s = summarize(results)["tensor_expressions"]
         sys.stderr.write(f"tensor expressions: {s['known']} known, {s['symbolic']} symbolic, {s['unknown']} unknown\n")
     return exit_code(results)
+
+
+def _emit(text: str, output: str | None) -> bool:
+    """Write the report; on failure (a missing folder, a full disk, a closed stdout) say so in one line."""
+    where = output or "standard output"
+    try:
+        if output:
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(text)
+        elif sys.stdout is None:
+            raise OSError("it is closed")
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): not an error of ours
+    except (OSError, ValueError) as e:
+        msg = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        if sys.stderr is not None:
+            sys.stderr.write(f"tensorshape: error: cannot write the report to {where}: {msg}\n")
+        return False
+    return True
 
 
 def exit_code(results: list[FileResult]) -> int:

@@ -73,7 +73,7 @@ class Progress:
 
     def __init__(self, total: int, enabled: bool | None = None):
         if enabled is None:
-            enabled = sys.stderr.isatty() and not os.environ.get("CI") and total > 20
+            enabled = sys.stderr is not None and sys.stderr.isatty() and not os.environ.get("CI") and total > 20
         self.enabled = enabled
         self.total = total
         self.done = 0

@@ -42,4 +42,6 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
             "unknown_by_cause": {k.split(":", 1)[1]: v for k, v in sorted(stats.items()) if k.startswith("unknown:")},
         },
         "unknown_ops": stats["unknown-op"],
+        #: Files not analysed (TS008: unreadable, not regular, too big or nested too deep).
+        "skipped_files": stats["skipped-files"],
     }

@@ -112,5 +112,6 @@ def render_text(
         for cause, n in t["unknown_by_cause"].items():
             stat.append(f"    {cause:<14}{n:>7}")
         stat.append(f"Calls of unmodelled torch functions: {s['unknown_ops']}")
+        stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
         blocks.append("\n".join(stat))
     return "\n\n".join(blocks) + "\n"
