@@ -28,6 +28,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..infer.project import read_bytes
     from ..instrument import instrument_source, remove
     from .files import collect_files
 
@@ -37,8 +38,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     checks = decorated = skipped = changed = 0
     for f in files:
+        data, why = read_bytes(f)  # never blocks on a FIFO or reads a device forever
         try:
-            source = f.read_text(encoding="utf-8")
+            if data is None:
+                raise OSError(why)
+            source = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             sys.stderr.write(f"{f}: cannot read: {e}\n")
             continue

@@ -11,8 +11,9 @@ depth of the deepest expression tree:
 * each operator, ``.``, ``and``/``or``/``not``, ``if``/``else``, ``lambda``,
   ``await`` and each string juxtaposed to another one chains one level more
   (``a + b + c`` and ``"a" "b" "c"`` are nested binary nodes in libcst);
-* a comma, ``:``, ``;``, ``=`` or the end of a logical line starts a new chain at
-  the depth of the enclosing bracket (list elements do not nest).
+* a comma, ``;``, ``=`` or the end of a logical line starts a new chain at the
+  depth of the enclosing bracket (list elements do not nest); ``:`` does not
+  (``lambda: lambda: ...`` nests).
 
 The estimate errs high (``**`` counts two), which is what a guard needs.
 """
@@ -43,7 +44,7 @@ _TOKEN = re.compile(
     r"|(?P<open>[(\[{])"
     r"|(?P<close>[)\]}])"
     r"|(?P<newline>\n)"
-    r"|(?P<sep>(?<![=!<>:])=(?!=)|[,;:](?!=))"
+    r"|(?P<sep>(?<![=!<>:])=(?!=)|[,;])"
     r"|(?P<op>[-+*/%@&|^~<>!.=:]+)",
     re.DOTALL,
 )
@@ -72,8 +73,8 @@ def scan_nesting(
             if last_string:
                 cur += 1
             last_string = True
-        elif kind in ("comment", "cont"):
-            continue
+        elif kind in ("comment", "cont") or (kind == "newline" and frames):
+            continue  # within brackets a line break joins: ``("a"\n "b")`` is one concatenation
         else:
             last_string = False
             if kind == "word":
@@ -90,7 +91,7 @@ def scan_nesting(
                 if frames:
                     cur = frames.pop()
                 base = frames[-1] if frames else 0
-            elif kind == "sep" or (kind == "newline" and not frames):
+            elif kind in ("sep", "newline"):
                 cur = base
         if cur > max_depth:
             return _where(source, m.start(), f"an expression nested more than {max_depth} levels deep")
