@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tensorshape.cli import runner
 from tensorshape.cli.serialize import dump_result, load_result
 from tensorshape.infer.api import CheckSettings, FileResult, check_source
