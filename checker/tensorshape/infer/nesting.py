@@ -10,7 +10,9 @@ depth of the deepest expression tree:
 * each open bracket is a level (``f(g(x))``, ``a[0][1]``, ``f()()``);
 * each operator, ``.``, ``and``/``or``/``not``, ``if``/``else``, ``lambda``,
   ``await`` and each string juxtaposed to another one chains one level more
-  (``a + b + c`` and ``"a" "b" "c"`` are nested binary nodes in libcst);
+  (``a + b + c`` and ``"a" "b" "c"`` are nested binary nodes in libcst), except
+  that a run of tight operators (``*``, ``**``, ``.``) ends at the next loose one
+  (``a*b*c + d*e*f`` is a sum of two products, not six levels);
 * a comma, ``;``, ``=`` or the end of a logical line starts a new chain at the
   depth of the enclosing bracket (list elements do not nest); ``:`` does not
   (``lambda: lambda: ...`` nests).
@@ -36,6 +38,9 @@ _Q3 = r"""'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"""
 _QQ3 = _Q3.replace("'", '"')
 _Q1 = r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
 _QQ1 = _Q1.replace("'", '"')
+#: Operators that bind tighter than ``+``: a run of them nests, but a ``+`` starts a sibling.
+_TIGHT = "*/%@."
+
 _TOKEN = re.compile(
     rf"""(?P<str>(?:[rRbBuUfF]{{1,2}})?(?:{_Q3}|{_QQ3}|{_Q1}|{_QQ1}))"""
     r"|(?P<comment>#[^\n]*)"
@@ -65,7 +70,8 @@ def scan_nesting(
     """The first place where ``source`` nests deeper than the bounds, or ``None``."""
     frames: list[int] = []  # chain depth at each open bracket
     base = 0  # chain depth at which the innermost bracket's elements start
-    cur = 0
+    cur = 0  # depth of the chain of loose operators (``+``, ``and``, comparisons...) so far
+    tight = 0  # depth of the run of tight ones (``*``, ``**``, ``.``) since the last loose one
     last_string = False
     for m in _TOKEN.finditer(source):
         kind = m.lastgroup
@@ -79,10 +85,18 @@ def scan_nesting(
             last_string = False
             if kind == "word":
                 cur += 1
+                tight = 0
             elif kind == "op":
-                cur += len(m.group())
+                text = m.group()
+                loose = len(text.strip(_TIGHT))
+                if loose:  # ``a*b + c*d``: the products are siblings under the sum, not nested
+                    cur += loose
+                    tight = 0
+                else:
+                    tight += len(text)
             elif kind == "open":
-                cur += 1
+                cur += tight + 1
+                tight = 0
                 frames.append(cur)
                 base = cur
                 if len(frames) > max_brackets:
@@ -90,10 +104,12 @@ def scan_nesting(
             elif kind == "close":
                 if frames:
                     cur = frames.pop()
+                tight = 0
                 base = frames[-1] if frames else 0
             elif kind in ("sep", "newline"):
                 cur = base
-        if cur > max_depth:
+                tight = 0
+        if cur + tight > max_depth:
             return _where(source, m.start(), f"an expression nested more than {max_depth} levels deep")
     return None
 
