@@ -238,7 +238,7 @@ def odd_file_cases() -> Iterator[Case]:
     yield Case(
         "odd:long-concatenation",
         ["check", "--no-cache", "m.py"],
-        _write("m.py", "x = (" + "'a'\n" * 250 + ")\n"),
+        _write("m.py", "x = (" + "'a'\n" * 2000 + ")\n"),
         expect=(0,),
     )
 

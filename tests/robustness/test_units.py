@@ -31,7 +31,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
         "x = a" + ".b" * 300,
         "x = " + "-" * 300 + "1",
         "x = " + "lambda: " * 300 + "1",
-        "x = (" + "'a'\n" * 300 + ")",
+        "x = (" + "'a'\n" * 600 + ")",
         "x = f" + "()" * 300,
     ],
 )
@@ -53,6 +53,8 @@ def test_flat_sequences_and_strings_do_not_count() -> None:
     quoted = "s = '" + "(" * 500 + "'\nt = '''" + "[[[" * 500 + "'''\n# " + "{" * 500 + "\n"
     assert scan_nesting(quoted) is None
     assert scan_nesting("x = a" + " + b" * (MAX_DEPTH - 5)) is None
+    assert scan_nesting("table = (" + "'\\x00'\n" * 256 + ")") is None  # a byte table, as in real code
+    assert scan_nesting("p = " + " + ".join("3*a**2*b*c**4" for _ in range(150))) is None
 
 
 def test_skipped_file_is_a_warning_counted_in_statistics() -> None:

@@ -9,15 +9,16 @@ depth of the deepest expression tree:
 
 * each open bracket is a level (``f(g(x))``, ``a[0][1]``, ``f()()``);
 * each operator, ``.``, ``and``/``or``/``not``, ``if``/``else``, ``lambda``,
-  ``await`` and each string juxtaposed to another one chains one level more
-  (``a + b + c`` and ``"a" "b" "c"`` are nested binary nodes in libcst), except
+  ``await`` chains one level more (``a + b + c`` is nested binary nodes in
+  libcst), except
   that a run of tight operators (``*``, ``**``, ``.``) ends at the next loose one
   (``a*b*c + d*e*f`` is a sum of two products, not six levels);
 * a comma, ``;``, ``=`` or the end of a logical line starts a new chain at the
   depth of the enclosing bracket (list elements do not nest); ``:`` does not
   (``lambda: lambda: ...`` nests).
 
-The estimate errs high (``**`` counts two), which is what a guard needs.
+Juxtaposed strings (``"a" "b" "c"``, nested in libcst too) are counted apart,
+with a bound of their own.  The estimate errs high (``**`` counts two), which is what a guard needs.
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_BRACKETS", "MAX_DEPTH", "TooDeep", "scan_nesting"]
+__all__ = ["MAX_BRACKETS", "MAX_DEPTH", "MAX_STRINGS", "TooDeep", "scan_nesting"]
 
 #: Brackets nested deeper than this are refused (CPython itself stops at 200; libcst takes 0.25 s
 #: at 100 and its time grows with the cube of the depth).
 MAX_BRACKETS = 100
+#: Juxtaposed strings refused (libcst nests them: 10,000 overflow its stack; tables of 256 byte
+#: strings are real code, and the analysis takes 500).
+MAX_STRINGS = 500
 #: Estimated expression depth refused (the analysis recurses about 4 frames per level within
 #: Python's default recursion limit of 1000; libcst's native stack overflows near 2,000).
 MAX_DEPTH = 200
@@ -65,7 +69,7 @@ class TooDeep:
 
 
 def scan_nesting(
-    source: str, max_brackets: int = MAX_BRACKETS, max_depth: int = MAX_DEPTH
+    source: str, max_brackets: int = MAX_BRACKETS, max_depth: int = MAX_DEPTH, max_strings: int = MAX_STRINGS
 ) -> TooDeep | None:
     """The first place where ``source`` nests deeper than the bounds, or ``None``."""
     frames: list[int] = []  # chain depth at each open bracket
@@ -73,11 +77,16 @@ def scan_nesting(
     cur = 0  # depth of the chain of loose operators (``+``, ``and``, comparisons...) so far
     tight = 0  # depth of the run of tight ones (``*``, ``**``, ``.``) since the last loose one
     last_string = False
+    strings = 0  # length of the current run of juxtaposed strings (``"a" "b" "c"``)
     for m in _TOKEN.finditer(source):
         kind = m.lastgroup
         if kind == "str":
             if last_string:
-                cur += 1
+                strings += 1
+                if strings > max_strings:
+                    return _where(source, m.start(), f"more than {max_strings} strings concatenated")
+            else:
+                strings = 0
             last_string = True
         elif kind in ("comment", "cont") or (kind == "newline" and frames):
             continue  # within brackets a line break joins: ``("a"\n "b")`` is one concatenation
