@@ -987,6 +987,8 @@ EXCLUDED.update(
         "torch.index_put": "takes a tuple of index tensors (advanced indexing): covered by __getitem__'s cases",
         "torch.broadcast_tensors": "variadic tensors returned as a tuple: covered by the broadcasting families",
         "functorch.dim.dims": "makes dim objects, not tensors: compared with torch in tests/infer/test_first_class_dims.py",
+        "torch.utils.data.random_split": "makes datasets, not tensors: compared with torch in "
+        "tests/infer/test_data_pipelines.py",
         **{
             q: "jagged (ragged) dims are symbols, not sizes: compared with torch in tests/infer/test_jagged.py"
             for q in (

@@ -12,9 +12,8 @@ from ..model import codes
 from ..model.diagnostics import Severity
 from ..report import FORMATS
 from ..report.summary import summarize
-from ..rules.context import Options
 from .cache import Cache
-from .config import Config, ConfigError, default_cache_dir, load_config
+from .config import Config, ConfigError, check_settings, default_cache_dir, load_config
 from .files import collect_files, unusable
 from .runner import Progress, run_check
 
@@ -46,23 +45,15 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _code(key: str) -> str:
-    c = codes.lookup(key)
-    if c is None:
-        raise ConfigError(f"unknown diagnostic code {key!r} (see `tensorshape codes`)")
-    return c.id
-
-
 def settings_from(cfg: Config, args: argparse.Namespace) -> CheckSettings:
-    severity: dict[str, Severity | None] = dict(cfg.severity)
-    for k in args.disable:
-        severity[_code(k)] = None
-    enable = set(cfg.enable) | {_code(k) for k in args.enable}
-    if args.show_obligations:
-        enable.add(codes.OBLIGATION.id)
-    vollo = cfg.vollo if args.vollo is None else args.vollo
-    adw = cfg.allow_dynamic_weights if args.allow_dynamic_weights is None else args.allow_dynamic_weights
-    return CheckSettings(Options(vollo=vollo, allow_dynamic_weights=adw), severity, frozenset(enable))
+    return check_settings(
+        cfg,
+        enable=args.enable,
+        disable=args.disable,
+        show_obligations=args.show_obligations,
+        vollo=args.vollo,
+        allow_dynamic_weights=args.allow_dynamic_weights,
+    )
 
 
 def run(args: argparse.Namespace) -> int:

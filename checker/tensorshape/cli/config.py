@@ -18,19 +18,22 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..infer.api import CheckSettings
 from ..model import codes
 from ..model.diagnostics import Severity
+from ..rules.context import Options
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Config", "ConfigError", "load_config", "find_pyproject", "default_cache_dir"]
+__all__ = ["Config", "ConfigError", "load_config", "find_pyproject", "default_cache_dir", "code_id", "check_settings"]
 
 _KEYS = {"paths", "exclude", "severity", "enable", "vollo", "allow_dynamic_weights", "cache_dir", "jobs", "roots"}
 
@@ -73,11 +76,38 @@ def default_cache_dir() -> Path:
     return Path(base) / "tensorshape"
 
 
-def _code_id(key: str, where: str) -> str:
+def code_id(key: str, where: str = "") -> str:
+    """The id (``TS101``) of a code given by id or name; :class:`ConfigError` for an unknown one."""
     code = codes.lookup(str(key))
     if code is None:
-        raise ConfigError(f"{where}: unknown diagnostic code {key!r} (see `tensorshape codes`)")
+        prefix = f"{where}: " if where else ""
+        raise ConfigError(f"{prefix}unknown diagnostic code {key!r} (see `tensorshape codes`)")
     return code.id
+
+
+def check_settings(
+    cfg: Config,
+    *,
+    enable: Iterable[str] = (),
+    disable: Iterable[str] = (),
+    severity: Mapping[str, Severity | None] | None = None,
+    show_obligations: bool = False,
+    vollo: bool | None = None,
+    allow_dynamic_weights: bool | None = None,
+) -> CheckSettings:
+    """``cfg`` with overrides on top (the command line's flags, an editor's settings): codes by id or name."""
+    sev: dict[str, Severity | None] = dict(cfg.severity)
+    sev.update(severity or {})
+    for k in disable:
+        sev[code_id(k)] = None
+    on = set(cfg.enable) | {code_id(k) for k in enable}
+    if show_obligations:
+        on.add(codes.OBLIGATION.id)
+    options = Options(
+        vollo=cfg.vollo if vollo is None else vollo,
+        allow_dynamic_weights=cfg.allow_dynamic_weights if allow_dynamic_weights is None else allow_dynamic_weights,
+    )
+    return CheckSettings(options, sev, frozenset(on))
 
 
 def _bool(table: dict[str, Any], key: str) -> bool:
@@ -130,7 +160,7 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
         if not isinstance(sev, dict):
             raise ConfigError(f"{path}: [tool.tensorshape] severity must be a table of code = level")
         for k, v in sev.items():
-            cid = _code_id(k, f"{path}: severity")
+            cid = code_id(k, f"{path}: severity")
             if not isinstance(v, str):
                 raise ConfigError(f"{path}: severity.{k} must be error, warning, note or off, got {v!r}")
             if v == "off":
@@ -141,7 +171,7 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
                 except ValueError as e:
                     raise ConfigError(f"{path}: severity.{k}: {e}") from None
     if "enable" in table:
-        cfg.enable = {_code_id(k, f"{path}: enable") for k in _strings(table, "enable")}
+        cfg.enable = {code_id(k, f"{path}: enable") for k in _strings(table, "enable")}
     for key in ("vollo", "allow_dynamic_weights"):
         if key in table:
             setattr(cfg, key, _bool(table, key))

@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["collect_files", "unusable", "DEFAULT_EXCLUDES"]
+__all__ = ["collect_files", "excluded", "unusable", "DEFAULT_EXCLUDES"]
 
 DEFAULT_EXCLUDES = (
     ".git",
@@ -28,7 +28,8 @@ DEFAULT_EXCLUDES = (
 )
 
 
-def _excluded(path: Path, root: Path, patterns: Iterable[str]) -> bool:
+def excluded(path: Path, root: Path, patterns: Iterable[str]) -> bool:
+    """Whether ``path`` matches one of the ``exclude`` globs (relative to ``root``, or its name)."""
     try:
         rel = path.resolve().relative_to(root.resolve()).as_posix()
     except (ValueError, OSError, RuntimeError):  # outside the root, a symlink loop, a too-long path
@@ -81,12 +82,12 @@ def collect_files(
             dirnames[:] = sorted(
                 n
                 for n in dirnames
-                if n not in DEFAULT_EXCLUDES and not n.endswith(".egg-info") and not _excluded(d / n, root, patterns)
+                if n not in DEFAULT_EXCLUDES and not n.endswith(".egg-info") and not excluded(d / n, root, patterns)
             )
             for name in sorted(filenames):
                 if name.endswith(".py"):
                     f = d / name
-                    if not _excluded(f, root, patterns):
+                    if not excluded(f, root, patterns):
                         out[str(f)] = f
         if len(out) == before and problems is not None:
             problems.append(f"{p}: no Python files to check")

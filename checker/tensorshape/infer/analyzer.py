@@ -49,7 +49,7 @@ from ..rules.context import Options, RuleContext
 from ..rules.signature import rigid_shape
 from ..unify.symbols import SymbolTable
 from .annotations import Annotation
-from .base import Frame
+from .base import MAX_DEPTH, Frame
 from .calls import Calls
 from .expressions import Expressions
 from .project import ModuleInfo, Project
@@ -60,9 +60,6 @@ from .statements import Statements
 from .values import ClassV, FunctionV, InstanceV, OpaqueV
 
 __all__ = ["Frame", "Analyzer", "MAX_DEPTH"]
-
-#: How deep unannotated calls are inlined.
-MAX_DEPTH = 3
 
 
 class Analyzer(Statements, Expressions, Calls, Refinements):
@@ -90,11 +87,12 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self._active: set[Any] = set()
         self._signatures: dict[int, Signature] = {}
         self.checked: ModuleInfo | None = None
+        #: Sizes from command-line options: symbol -> (flag, default) (see ``infer/options.py``).
+        self.option_defaults: dict[Any, tuple[str, int]] = {}
 
     # -- contexts and reporting ------------------------------------------------------
     def new_context(self) -> RuleContext:
-        ctx = RuleContext(options=self.options, symbols=SymbolTable())
-        return ctx
+        return RuleContext(options=self.options, symbols=SymbolTable(), defaults=self.option_defaults)
 
     def report(self, frame: Frame, code: Code, message: str, span: Span, hint: str | None = None) -> None:
         frame.ctx.report(code, message, span, hint)
@@ -102,7 +100,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
     def signature(self, f: FunctionV) -> Signature:
         sig = self._signatures.get(id(f.node))
         if sig is None:
-            sig = signature_of(self, f)
+            self.run_module(f.module)
+            sig = signature_of(f, self.static_value)
             self._signatures[id(f.node)] = sig
         return sig
 
@@ -220,7 +219,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
                     self.analyze_class(inner)
 
     # -- Vollo ---------------------------------------------------------------------------------
-    def _vollo_inputs(self, frame: Frame, state: State, f: FunctionV, sig: Signature, instance: InstanceV | None) -> None:
+    def _vollo_inputs(
+        self, frame: Frame, state: State, f: FunctionV, sig: Signature, instance: InstanceV | None
+    ) -> None:
         """Layouts of a function's tensor parameters: a ``data=`` mark, else (a model's ``forward``) the last axis."""
         model = self._is_model_forward(f)
         frame.model_output = model

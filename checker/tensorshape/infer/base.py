@@ -32,7 +32,10 @@ if TYPE_CHECKING:
     from .signature import Signature
     from .state import State
 
-__all__ = ["Frame", "AnalyzerBase"]
+__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH"]
+
+#: How deep unannotated calls are inlined.
+MAX_DEPTH = 3
 
 
 @dataclass(eq=False, slots=True)
@@ -79,6 +82,7 @@ class AnalyzerBase:
     _generic_instances: dict[ClassV, InstanceV]
     _active: set[Any]
     _signatures: dict[int, Signature]
+    option_defaults: dict[Any, tuple[str, int]]
     _module_diags: list[Diagnostic]
     _module_obligations: list[Obligation]
 

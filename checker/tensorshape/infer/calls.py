@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -15,8 +16,10 @@ from ..model.firstclass import DimV, LevelTensorV
 from ..model.values import (
     NONE,
     BoolV,
+    DatasetV,
     FloatV,
     IntV,
+    LoaderV,
     MaybeIntV,
     ModuleV,
     SeqKind,
@@ -34,10 +37,11 @@ from ..rules.signature import param_ref
 from ..unify import arith
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
-from .base import AnalyzerBase
-from .expressions import TensorMethodV, simple_text
+from .base import MAX_DEPTH, AnalyzerBase, Frame
 from .firstclass import render_levels
+from .options import PARSER_CLASSES, call_parser_method
 from .state import State, join_values
+from .syntax import simple_text
 from .values import (
     BoundMethodV,
     ClassV,
@@ -46,14 +50,16 @@ from .values import (
     InstanceV,
     NothingV,
     OpaqueV,
+    ParserMethodV,
+    ParserV,
     RangeV,
     SuperV,
+    TensorMethodV,
     building_key,
     building_prefix,
 )
 
 if TYPE_CHECKING:
-    from .base import Frame
     from .signature import Signature
 
 __all__ = ["Calls", "canonical"]
@@ -100,9 +106,9 @@ class Calls(AnalyzerBase):
             elif a.star == "**":
                 opaque = True
             elif a.keyword is not None:
-                kwargs[a.keyword.value] = Arg(v, frame.ticket(a.value), _text(a.value))
+                kwargs[a.keyword.value] = Arg(v, frame.ticket(a.value), simple_text(a.value))
             else:
-                args.append(Arg(v, frame.ticket(a.value), _text(a.value)))
+                args.append(Arg(v, frame.ticket(a.value), simple_text(a.value)))
         if _is_reveal(func, node):
             return self.reveal(frame, args, node)
         if opaque:
@@ -158,6 +164,8 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         frame.ctx.facts = state.facts
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
+        if isinstance(func, ParserMethodV):
+            return call_parser_method(func, args, kwargs)
         if isinstance(func, TensorMethodV):
             v = engine.call_method(
                 func.receiver_arg,
@@ -200,6 +208,8 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         if q.startswith("builtins.") or q.startswith("math."):
             return self.call_builtin(frame, state, q, args, kwargs, node)
+        if q in PARSER_CLASSES:
+            return ParserV()
         if q == "torch.nn.Parameter" or q == "torch.nn.Buffer":
             return args[0].value if args else UnknownV()
         if q in _CONTEXT_MANAGERS:
@@ -216,6 +226,9 @@ class Calls(AnalyzerBase):
                 span,
             )
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
+        if q.startswith("torch.utils.data."):
+            args = [self.dataset_arg(frame, state, a, node) for a in args]
+            kwargs = {k: self.dataset_arg(frame, state, a, node) for k, a in kwargs.items()}
         cargs = [self.core_arg(frame, a) for a in args]
         ckw = {k: self.core_arg(frame, a) for k, a in kwargs.items()}
         if q in engine.table().classes:
@@ -237,6 +250,21 @@ class Calls(AnalyzerBase):
                 )
             return UnknownV(UnknownSource.UNSUPPORTED)
         return UnknownV()
+
+    def dataset_arg(self, frame: Frame, state: State, a: Arg, node: cst.CSTNode) -> Arg:
+        """A user ``Dataset`` subclass's instance, for the data rules: a sample is what its
+        ``__getitem__`` returns for some index, and its length what ``__len__`` returns."""
+        inst = a.value
+        if not isinstance(inst, InstanceV) or inst.cls.lookup("__getitem__") is None:
+            return a
+        index = Arg(IntV(frame.ctx.fresh("index")), a.span, None)
+        getitem = self.attribute(frame, state, inst, "__getitem__", None)
+        sample = self.call(frame, state, getitem, [index], {}, node)
+        length: Dim | None = None
+        if inst.cls.lookup("__len__") is not None:
+            n = self.call(frame, state, self.attribute(frame, state, inst, "__len__", None), [], {}, node)
+            length = n.value if isinstance(n, IntV) and not isinstance(n.value, Unknown) else None
+        return Arg(DatasetV(sample, length), a.span, a.text)
 
     def call_builtin(
         self, frame: Frame, state: State, q: str, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
@@ -315,6 +343,14 @@ class Calls(AnalyzerBase):
             if isinstance(v, ModuleV) and v.children:
                 return TupleV(v.children, kind)
             return SeqV(self.element_value(v), kind)
+        if name in ("iter", "next") and vals:
+            # An iterator of a loader is the loader; ``next`` gives its first (full) batch.
+            return vals[0] if name == "iter" else self.element_value(vals[0])
+        if name == "enumerate" and vals and isinstance(vals[0], LoaderV):
+            ld = vals[0]
+            index = IntV(Unknown(UnknownSource.UNANNOTATED))
+            last = TupleV((index, ld.last)) if ld.last is not None else None
+            return replace(ld, batch=TupleV((index, ld.batch)), last=last)
         if name == "enumerate" and vals:
             items = self.iteration_items(frame, state, vals[0], node)  # type: ignore[arg-type]
             if items is not None:
@@ -473,8 +509,6 @@ class Calls(AnalyzerBase):
 
         While building an instance, ``overlay`` carries its pending attributes
         in and out (see :func:`~tensorshape.infer.values.building_key`)."""
-        from .analyzer import MAX_DEPTH, Frame
-
         key: Any
         try:
             key = (
@@ -508,6 +542,7 @@ class Calls(AnalyzerBase):
             building=building,
         )
         callee.ctx.symbols = frame.ctx.symbols
+        callee.ctx.partial = frame.ctx.partial
         state = State()
         if overlay:
             state.vars.update(overlay)
@@ -628,10 +663,6 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
     return isinstance(f, cst.Name) and f.value == "reveal_shape" and not isinstance(func, (FunctionV, ClassV))
 
 
-def _text(node: cst.CSTNode) -> str | None:
-    return simple_text(node)
-
-
 def _range_len(start: Dim, stop: Dim, step: Dim) -> Dim:
     if type(start) is int and type(stop) is int and type(step) is int and step:
         return len(range(start, stop, step))
@@ -652,6 +683,8 @@ def _len(v: Value) -> Value:
         return IntV(v.length)
     if isinstance(v, StrV) and v.value is not None:
         return IntV(len(v.value))
+    if isinstance(v, (DatasetV, LoaderV)) and v.length is not None:
+        return IntV(v.length)
     return IntV(Unknown())
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -21,6 +20,7 @@ from ..model.values import (
     EllipsisV,
     FloatV,
     IntV,
+    LoaderV,
     MaybeIntV,
     ModuleV,
     NoneV,
@@ -37,9 +37,11 @@ from ..rules import engine
 from ..rules.context import Arg
 from ..unify import arith
 from ..unify.compare import Truth, eq3
-from .base import AnalyzerBase
+from .base import AnalyzerBase, Frame
 from .firstclass import TENSORLIKE, firstclass_attr
+from .options import option_value
 from .state import State, join_values
+from .syntax import simple_text
 from .values import (
     AnnotationV,
     BoundMethodV,
@@ -49,19 +51,22 @@ from .values import (
     InstanceV,
     LazyImportV,
     ModuleNsV,
+    NamespaceV,
     NothingV,
     OpaqueV,
+    ParserMethodV,
+    ParserV,
     RangeV,
     SuperV,
+    TensorMethodV,
     building_key,
     to_core,
 )
 
 if TYPE_CHECKING:
-    from .base import Frame
     from .project import ModuleInfo
 
-__all__ = ["Expressions", "TensorMethodV", "DTYPES", "simple_text"]
+__all__ = ["Expressions", "DTYPES"]
 
 #: ``torch.<name>`` dtypes.
 DTYPES: dict[str, str] = {
@@ -119,35 +124,29 @@ _CMPOPS: dict[type, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class TensorMethodV(Value):
-    """``x.view`` before it is called."""
-
-    receiver: Value
-    name: str
-    receiver_arg: Arg
-
-
-def simple_text(node: cst.CSTNode | None) -> str | None:
-    """Source text of a name or attribute chain (``x``, ``self.proj``), else ``None``."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = simple_text(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
 class Expressions(AnalyzerBase):
     """Mixin of :class:`~tensorshape.infer.analyzer.Analyzer`: evaluates expressions."""
 
     def static_value(self, module: ModuleInfo, expr: cst.BaseExpression) -> Value:
         """Evaluate an expression in a module's globals (annotations, defaults); reports nothing."""
-        from .analyzer import Frame
-
         self.run_module(module)
         frame = Frame(module, self.new_context(), generic=False)
         return self.eval(frame, State(dict(module.globals)), expr, observe=False)
+
+    def option(self, frame: Frame, ns: NamespaceV, name: str) -> Value:
+        """``args.batch_size``: an int option is a size (one symbol per option in an analysis) whose
+        default is remembered; other options are values of their default's type."""
+        declared = ns.parser.options.get(name)
+        if declared is None:
+            return OpaqueV(f"args.{name}")
+        flag, default = declared
+        other = option_value(default)
+        if other is not None:
+            return other
+        d = self.opaque_int(frame, f"args.{name}")
+        assert isinstance(default, IntV) and type(default.value) is int
+        self.option_defaults[d] = (flag, default.value)
+        return IntV(d)
 
     def arg(self, frame: Frame, value: Value, node: cst.CSTNode | None) -> Arg:
         """An engine argument: the value (converted for the core), its span ticket and text."""
@@ -320,6 +319,16 @@ class Expressions(AnalyzerBase):
         fc = firstclass_attr(recv, name)
         if fc is not None:
             return fc
+        if isinstance(recv, ParserV):
+            return ParserMethodV(recv, name)
+        if isinstance(recv, NamespaceV):
+            return self.option(frame, recv, name)
+        if isinstance(recv, LoaderV):
+            if name == "dataset":
+                return recv.dataset
+            if name == "batch_size":
+                return IntV(recv.batch_size) if recv.batch_size is not None else NONE
+            return UnknownV()
         if isinstance(recv, TENSORLIKE):
             arg = self.arg(frame, recv, node.value if node is not None else None)
             v = engine.tensor_attr(arg, name, frame.ctx, frame.ticket(node) if node is not None else None)

@@ -31,6 +31,7 @@ from ..unify.compare import Truth, Verdict, eq3
 from .annotations import Annotation
 from .base import AnalyzerBase
 from .state import State
+from .syntax import simple_text
 from .values import OpaqueV
 
 if TYPE_CHECKING:
@@ -351,7 +352,7 @@ class Refinements(AnalyzerBase):
             self.report(frame, f.code, f.message, span, f.hint)
         if pending and not findings:
             kind = ObligationKind.RETURN if what == "return" else ObligationKind.ASSIGNMENT
-            text = _simple(node)
+            text = simple_text(node)
             frame.ctx.oblige(
                 Obligation(
                     kind, span, (SpecCheck(span, text, spec.text),), f"{what}: {'; '.join(dict.fromkeys(pending))}"
@@ -404,12 +405,6 @@ def _merge(actual: Shape, annotated: Shape) -> Shape:
         return annotated
     items: list[Item] = [b if isinstance(a, Unknown) else a for a, b in zip(actual.dims, annotated.dims)]
     return Shape(tuple(items))
-
-
-def _simple(node: cst.CSTNode) -> str | None:
-    from .expressions import simple_text
-
-    return simple_text(node)
 
 
 def _is_shape_test(node: cst.BaseExpression) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -13,8 +14,11 @@ from ..rules.stubs import OpDef, Param, ParamKind, Returns
 from .annotations import Annotation, read_annotation
 
 if TYPE_CHECKING:
-    from .analyzer import Analyzer
+    from .project import ModuleInfo
     from .values import FunctionV
+
+#: Evaluates an expression in a module's globals (annotations, defaults).
+StaticValue = Callable[["ModuleInfo", cst.BaseExpression], Value]
 
 __all__ = ["UParam", "Signature", "signature_of"]
 
@@ -92,10 +96,9 @@ def _names(a: Annotation) -> set[str]:
     return out
 
 
-def signature_of(analyzer: Analyzer, f: FunctionV) -> Signature:
-    """Read ``f``'s parameters, defaults and annotations (names resolve in its module)."""
+def signature_of(f: FunctionV, static_value: StaticValue) -> Signature:
+    """Read ``f``'s parameters, defaults and annotations (names resolve in its module, already run)."""
     module = f.module
-    analyzer.run_module(module)
     diags: list[Diagnostic] = []
 
     def report(code: Code, message: str, span: Span, hint: str | None) -> None:
@@ -106,7 +109,7 @@ def signature_of(analyzer: Analyzer, f: FunctionV) -> Signature:
         return module.spans.ticket(node, start, length)
 
     def resolve(expr: cst.BaseExpression) -> Value:
-        return analyzer.static_value(module, expr)
+        return static_value(module, expr)
 
     def ann(node: cst.Annotation | None) -> Annotation | None:
         if node is None:
@@ -117,7 +120,7 @@ def signature_of(analyzer: Analyzer, f: FunctionV) -> Signature:
         if node is None:
             return None
         try:
-            return analyzer.static_value(module, node)
+            return static_value(module, node)
         except Exception:  # noqa: BLE001 - a default we cannot evaluate is unknown
             return UnknownV()
 

@@ -4,16 +4,32 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from ..lang.render import render_shape
 from ..model import codes
+from ..model.diagnostics import Severity
 from ..model.dims import Unknown, UnknownSource
 from ..model.firstclass import DimsV
 from ..model.shape import Shape
-from ..model.values import NONE, BoolV, IntV, ModuleV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value
+from ..model.values import (
+    NONE,
+    BoolV,
+    DatasetV,
+    IntV,
+    LoaderV,
+    ModuleV,
+    SeqKind,
+    SeqV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+)
+from ..unify.compare import free_symbols
 from .annotations import read_annotation
 from .base import AnalyzerBase
 from .firstclass import named, set_attr, unpack_dims
@@ -233,14 +249,17 @@ class Statements(AnalyzerBase):
                 for item in items:
                     if cur is None:
                         break
-                    s = cur.copy()
-                    self.assign(frame, s, stmt.target, item, None)
-                    end = self.exec_suite(frame, s, stmt.body)
-                    for c in loop.continues:
-                        end = join_states(end, c)
-                    loop.continues.clear()
-                    cur = end
+                    cur = self._iteration(frame, cur, stmt, loop, item)
                 exit_state = cur
+            elif isinstance(it, LoaderV) and it.last is not None:
+                # Full batches, then the smaller last batch: what fails only there says so.
+                full = self._fixpoint(
+                    frame, state, stmt.body, loop, lambda s: self.assign(frame, s, stmt.target, it.batch, None)
+                )
+                exit_state = full
+                if full is not None:
+                    last = self._last_batch(frame, full, stmt, loop, it)
+                    exit_state = join_states(full, last)
             else:
                 elem = self.element_value(it)
                 exit_state = self._fixpoint(
@@ -253,6 +272,54 @@ class Statements(AnalyzerBase):
         if stmt.orelse is not None and exit_state is not None:
             exit_state = self.exec_suite(frame, exit_state, stmt.orelse.body)
         return exit_state
+
+    def _iteration(self, frame: Frame, state: State, stmt: cst.For, loop: _Loop, item: Value) -> State | None:
+        """One pass of a loop body with the target bound to ``item``."""
+        s = state.copy()
+        self.assign(frame, s, stmt.target, item, None)
+        end = self.exec_suite(frame, s, stmt.body)
+        for c in loop.continues:
+            end = join_states(end, c)
+        loop.continues.clear()
+        return end
+
+    def _last_batch(self, frame: Frame, state: State, stmt: cst.For, loop: _Loop, it: LoaderV) -> State | None:
+        """The body once more with a loader's last batch.
+
+        A problem that full batches also have is already reported; a new one happens
+        only on the last batch, and its message names that condition.  When the last
+        batch's size is a symbol, requirements between it and the batch size that
+        cannot be proven are ``last-batch`` warnings (see ``RuleContext.partial``)."""
+        assert it.last is not None
+        ctx = frame.ctx
+        earlier: dict[tuple[object, ...], int] = {}
+        for n, d in enumerate(ctx.diagnostics):
+            earlier.setdefault((d.code, d.span), n)
+        start = len(ctx.diagnostics)
+        saved = dict(ctx.partial)
+        condition = it.condition or "on the last batch"
+        if it.last_rows is not None and it.batch_size is not None:
+            for s in free_symbols(it.last_rows):
+                ctx.partial[s] = (condition, it.batch_size)
+        try:
+            end = self._iteration(frame, state, stmt, loop, it.last)
+        finally:
+            ctx.partial = saved
+        fresh = ctx.diagnostics[start:]
+        del ctx.diagnostics[start:]
+        for d in fresh:
+            i = earlier.get((d.code, d.span))
+            if i is None:
+                # Only the last batch has this problem.
+                if d.severity is not Severity.WARNING and condition not in d.message:
+                    d = replace(d, message=f"{d.message} ({condition})")
+                ctx.diagnostics.append(d)
+            elif d.severity is Severity.NOTE and d.message != ctx.diagnostics[i].message:
+                # ``reveal_shape``: one note with both batches' shapes.
+                first = ctx.diagnostics[i]
+                shown = d.message.removeprefix("revealed shape: ")
+                ctx.diagnostics[i] = replace(first, message=f"{first.message}; {shown} ({condition})")
+        return end
 
     def exec_while(self, frame: Frame, state: State, stmt: cst.While) -> State | None:
         loop = _Loop()
@@ -319,6 +386,10 @@ class Statements(AnalyzerBase):
         return None
 
     def element_value(self, it: Value) -> Value:
+        if isinstance(it, LoaderV):
+            return it.batch
+        if isinstance(it, DatasetV):
+            return it.sample
         if isinstance(it, SeqV):
             return UnknownV() if isinstance(it.elem, NothingV) else it.elem
         if isinstance(it, TupleV):

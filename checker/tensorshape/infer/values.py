@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..model.values import MaybeIntV, Value
+from ..rules.context import Arg
 
 if TYPE_CHECKING:
     from .annotations import Annotation
@@ -209,3 +210,38 @@ def to_core(v: Value, opaque_int: Any) -> Value:
     if isinstance(v, OpaqueV):
         return MaybeIntV(opaque_int(v.path))
     return v
+
+
+@dataclass(frozen=True, slots=True)
+class TensorMethodV(Value):
+    """``x.view`` before it is called."""
+
+    receiver: Value
+    name: str
+    receiver_arg: Arg
+
+
+@dataclass(eq=False, slots=True)
+class ParserV(Value):
+    """An ``argparse.ArgumentParser``: the options its ``add_argument`` calls declared.
+
+    ``options`` maps each destination (``batch_size`` for ``--batch-size``) to the
+    option's flag and its default value.
+    """
+
+    options: dict[str, tuple[str, Value]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ParserMethodV(Value):
+    """``parser.add_argument`` (or another method of a parser) before it is called."""
+
+    parser: ParserV
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class NamespaceV(Value):
+    """What ``parse_args()`` returns: an int option is a size whose usual value is its default."""
+
+    parser: ParserV

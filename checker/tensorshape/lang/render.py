@@ -13,7 +13,7 @@ from typing import Any
 
 from ..model.dims import Dim, Star, Unknown
 from ..model.shape import Item, Shape
-from ..model.values import IntV, ModuleV, SeqV, TensorV, TupleV, UnknownV, Value
+from ..model.values import DatasetV, IntV, LoaderV, ModuleV, SeqV, TensorV, TupleV, UnknownV, Value
 
 __all__ = ["render_dim", "render_shape", "render_items", "describe_value"]
 
@@ -114,6 +114,12 @@ def describe_value(v: Value, other: Callable[[Value], str | None] | None = None)
         return f"[{describe_value(v.elem, other)}, ...]"
     if isinstance(v, ModuleV):
         return v.qualname.rsplit(".", 1)[-1] + "(...)"
+    if isinstance(v, DatasetV):
+        size = "" if v.length is None or isinstance(v.length, Unknown) else f", {render_dim(v.length)} samples"
+        return f"dataset of {describe_value(v.sample, other)}{size}"
+    if isinstance(v, LoaderV):
+        last = "" if v.last is None else f", last batch {describe_value(v.last, other)}"
+        return f"loader of {describe_value(v.batch, other)}{last}"
     if isinstance(v, UnknownV):
         return "unknown"
     return type(v).__name__.removesuffix("V").lower()

@@ -20,10 +20,10 @@ from ..infer.memory import tune_gc
 from ..infer.project import Project
 from ..model import codes
 from ..model.diagnostics import Severity
-from ..rules.context import Options
 from .analysis import Analysis, lsp_settings, utf16_column
 from .framing import SafeReader
 from .incremental import IncrementalAnalyser
+from .settings import CLIENT_KEYS, ServerSettings, server_settings
 
 __all__ = ["build_server", "DEBOUNCE_SECONDS", "MAX_DOCUMENT"]
 
@@ -42,7 +42,10 @@ _SEVERITY = {
 class TensorshapeServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("tensorshape", __version__)
-        self.settings = CheckSettings()
+        #: ``[tool.tensorshape]`` with the editor's settings on top.
+        self.config = ServerSettings()
+        #: The editor's settings as last sent (``initializationOptions``, ``didChangeConfiguration``).
+        self.client_options: Any = None
         self.analyses: dict[str, Analysis] = {}
         #: Per open document: its chunks and per-chunk results, reused across edits.
         self.incremental: dict[str, IncrementalAnalyser] = {}
@@ -52,6 +55,22 @@ class TensorshapeServer(LanguageServer):
         self.project = Project()
         self.lock = threading.Lock()
         tune_gc()
+
+    @property
+    def settings(self) -> CheckSettings:
+        return self.config.check
+
+    def project_roots(self) -> list[Path]:
+        return [*self.roots, *self.config.import_roots]
+
+    def configure(self) -> None:
+        """Read the configuration again and apply the editor's settings on top; say what was wrong."""
+        self.config = server_settings(self.roots[0] if self.roots else None, self.client_options)
+        self.project = Project(self.project_roots())
+        for problem in self.config.problems:
+            self.window_show_message(
+                lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"tensorshape: {problem}")
+            )
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """Serve over stdio, reading frames through :class:`SafeReader` (pygls's own reader
@@ -83,24 +102,9 @@ def _path(uri: str) -> str:
     return unquote(parsed.path) if parsed.scheme == "file" else uri
 
 
-def _settings_from(options: Any, base: CheckSettings) -> CheckSettings:
-    if not isinstance(options, dict):
-        return base
-    opts = options.get("tensorshape", options)
-    vollo = bool(opts.get("vollo", base.options.vollo))
-    adw = bool(opts.get("allow_dynamic_weights", base.options.allow_dynamic_weights))
-    enable = frozenset(opts.get("enable", base.enable))
-    return CheckSettings(Options(vollo=vollo, allow_dynamic_weights=adw), base.severity, enable)
-
-
-def _config_settings(root: Path) -> CheckSettings:
-    try:
-        from ..cli.config import load_config
-
-        cfg = load_config(None, root)
-        return CheckSettings(Options(vollo=cfg.vollo, allow_dynamic_weights=cfg.allow_dynamic_weights))
-    except Exception:  # noqa: BLE001 - a broken configuration must not stop the server
-        return CheckSettings()
+def _has_settings(options: Any) -> bool:
+    """Whether a configuration message carries tensorshape settings (clients also send empty ones)."""
+    return isinstance(options, dict) and ("tensorshape" in options or any(k in options for k in CLIENT_KEYS))
 
 
 def build_server() -> TensorshapeServer:
@@ -113,14 +117,18 @@ def build_server() -> TensorshapeServer:
         if not roots and params.root_uri:
             roots = [Path(_path(params.root_uri))]
         ls.roots = roots
-        ls.project = Project(list(roots))
-        if roots:
-            ls.settings = _config_settings(roots[0])
-        ls.settings = _settings_from(params.initialization_options, ls.settings)
+        ls.client_options = params.initialization_options
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(ls: TensorshapeServer, params: lsp.InitializedParams) -> None:
+        ls.configure()  # after `initialize`: a problem is shown with window/showMessage
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: TensorshapeServer, params: lsp.DidChangeConfigurationParams) -> None:
-        ls.settings = _settings_from(params.settings, ls.settings)
+        if not _has_settings(params.settings):
+            return
+        ls.client_options = params.settings
+        ls.configure()
         for uri in list(ls.analyses):
             _schedule(ls, uri, 0.0)
 
@@ -134,7 +142,7 @@ def build_server() -> TensorshapeServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: TensorshapeServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        ls.project = Project(list(ls.roots))  # what other files import from the saved one may have changed
+        ls.project = Project(ls.project_roots())  # what other files import from the saved one may have changed
         _schedule(ls, params.text_document.uri, 0.0)
         # Files that import the saved one see its new annotations.
         saved = _path(params.text_document.uri)
@@ -323,6 +331,10 @@ async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
             await asyncio.sleep(delay)
         doc = ls.workspace.get_text_document(uri)
         source, version = doc.source, doc.version
+        if ls.config.excludes(_path(uri)):
+            ls.analyses.pop(uri, None)
+            ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[]))
+            return
         if len(source) > MAX_DOCUMENT:
             ls.analyses.pop(uri, None)
             ls.incremental.pop(uri, None)

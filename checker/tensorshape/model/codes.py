@@ -63,6 +63,14 @@ UNSOLVABLE = _code(
 )
 REMOVED_API = _code("TS110", "removed-api", W, "A tensor API that the targeted torch (2.13) no longer has")
 
+# -- data pipelines --------------------------------------------------------------------
+LAST_BATCH = _code(
+    "TS120", "last-batch", W, "Code that holds for full batches but not for a DataLoader's smaller last batch"
+)
+OPTION_DEFAULT = _code(
+    "TS121", "option-default", W, "A requirement that fails with a command-line option's default value"
+)
+
 # -- einsum, einops, first-class dims, jagged tensors ---------------------------------
 DIM_REBIND = _code(
     "TS201", "dim-rebind", E, "A first-class dim (functorch.dim) is bound to a size other than the one it has"

@@ -121,10 +121,5 @@ class Shape:
     def with_items(self, items: tuple[Item, ...]) -> Shape:
         return Shape(items)
 
-    def __str__(self) -> str:
-        from ..lang.render import render_shape
-
-        return render_shape(self)
-
 
 _SCALAR = Shape(())

@@ -32,6 +32,8 @@ __all__ = [
     "SliceV",
     "DTypeV",
     "ModuleV",
+    "DatasetV",
+    "LoaderV",
     "UnknownV",
     "UNKNOWN",
     "unknown_tensor",
@@ -195,6 +197,36 @@ class ModuleV(Value):
 
     def __hash__(self) -> int:
         return hash((self.qualname, tuple(self.args.items()), self.children))
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetV(Value):
+    """A map-style dataset (``torch.utils.data``): ``dataset[i]`` is ``sample``, ``len(dataset)`` is ``length``."""
+
+    sample: Value
+    #: ``len(dataset)``, when known (``None``: unknown).
+    length: Dim | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LoaderV(Value):
+    """A ``DataLoader``: iterating it gives ``batch``; the last batch may be ``last`` instead.
+
+    ``last`` is the batch that a partial last batch gives (``batch_size`` rows
+    replaced by what is left over), or ``None`` when every batch is full
+    (``drop_last=True``, a length that is a multiple, or no batching).
+    ``condition`` says, for messages, when that last batch happens.
+    """
+
+    batch: Value
+    dataset: Value
+    batch_size: Dim | None = None
+    last: Value | None = None
+    #: Rows in ``last`` (an int, or a symbol when the dataset's length is not known).
+    last_rows: Dim | None = None
+    condition: str | None = None
+    #: ``len(loader)``: the number of batches, when known.
+    length: Dim | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,9 @@ from ..model.values import (
     Value,
     unknown_tensor,
 )
-from ..unify.compare import Truth, Verdict, classify
+from ..unify import arith
+from ..unify.broadcast import broadcast_dims
+from ..unify.compare import Truth, Verdict, classify, eq3, free_symbols
 from ..unify.match import Bindings, Operand, Problem, ProblemKind, instantiate, match
 from .context import Arg, RuleContext
 from .stubs import OpDef
@@ -226,10 +228,43 @@ class Call:
                 "use one name for both dims in the annotations, or `assert` the relation",
             )
         elif verdict is Verdict.OBLIGATION:
+            self.warn_undecided(message, rel if rel is not None or len(dims) != 2 else Rel.EQ, dims, at)
             self.oblige(message, [(p, s) for p, s in checks])
             if rel is not None and len(dims) == 2:
                 self.ctx.require(rel, dims[0], dims[1], f"{self.name}: {message}")
         return verdict
+
+    def warn_undecided(self, message: builtins.str, rel: Rel | None, dims: Sequence[Dim], at: builtins.str | None) -> None:
+        """A requirement that is undecided (an obligation), but decided for the sizes the program
+        usually has, is a warning naming the condition:
+
+        - it holds for full batches but not for a loader's last batch (``RuleContext.partial``):
+          ``last-batch``;
+        - it fails with a command-line option's default (``RuleContext.defaults``): ``option-default``.
+        """
+        symbols = {s for d in dims for s in free_symbols(d)}
+        partial = [s for s in symbols if s in self.ctx.partial]
+        if partial:
+            usual = {s: size for s, (_, size) in self.ctx.partial.items()}
+            if _truth(rel, [_substitute(d, usual) for d in dims], self.facts) is Truth.TRUE:
+                self.ctx.report(
+                    codes.LAST_BATCH,
+                    f"{self.name}: {message} ({self.ctx.partial[partial[0]][0]})",
+                    self.at(at),
+                    "pass drop_last=True to the DataLoader, or take the size from the tensor (`x.size(0)`)",
+                )
+                return
+        options = sorted((s for s in symbols if s in self.ctx.defaults), key=str)
+        if options:
+            values = {s: self.ctx.defaults[s][1] for s in options}
+            if _truth(rel, [_substitute(d, values) for d in dims], self.facts) is Truth.FALSE:
+                shown = ", ".join(f"{self.ctx.defaults[s][0]} {self.ctx.defaults[s][1]}" for s in options)
+                self.ctx.report(
+                    codes.OPTION_DEFAULT,
+                    f"{self.name}: {message} (fails with the default {shown})",
+                    self.at(at),
+                    "change the default, or pass a value that fits on the command line",
+                )
 
     def oblige(
         self,
@@ -273,6 +308,25 @@ class Call:
         return instantiate(parse_shape(returns) if isinstance(returns, str) else returns, b, self.ctx.fresh)
 
 
+def _substitute(d: Dim, sizes: Mapping[Any, Dim]) -> Dim:
+    if isinstance(d, builtins.int) or isinstance(d, Unknown) or not hasattr(d, "xreplace"):
+        return d
+    return arith.norm(d.xreplace(dict(sizes)))
+
+
+def _truth(rel: Rel | None, dims: Sequence[Dim], facts: Any) -> Truth:
+    """Is the requirement ``rel`` between ``dims`` true, false, or not known?"""
+    if rel is Rel.EQ and len(dims) == 2:
+        return eq3(dims[0], dims[1], facts)
+    if rel is Rel.DIVISIBLE and len(dims) == 2:
+        div = facts.divisible(dims[0], dims[1])
+        return Truth.UNKNOWN if div is None else Truth.TRUE if div else Truth.FALSE
+    if rel is Rel.BROADCAST:
+        verdict = broadcast_dims(dims, facts)[1]
+        return Truth.TRUE if verdict is Verdict.OK else Truth.FALSE if verdict is Verdict.ERROR else Truth.UNKNOWN
+    return Truth.UNKNOWN
+
+
 def report_problems(
     call: Call,
     problems: Sequence[Problem],
@@ -303,6 +357,10 @@ def report_problems(
             if pr.relation is not None:
                 rel, lhs, rhs = pr.relation
                 call.ctx.require(rel, lhs, rhs, f"{call.name}: {pr.message}")
+            if pr.relation is not None:
+                call.warn_undecided(pr.message, pr.relation[0], pr.relation[1:], at)
+            elif pr.dims:
+                call.warn_undecided(pr.message, Rel.BROADCAST, pr.dims, at)
     if pending and ok:
         checks = [(p, _rendered_spec(s, subst)) for p, s in zip(params, specs)]
         call.oblige("; ".join(dict.fromkeys(pending)), checks, kind)

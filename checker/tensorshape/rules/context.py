@@ -61,6 +61,13 @@ class RuleContext:
     muted: bool = False
     #: Relations between dims that hold only if the sizes are right at run time (shape functions).
     constraints: list[Constraint] = field(default_factory=list)
+    #: Symbols for sizes that differ from the usual one only sometimes (a loader's last batch), with
+    #: the condition to name and the usual size: a requirement that holds for the usual size but is
+    #: undecided for the other is a warning.
+    partial: dict[Any, tuple[str, Dim]] = field(default_factory=dict)
+    #: Sizes the user may set, by symbol: the option's flag and default (``--batch-size``, 64).  A
+    #: requirement that cannot be decided for every value but fails for the default is a warning.
+    defaults: Mapping[Any, tuple[str, int]] = field(default_factory=dict)
 
     def fresh(self, base: str) -> Dim:
         """A fresh opaque symbol for a size that exists but is not known."""

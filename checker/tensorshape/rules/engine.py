@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from ..lang.render import render_shape
 from ..model.diagnostics import Span
 from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.shape import Shape
@@ -354,7 +355,8 @@ def _inplace(receiver: Arg, name: str, result: Value, ctx: RuleContext, span: Sp
         if verdict is Verdict.ERROR:
             ctx.report(
                 codes.BROADCAST,
-                f"{name}: in-place result {result.shape} does not fit the tensor it writes into, {self_v.shape}",
+                f"{name}: in-place result {render_shape(result.shape)} does not fit the tensor it writes into, "
+                f"{render_shape(self_v.shape)}",
                 span,
                 "an in-place op cannot change its tensor's shape; use the out-of-place op",
             )

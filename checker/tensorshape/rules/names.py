@@ -17,10 +17,18 @@ _ALIASES = {
 
 
 def canonical(qualname: str) -> str:
-    """``torch.nn.modules.linear.Linear`` -> ``torch.nn.Linear``, ``einops.einops.reduce`` -> ``einops.reduce``..."""
+    """``torch.nn.modules.linear.Linear`` -> ``torch.nn.Linear``, ``einops.einops.reduce`` -> ``einops.reduce``,
+    ``torch.utils.data.dataloader.DataLoader`` -> ``torch.utils.data.DataLoader``, torchvision's
+    ``transforms.v2.Resize`` -> ``transforms.Resize``..."""
     q = _ALIASES.get(qualname, qualname)
     if q.startswith("torch.nn.modules."):
         q = "torch.nn." + q.rsplit(".", 1)[-1]
     elif q.startswith("einops.einops."):
         q = "einops." + q[len("einops.einops.") :]
+    elif q.startswith("torch.utils.data."):
+        q = "torch.utils.data." + q.rsplit(".", 1)[-1]
+    elif q.startswith("torchvision.transforms."):
+        q = "torchvision.transforms." + q.rsplit(".", 1)[-1]
+    elif q.startswith("torchvision.datasets."):
+        q = "torchvision.datasets." + q.rsplit(".", 1)[-1]
     return q

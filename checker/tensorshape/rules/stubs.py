@@ -269,16 +269,18 @@ def _function(node: ast.FunctionDef, namespace: str, path: str, method: bool = F
 
 
 def _class(table: Table, node: ast.ClassDef, namespace: str, path: str) -> None:
-    qual = f"{namespace}.{node.name}"
-    _, _, _, kinds = _decorators(node)
-    attrs: dict[str, ShapeSpec] = {}
-    for item in node.body:
-        if isinstance(item, ast.FunctionDef):
-            for op in _function(item, qual, path, method=True):
-                table.ops.setdefault(op.qualname, []).append(op)
-        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-            ann = item.annotation
-            if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-                attrs[item.target.id] = _spec(ann, f"{qual}.{item.target.id}")
-    bases = tuple(ast.unparse(b) for b in node.bases)
-    table.classes[qual] = ClassDef(qual, attrs, bases, frozenset(kinds))
+    """A module class; ``@names("A", "B")`` declares the same body under several class names."""
+    _, _, names, kinds = _decorators(node)
+    for name in names or [node.name]:
+        qual = f"{namespace}.{name}"
+        attrs: dict[str, ShapeSpec] = {}
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef):
+                for op in _function(item, qual, path, method=True):
+                    table.ops.setdefault(op.qualname, []).append(op)
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                ann = item.annotation
+                if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+                    attrs[item.target.id] = _spec(ann, f"{qual}.{item.target.id}")
+        bases = tuple(ast.unparse(b) for b in node.bases)
+        table.classes[qual] = ClassDef(qual, attrs, bases, frozenset(kinds))

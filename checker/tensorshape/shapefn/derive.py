@@ -19,6 +19,7 @@ from ..model.values import NONE, DictV, TensorV, TupleV, Value
 from ..rules.context import Options
 from ..unify.specexpr import evaluate
 from ..unify.symbols import opaque
+from .function import ShapeFunction
 from .model import (
     Dynamic,
     OutDict,
@@ -28,7 +29,6 @@ from .model import (
     OutTensor,
     OutTuple,
     OutUnknown,
-    ShapeFunction,
     TensorInput,
 )
 
@@ -156,9 +156,7 @@ def derive(
 
     scalars = tuple((names[s], s) for s in symbols if s not in bound and str(s) not in DERIVED)
     fn_name = _identifier(qualname.replace(".", "_").lower() + "_shape")
-    return ShapeFunction(
-        qualname, fn_name, tuple(tensors), scalars, tuple(constraints), output, tuple(names.items())
-    )
+    return ShapeFunction(qualname, fn_name, tuple(tensors), scalars, tuple(constraints), output, tuple(names.items()))
 
 
 def _input_shape(spec: ShapeSpec) -> Shape:

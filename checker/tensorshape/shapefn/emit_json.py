@@ -6,12 +6,12 @@ from typing import Any
 
 from ..model.dims import Star, Unknown
 from .emit_python import expr_to_python
-from .model import Dynamic, OutDict, OutNone, Output, OutTensor, OutTuple, ShapeFunction
+from .model import Dynamic, OutDict, OutNone, Output, OutTensor, OutTuple, ShapeFunctionData
 
 __all__ = ["to_json"]
 
 
-def to_json(fn: ShapeFunction) -> dict[str, Any]:
+def to_json(fn: ShapeFunctionData) -> dict[str, Any]:
     names = dict(fn.names)
 
     def dim(d: Any) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 from ..lang.render import render_dim
 from ..model.constraints import Constraint, Rel
 from ..model.dims import Star, Unknown
-from .model import Dynamic, OutDict, OutNone, Output, OutTensor, OutTuple, OutUnknown, ShapeFunction
+from .model import Dynamic, OutDict, OutNone, Output, OutTensor, OutTuple, OutUnknown, ShapeFunctionData
 
 __all__ = ["emit", "expr_to_python"]
 
@@ -74,7 +74,7 @@ def _symbols_in(d: Any) -> list[Any]:
 
 
 class _Emitter:
-    def __init__(self, fn: ShapeFunction):
+    def __init__(self, fn: ShapeFunctionData):
         self.fn = fn
         self.names: dict[Any, str] = dict(fn.names)
         self.lines: list[str] = []
@@ -247,7 +247,7 @@ def _describe(o: Output) -> str:
     return f"unknown ({o.reason})"
 
 
-def emit(fn: ShapeFunction) -> str:
+def emit(fn: ShapeFunctionData) -> str:
     e = _Emitter(fn)
     params = [t.name for t in fn.tensors]
     if fn.scalars:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -19,7 +18,7 @@ __all__ = [
     "OutNone",
     "OutUnknown",
     "Output",
-    "ShapeFunction",
+    "ShapeFunctionData",
 ]
 
 
@@ -76,7 +75,7 @@ Output = Union[OutTensor, OutTuple, OutDict, OutNone, OutUnknown]
 
 
 @dataclass(frozen=True, slots=True)
-class ShapeFunction:
+class ShapeFunctionData:
     #: ``Block.forward``
     qualname: str
     #: The emitted function's name (``block_forward_shape``).
@@ -92,20 +91,3 @@ class ShapeFunction:
     def expressions(self) -> Output:
         """The outputs, with dims as ints and sympy expressions over the inputs' symbols."""
         return self.output
-
-    def python_source(self) -> str:
-        from .emit_python import emit
-
-        return emit(self)
-
-    def to_json(self) -> dict[str, Any]:
-        from .emit_json import to_json
-
-        return to_json(self)
-
-    def compile(self) -> Callable[..., Any]:
-        """The emitted Python function, ready to call: ``fn(x_shape, ..., n=3)``."""
-        namespace: dict[str, Any] = {}
-        exec(compile(self.python_source(), f"<shapefn {self.qualname}>", "exec"), namespace)  # noqa: S102
-        fn: Callable[..., Any] = namespace[self.name]
-        return fn

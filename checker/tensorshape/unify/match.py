@@ -62,6 +62,8 @@ class Problem:
     axis: int | None = None
     #: The relation between two dims that failed to be proved (``(Rel.EQ, actual, expected)``).
     relation: tuple[Rel, Dim, Dim] | None = None
+    #: The dims involved, when there is no single relation (a broadcast over several operands).
+    dims: tuple[Dim, ...] = ()
 
 
 class Bindings:
@@ -262,6 +264,7 @@ def _bind_broadcast_var(
                 occ[-1].op,
                 occ[-1].sd,
                 iss.position,
+                dims=tuple(d for d in iss.dims if d is not None),
             )
         )
 

@@ -1,0 +1,188 @@
+"""Data pipelines (``torch.utils.data``) against torch: samples, batches, the last batch
+(see ``torch_cases.py`` for how a case is judged)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.infer.torch_cases import assert_agrees_with_torch, write_cases
+
+HEADER = """\
+import torch
+from torch.utils.data import DataLoader, Dataset, Subset, TensorDataset, random_split
+from tensorshape import reveal_shape
+"""
+
+CASES = {
+    "tensor_dataset_batches": """
+        x = torch.randn(40, 1, 28, 28)
+        y = torch.randint(0, 10, (40,))
+        loader = DataLoader(TensorDataset(x, y), batch_size=16, shuffle=True)
+        for data, target in loader:
+            reveal_shape(data)
+            reveal_shape(target)
+        print(len(loader))
+    """,
+    "drop_last_keeps_full_batches": """
+        ds = TensorDataset(torch.randn(40, 3, 8, 8))
+        for (data,) in DataLoader(ds, batch_size=16, drop_last=True):
+            reveal_shape(data)
+            flat = data.view(16, -1)
+            reveal_shape(flat)
+    """,
+    "hard_coded_batch_size_fails_on_the_last_batch": """
+        ds = TensorDataset(torch.randn(40, 1, 28, 28), torch.randint(0, 10, (40,)))
+        loader = DataLoader(ds, batch_size=16)
+        for data, target in loader:
+            flat = data.view(16, 784)  # E: TS106
+    """,
+    "no_automatic_batching": """
+        ds = TensorDataset(torch.randn(10, 5), torch.randn(10))
+        for a, b in DataLoader(ds, batch_size=None):
+            reveal_shape(a)
+            reveal_shape(b)
+    """,
+    "user_dataset_with_dict_samples": """
+        class Pairs(Dataset):
+            def __init__(self, n):
+                self.n = n
+
+            def __len__(self):
+                return self.n
+
+            def __getitem__(self, i):
+                return {"image": torch.randn(3, 16, 16), "label": 1}
+
+        loader = DataLoader(Pairs(12), batch_size=4)
+        for batch in loader:
+            reveal_shape(batch["image"])
+            reveal_shape(batch["label"])
+    """,
+    "split_subset_len": """
+        ds = TensorDataset(torch.randn(30, 7))
+        train, val = random_split(ds, [20, 10])
+        n = len(val)
+        few = Subset(ds, [0, 1, 2])
+        for (v,) in DataLoader(val, batch_size=5):
+            reveal_shape(v)
+        for (f,) in DataLoader(few, batch_size=2):
+            reveal_shape(f)
+    """,
+    "next_iter_and_enumerate": """
+        loader = DataLoader(TensorDataset(torch.randn(10, 4), torch.randn(10, 2)), batch_size=4)
+        xb, yb = next(iter(loader))
+        reveal_shape(xb)
+        for i, (x, y) in enumerate(loader):
+            reveal_shape(y)
+            total = x.sum(1, keepdim=True) + y
+    """,
+    "tensor_dataset_size_mismatch": """
+        ds = TensorDataset(torch.randn(40, 3), torch.randn(39))  # E: TS101
+    """,
+    # The generic analysis of ``run`` does not know the length: the warning; the program's own
+    # sizes (10 samples in batches of 4) make it fail for sure: the error.
+    "unknown_length_last_batch": """
+        class Frames(Dataset):
+            def __init__(self, n):
+                self.n = n
+
+            def __len__(self):
+                return self.n
+
+            def __getitem__(self, i):
+                return torch.randn(3, 8, 8)
+
+        def run(n: int, batch_size: int):
+            loader = DataLoader(Frames(n), batch_size=batch_size, shuffle=True)
+            for x in loader:
+                reveal_shape(x)
+                mask = torch.ones(batch_size, 3, 8, 8)
+                y = x * mask  # E: TS102 TS120
+
+        run(10, 4)
+    """,
+    "size_from_the_tensor_is_fine": """
+        class Frames(Dataset):
+            def __len__(self):
+                return 10
+
+            def __getitem__(self, i):
+                return torch.randn(3, 8, 8)
+
+        def run(batch_size: int):
+            for x in DataLoader(Frames(), batch_size=batch_size):
+                flat = x.view(x.size(0), -1)
+                reveal_shape(flat)
+
+        run(4)
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_cases(tmp_path_factory.mktemp("data_pipelines"), HEADER, CASES)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_against_torch(name: str, files: dict[str, Path]) -> None:
+    assert_agrees_with_torch(files[name], files)
+
+
+def test_loader_and_dataset_are_described(files: dict[str, Path]) -> None:
+    from tensorshape.infer import check_source
+
+    src = HEADER + textwrap.dedent(
+        """
+        ds = TensorDataset(torch.randn(40, 1, 28, 28), torch.randint(0, 10, (40,)))
+        reveal_shape(ds)
+        reveal_shape(DataLoader(ds, batch_size=16))
+        reveal_shape(DataLoader(ds, batch_size=8))
+        """
+    )
+    notes = [d.message for d in check_source(src, "t.py").diagnostics if d.code.id == "TS900"]
+    assert notes == [
+        "revealed shape: dataset of ([1 28 28], []), 40 samples",
+        "revealed shape: loader of ([16 1 28 28], [16]), last batch ([8 1 28 28], [8])",
+        "revealed shape: loader of ([8 1 28 28], [8])",
+    ]
+
+
+def test_torchvision_datasets_and_transforms() -> None:
+    """Sample shapes of torchvision's datasets (their published image sizes) through transforms.
+
+    The datasets need downloads, so their sizes are the published ones; the transforms are
+    compared with torchvision itself in ``test_torchvision_transforms.py``."""
+    from tensorshape.infer import check_source
+
+    src = textwrap.dedent(
+        """
+        import torch
+        from torchvision import datasets, transforms
+        from torch.utils.data import DataLoader
+        from tensorshape import reveal_shape
+
+        mnist = datasets.MNIST("data", train=False, download=True, transform=transforms.ToTensor())
+        reveal_shape(mnist)
+        tf = transforms.Compose([transforms.Resize(64), transforms.CenterCrop(48), transforms.ToTensor(),
+                                 transforms.Normalize((0.5,), (0.5,))])
+        cifar = datasets.CIFAR10("data", transform=tf)
+        reveal_shape(cifar)
+        gray = datasets.CIFAR100("data", train=False, transform=transforms.Compose([transforms.Grayscale(), transforms.ToTensor()]))
+        reveal_shape(gray)
+        folder = datasets.ImageFolder("imgs", transform=transforms.Compose([transforms.RandomResizedCrop(224), transforms.ToTensor()]))
+        for images, labels in DataLoader(folder, batch_size=32, drop_last=True):
+            reveal_shape(images)
+        """
+    )
+    notes = [d.message.removeprefix("revealed shape: ") for d in check_source(src, "t.py").diagnostics if d.code.id == "TS900"]
+    assert notes == [
+        "dataset of ([1 28 28], int ?), 10000 samples",
+        "dataset of ([3 48 48], int ?), 50000 samples",
+        "dataset of ([1 32 32], int ?), 10000 samples",
+        "[32 3 224 224]",
+    ]

@@ -1,0 +1,182 @@
+"""The realistic suites: programs written as their authors write them, checked against torch.
+
+``programs/*.py`` are correct programs; ``bugs/*.py`` each hold one realistic
+shape bug, the line torch raises on ending in ``# E: <code>`` (the code the
+checker must report there).  Each file runs as ``__main__`` with real torch on
+small inputs (``run_with_torch.py``), and ``reveal_shape(x)`` probes record the
+true shapes.  The checker's view of the same file is compared with that truth:
+
+- a probe is **exact** when the checker's shape has the right rank and every dim
+  agrees with torch's (an int equal to the size; a name bound consistently within
+  the probe; an expression that evaluates to the size once its names are bound);
+- **partial** when the rank is right and what is known agrees, but a dim is
+  unknown (``?``) or cannot be evaluated;
+- **unknown** when the checker knows nothing (``[...]``, ``unknown``) or never
+  revealed the line (the code was not analysed);
+- **wrong** when anything disagrees with torch: a shape silently wrong.
+
+A header comment ``# known-miss: <reason>`` in a bug file says the checker does
+not report that bug yet (the test is then an expected failure, strict, so fixing
+it is noticed); ``# known-false-error: <reason>`` likewise in a program.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tensorshape.infer import CheckSettings, check_file
+from tensorshape.infer.project import Project
+from tensorshape.model.diagnostics import Severity
+
+from tests.expectations import expected
+
+HERE = Path(__file__).resolve().parent
+PROGRAMS = sorted((HERE / "programs").glob("*.py"))
+BUGS = sorted((HERE / "bugs").glob("*.py"))
+
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_.']*")
+_FUNCS = {"min", "max", "floor", "ceil"}
+
+
+@dataclass
+class Probe:
+    line: int
+    static: list[str]
+    actual: list[Any]
+    verdict: str
+
+
+@dataclass
+class StaticResult:
+    errors: set[tuple[int, str]]
+    warnings: set[tuple[int, str]]
+    reveals: dict[int, list[str]]
+    seconds: float
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def header(path: Path, key: str) -> str | None:
+    m = re.search(rf"^#\s*{re.escape(key)}:\s*(.+)$", path.read_text(encoding="utf-8"), re.M)
+    return m.group(1).strip() if m else None
+
+
+@functools.cache
+def check(path: Path) -> StaticResult:
+    """The checker's view of one file (cached: the tests share it)."""
+    import time
+
+    start = time.perf_counter()
+    result = check_file(path, CheckSettings(), Project([path.parent]))
+    seconds = time.perf_counter() - start
+    errors: set[tuple[int, str]] = set()
+    warnings: set[tuple[int, str]] = set()
+    reveals: dict[int, list[str]] = {}
+    for d in result.diagnostics:
+        if d.code.id == "TS900":
+            # A loader's last batch adds a second view: "[16 784]; [8 784] (on the last batch: ...)".
+            reveals.setdefault(d.span.line, []).extend(d.message.removeprefix("revealed shape: ").split("; "))
+        elif d.severity is Severity.ERROR:
+            errors.add((d.span.line, d.code.id))
+        elif d.severity is Severity.WARNING:
+            warnings.add((d.span.line, d.code.id))
+    return StaticResult(errors, warnings, reveals, seconds, dict(result.stats))
+
+
+@functools.cache
+def torch_truth(paths: tuple[Path, ...]) -> dict[str, Any]:
+    """What torch does with each file: probes' shapes by line, and the raising line."""
+    runner = HERE / "run_with_torch.py"
+    proc = subprocess.run(
+        [sys.executable, str(runner), *map(str, paths)], capture_output=True, text=True, timeout=900
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr)
+    data: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return data
+
+
+def truth(path: Path) -> dict[str, Any]:
+    all_files = tuple(PROGRAMS + BUGS)
+    if path not in all_files:
+        all_files = (path,)
+    return torch_truth(all_files)[str(path)]  # type: ignore[no-any-return]
+
+
+def _dims(text: str) -> list[str] | None:
+    text = re.sub(r"\s+\(on the last batch.*\)$", "", text.strip())
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    inner = text[1:-1].strip()
+    return inner.split() if inner else []
+
+
+def _agrees(dim: str, size: int, names: dict[str, int]) -> str:
+    """``exact``, ``partial`` (not decidable) or ``wrong`` for one dim against one size."""
+    if dim == "?":
+        return "partial"
+    if re.fullmatch(r"-?\d+", dim):
+        return "exact" if int(dim) == size else "wrong"
+    tokens = [t for t in _TOKEN.findall(dim) if t not in _FUNCS]
+    if len(tokens) == 1 and tokens[0] == dim:
+        bound = names.setdefault(dim, size)
+        return "exact" if bound == size else "wrong"
+    if any(t not in names for t in tokens):
+        return "partial"
+    env = {f"v{i}": names[t] for i, t in enumerate(tokens)}
+    expr = dim
+    for i, t in sorted(enumerate(tokens), key=lambda p: -len(p[1])):
+        expr = expr.replace(t, f"v{i}")
+    try:
+        value = eval(expr, {"min": min, "max": max, "__builtins__": {}}, env)  # noqa: S307 - our own rendering
+    except Exception:  # noqa: BLE001
+        return "partial"
+    return "exact" if value == size else "wrong"
+
+
+def classify(static: str, actual: Any) -> str:
+    """One probe observation: the checker's rendering against torch's shape."""
+    if not isinstance(actual, list) or any(not isinstance(a, int) for a in actual):
+        return "unknown"  # tuples and other values are not scored
+    dims = _dims(static)
+    if dims is None or any(d.startswith("*") or d == "..." for d in dims):
+        return "unknown"
+    if len(dims) != len(actual):
+        return "wrong"
+    names: dict[str, int] = {}
+    verdicts = [_agrees(d, a, names) for d, a in zip(dims, actual)]
+    if "wrong" in verdicts:
+        return "wrong"
+    return "partial" if "partial" in verdicts else "exact"
+
+
+def probes(path: Path, static: StaticResult) -> list[Probe]:
+    """Every probe torch saw, scored against every shape the checker revealed on that line."""
+    out: list[Probe] = []
+    for line_text, observations in truth(path)["reveals"].items():
+        line = int(line_text)
+        shown = static.reveals.get(line, [])
+        if not shown:
+            out.append(Probe(line, [], observations, "unknown"))
+            continue
+        rank = {"exact": 0, "partial": 1, "unknown": 2, "wrong": 3}
+        # The checker may reveal a line more than once (the generic analysis, a caller's
+        # arguments, a loader's last batch), and torch may pass it more than once: every
+        # observation is scored by the checker's best view of it, and a view that fits no
+        # observation at all is wrong.
+        table = [[classify(s, actual) for s in shown] for actual in observations]
+        worst = max((min(row, key=rank.__getitem__) for row in table), key=rank.__getitem__)
+        if any(all(row[j] == "wrong" for row in table) for j in range(len(shown))):
+            worst = "wrong"
+        out.append(Probe(line, shown, observations, worst))
+    return sorted(out, key=lambda p: p.line)
+
+
+def marked_bug(path: Path) -> set[tuple[int, str]]:
+    return expected(path.read_text(encoding="utf-8"))

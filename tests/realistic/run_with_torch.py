@@ -1,0 +1,70 @@
+"""Run realistic programs with real torch and record what happened (used by ``harness.py``).
+
+``python run_with_torch.py FILE...`` runs each file as ``__main__`` in this one
+process (torch is imported once) and prints one JSON object: for each file, the
+shapes every ``reveal_shape(x)`` call saw, by line, and the line of the file
+where an exception was raised (the innermost frame in that file), if any.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+import traceback
+from typing import Any
+
+import tensorshape
+
+
+def _shape(value: Any) -> Any:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return list(value.shape)
+    if isinstance(value, (tuple, list)):
+        return [_shape(v) for v in value]
+    if isinstance(value, int):
+        return value
+    return None
+
+
+def run(path: str) -> dict[str, Any]:
+    seen: dict[int, list[Any]] = {}
+
+    def reveal_shape(value: Any) -> Any:
+        frame = sys._getframe(1)
+        if frame.f_code.co_filename == path:
+            shapes = seen.setdefault(frame.f_lineno, [])
+            if len(shapes) < 20:
+                shapes.append(_shape(value))
+        return value
+
+    tensorshape.reveal_shape = reveal_shape  # type: ignore[assignment]
+    raised: dict[str, Any] | None = None
+    saved_argv = sys.argv
+    sys.argv = [path]
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except BaseException as exc:  # noqa: BLE001 - recorded, not handled
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
+        raised = {
+            "type": type(exc).__name__,
+            "message": str(exc).splitlines()[0] if str(exc) else "",
+            "line": frames[-1].lineno if frames else None,
+        }
+    finally:
+        sys.argv = saved_argv
+    return {"reveals": {str(k): v for k, v in seen.items()}, "raised": raised}
+
+
+def main(paths: list[str]) -> None:
+    import torch
+
+    torch.manual_seed(0)
+    out = {p: run(p) for p in paths}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

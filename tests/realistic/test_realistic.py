@@ -1,0 +1,65 @@
+"""Realistic programs and seeded bugs, checked against torch (see ``harness.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .harness import BUGS, PROGRAMS, check, header, marked_bug, probes, truth
+
+pytestmark = pytest.mark.torch
+
+pytest.importorskip("torch")
+
+
+def _id(p: Path) -> str:
+    return p.stem
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=_id)
+def test_program_runs_and_checks_clean(path: Path) -> None:
+    t = truth(path)
+    assert t["raised"] is None, f"the program itself fails under torch: {t['raised']}"
+    static = check(path)
+    reason = header(path, "known-false-error")
+    if reason:
+        pytest.xfail(reason) if static.errors else pytest.fail(f"no false error any more: drop the header ({reason})")
+    assert not static.errors, f"false errors on a correct program: {sorted(static.errors)}"
+
+
+@pytest.mark.parametrize("path", PROGRAMS + BUGS, ids=_id)
+def test_no_shape_is_silently_wrong(path: Path) -> None:
+    wrong = [p for p in probes(path, check(path)) if p.verdict == "wrong"]
+    assert not wrong, [(p.line, p.static, p.actual[:3]) for p in wrong]
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=_id)
+def test_exact_shapes_do_not_regress(path: Path) -> None:
+    """``# exact-at-least: N`` in a program is a ratchet: the probes the checker gets exactly."""
+    floor = header(path, "exact-at-least")
+    assert floor is not None, "every program states how many of its probes are exact (# exact-at-least: N)"
+    exact = sum(p.verdict == "exact" for p in probes(path, check(path)))
+    assert exact >= int(floor), f"{exact} exact probes, expected at least {floor}"
+
+
+@pytest.mark.parametrize("path", BUGS, ids=_id)
+def test_bug_is_real_and_reported_on_its_line(path: Path) -> None:
+    marks = marked_bug(path)
+    assert len(marks) == 1, "a bug file marks exactly one line with # E: <code>"
+    ((line, code),) = marks
+    raised = truth(path)["raised"]
+    assert raised is not None, "torch does not raise: the seeded bug is not a bug"
+    assert raised["line"] == line, f"torch raises on line {raised['line']} ({raised['message']}), not {line}"
+    static = check(path)
+    reason = header(path, "known-miss")
+    # A bug that fails only for some sizes the code allows (the last batch, an option's default)
+    # is a warning that names the condition; the rest are errors.
+    found = (line, code) in static.errors | static.warnings
+    if reason:
+        if found:
+            pytest.fail(f"the bug is reported now: drop the known-miss header ({reason})")
+        pytest.xfail(reason)
+    assert found, f"not reported at line {line} as {code}; errors: {sorted(static.errors)}"
+    others = static.errors - {(line, code)}
+    assert not others, f"other errors too: {sorted(others)}"
