@@ -69,12 +69,14 @@ def _flushed() -> bool:
     """Flush stdout now, so that a full disk or a closed pipe is seen here, not as a traceback at
     exit; what cannot be written is dropped (stdout then points to the null device)."""
     try:
-        if sys.stdout is not None:
+        if sys.stdout is not None and not sys.stdout.closed:
             sys.stdout.flush()
         return True
     except BrokenPipeError:
         pass
-    except (OSError, ValueError) as e:
+    except ValueError:  # closed meanwhile (the language server closes it on exit): nothing to flush
+        return True
+    except OSError as e:
         _say(f"tensorshape: error: cannot write to standard output: {getattr(e, 'strerror', None) or e}\n")
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
