@@ -54,8 +54,8 @@ class Cache:
         try:
             data = json.loads(entry.read_text(encoding="utf-8"))
             result = load_result(data)
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            return None  # unreadable or of the wrong shape: checked again and rewritten
         for dep, dep_digest in result.dependencies:
             if dep != path and self.digest(dep) != dep_digest:
                 return None

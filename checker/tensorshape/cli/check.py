@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..infer.api import CheckSettings
+from ..infer.api import CheckSettings, FileResult
 from ..model import codes
 from ..model.diagnostics import Severity
 from ..report import FORMATS
 from ..report.summary import summarize
 from .cache import Cache
 from .config import Config, ConfigError, check_settings, default_cache_dir, load_config
-from .files import collect_files
+from .files import collect_files, unusable
 from .runner import Progress, run_check, shard
 
 __all__ = ["add_parser", "run", "settings_from"]
@@ -91,11 +91,17 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"tensorshape: {codes.CONFIG_ERROR.id} {codes.CONFIG_ERROR.name}: {e}\n")
         return 2
     paths = args.paths or [str(cfg.root / p) for p in cfg.paths] or ["."]
-    missing = [p for p in paths if not Path(p).exists()]
-    if missing:
-        sys.stderr.write(f"tensorshape: error: no such file or folder: {', '.join(missing)}\n")
+    bad = [why for p in paths if (why := unusable(p)) is not None]
+    if bad:
+        sys.stderr.write("".join(f"tensorshape: error: cannot check {why}\n" for why in bad))
         return 2
-    files = collect_files(paths, cfg.root, [*cfg.exclude, *args.exclude])
+    problems: list[str] = []
+    files = collect_files(paths, cfg.root, [*cfg.exclude, *args.exclude], problems)
+    for why in problems:
+        sys.stderr.write(f"tensorshape: warning: {why}\n")
+    if not files:
+        sys.stderr.write("tensorshape: error: no Python files to check\n")
+        return 2
     if args.shard:
         files = shard(files, *args.shard)
     cache = None
@@ -117,21 +123,45 @@ def run(args: argparse.Namespace) -> int:
         results = run_check(files, settings, cache=cache, jobs=jobs, roots=roots, progress=progress)
     finally:
         progress.close()
-    color = {"always": True, "never": False}.get(args.color, sys.stdout.isatty())
+    color = {"always": True, "never": False}.get(args.color, sys.stdout is not None and sys.stdout.isatty())
     render = FORMATS[args.format]
     kwargs: dict[str, Any] = (
         {"statistics": args.statistics, "color": color and not args.output} if args.format == "text" else {}
     )
     text = render(results, **kwargs)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    if not _emit(text, args.output):
+        return 2
     if args.statistics and args.format != "text":
         s = summarize(results)["tensor_expressions"]
         sys.stderr.write(f"tensor expressions: {s['known']} known, {s['symbolic']} symbolic, {s['unknown']} unknown\n")
-    internal = any(d.code is codes.INTERNAL_ERROR for r in results for d in r.diagnostics)
-    errors = any(d.severity is Severity.ERROR for r in results for d in r.diagnostics)
-    if errors:
+    return exit_code(results)
+
+
+def _emit(text: str, output: str | None) -> bool:
+    """Write the report; on failure (a missing folder, a full disk, a closed stdout) say so in one line."""
+    where = output or "standard output"
+    try:
+        if output:
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(text)
+        elif sys.stdout is None:
+            raise OSError("it is closed")
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): not an error of ours
+    except (OSError, ValueError) as e:
+        msg = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        if sys.stderr is not None:
+            sys.stderr.write(f"tensorshape: error: cannot write the report to {where}: {msg}\n")
+        return False
+    return True
+
+
+def exit_code(results: list[FileResult]) -> int:
+    """1: shape errors found; else 2 when tensorshape itself failed on a file; else 0."""
+    diags = [d for r in results for d in r.diagnostics if d.severity is Severity.ERROR]
+    if any(d.code is not codes.INTERNAL_ERROR for d in diags):
         return 1
-    return 2 if internal else 0
+    return 2 if diags else 0

@@ -71,13 +71,16 @@ class Config:
 
 
 def find_pyproject(start: Path) -> Path | None:
-    d = start.resolve()
-    if d.is_file():
-        d = d.parent
-    for cand in (d, *d.parents):
-        p = cand / "pyproject.toml"
-        if p.is_file():
-            return p
+    try:
+        d = start.resolve()
+        if d.is_file():
+            d = d.parent
+        for cand in (d, *d.parents):
+            p = cand / "pyproject.toml"
+            if p.is_file():
+                return p
+    except (OSError, RuntimeError):  # a too-long path, a symlink loop: no configuration found there
+        return None
     return None
 
 
@@ -145,9 +148,14 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
         return Config()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as e:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise ConfigError(f"{path}: cannot read configuration: {e}") from None
-    table = data.get("tool", {}).get("tensorshape", {})
+    except RecursionError:
+        raise ConfigError(f"{path}: cannot read configuration: nested too deeply") from None
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: `tool` must be a table, got {tool!r}")
+    table = tool.get("tensorshape", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.tensorshape] must be a table")
     unknown = set(table) - _KEYS
@@ -168,6 +176,8 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
             raise ConfigError(f"{path}: [tool.tensorshape] severity must be a table of code = level")
         for k, v in sev.items():
             cid = code_id(k, f"{path}: severity")
+            if not isinstance(v, str):
+                raise ConfigError(f"{path}: severity.{k} must be error, warning, note or off, got {v!r}")
             if v == "off":
                 cfg.severity[cid] = None
             else:
@@ -181,9 +191,11 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
         if key in table:
             setattr(cfg, key, _bool(table, key))
     if "cache_dir" in table:
-        cfg.cache_dir = (path.parent / str(table["cache_dir"])).resolve()
+        if not isinstance(table["cache_dir"], str) or not table["cache_dir"]:
+            raise ConfigError(f"{path}: [tool.tensorshape] cache_dir must be a folder name, got {table['cache_dir']!r}")
+        cfg.cache_dir = path.parent.absolute() / table["cache_dir"]
     if "jobs" in table:
-        if not isinstance(table["jobs"], int) or table["jobs"] < 0:
+        if type(table["jobs"]) is not int or table["jobs"] < 0:
             raise ConfigError(f"{path}: [tool.tensorshape] jobs must be a non-negative integer")
         cfg.jobs = table["jobs"]
     return cfg

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -47,11 +48,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
     except KeyboardInterrupt:
-        return 130
+        code = 130
     except BrokenPipeError:
-        return 0
+        code = 0
+    except Exception as e:  # noqa: BLE001 - one clear line, not a traceback (TENSORSHAPE_DEBUG=1 shows it)
+        if os.environ.get("TENSORSHAPE_DEBUG"):
+            raise
+        _say(f"tensorshape: internal error: {type(e).__name__}: {e} (set TENSORSHAPE_DEBUG=1 for details)\n")
+        code = 2
+    return code if _flushed() else max(code, 2)
+
+
+def _say(text: str) -> None:
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(text)
+    except (OSError, ValueError):
+        pass
+
+
+def _flushed() -> bool:
+    """Flush stdout now, so that a full disk or a closed pipe is seen here, not as a traceback at
+    exit; what cannot be written is dropped (stdout then points to the null device)."""
+    try:
+        if sys.stdout is not None and not sys.stdout.closed:
+            sys.stdout.flush()
+        return True
+    except BrokenPipeError:
+        pass
+    except ValueError:  # closed meanwhile (the language server closes it on exit): nothing to flush
+        return True
+    except OSError as e:
+        _say(f"tensorshape: error: cannot write to standard output: {getattr(e, 'strerror', None) or e}\n")
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return False
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,10 +7,12 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from ..infer.api import CheckSettings, FileResult, check_file_guarded
+from ..infer.api import CheckSettings, FileResult, check_file_guarded, crash_result
 from ..infer.memory import settle, tune_gc
 from ..infer.project import Project
 from .cache import Cache
@@ -47,7 +49,7 @@ class Progress:
 
     def __init__(self, total: int, enabled: bool | None = None):
         if enabled is None:
-            enabled = sys.stderr.isatty() and not os.environ.get("CI") and total > 20
+            enabled = sys.stderr is not None and sys.stderr.isatty() and not os.environ.get("CI") and total > 20
         self.enabled = enabled
         self.total = total
         self.done = 0
@@ -133,12 +135,7 @@ def run_check(
             r.module = None
             done(r)
     else:
-        chunks = _chunks_by_folder(todo)
-        ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(root_list, settings)) as pool:
-            for batch in pool.imap_unordered(_check_chunk, chunks):
-                for data in batch:
-                    done(load_result(data))
+        _run_pool(_chunks_by_folder(todo), workers, root_list, settings, done)
     return [results[str(f)] for f in files]
 
 
@@ -154,3 +151,39 @@ def shard(files: Sequence[Path], index: int, count: int) -> list[Path]:
         if k == index - 1:
             mine.update(chunk)
     return [f for f in files if str(f) in mine]
+
+
+def _run_pool(
+    chunks: list[list[str]],
+    workers: int,
+    roots: list[str],
+    settings: CheckSettings,
+    done: Callable[[FileResult], None],
+) -> None:
+    """Check ``chunks`` in worker processes.  A worker that dies (a native crash, the OOM killer)
+    breaks the pool: the files of every chunk not finished are checked again one by one, each in a
+    fresh process, so that only the file that kills its worker is lost (reported as failed)."""
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+
+    def pool(n: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(roots, settings))
+
+    suspects: list[str] = []
+    with pool(workers) as ex:
+        futures = {ex.submit(_check_chunk, c): c for c in chunks}
+        for fut in as_completed(futures):
+            try:
+                batch = fut.result()
+            except BrokenProcessPool:
+                suspects.extend(futures[fut])
+                continue
+            for data in batch:
+                done(load_result(data))
+    for path in suspects:
+        with pool(1) as ex:
+            try:
+                batch = ex.submit(_check_chunk, [path]).result()
+            except BrokenProcessPool:
+                done(crash_result(path, "its worker process died: a native crash or out of memory"))
+                continue
+        done(load_result(batch[0]))

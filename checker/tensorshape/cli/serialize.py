@@ -51,7 +51,45 @@ def dump_result(r: FileResult) -> dict[str, Any]:
     }
 
 
+def _ints(v: Any, n: int | None = None) -> bool:
+    return isinstance(v, list) and (n is None or len(v) == n) and all(type(x) is int for x in v)
+
+
+def _valid(data: Any) -> bool:
+    """Whether ``data`` has the types :func:`dump_result` writes (a cache entry may be anything)."""
+    if not isinstance(data, dict) or not isinstance(data.get("path"), str):
+        return False
+    diags, obls, stats, deps = (data.get(k) for k in ("diagnostics", "obligations", "stats", "dependencies"))
+    if not (isinstance(diags, list) and isinstance(obls, list) and isinstance(stats, dict) and isinstance(deps, list)):
+        return False
+    if not all(isinstance(k, str) and type(v) is int for k, v in stats.items()):
+        return False
+    if not all(isinstance(x, list) and len(x) == 2 and all(isinstance(y, str) for y in x) for x in deps):
+        return False
+    for d in diags:
+        if not isinstance(d, dict) or not _ints(d.get("span"), 4) or not isinstance(d.get("related"), list):
+            return False
+        if not all(isinstance(d.get(k), str) for k in ("code", "message", "severity")):
+            return False
+        if not all(isinstance(d.get(k), (str, type(None))) for k in ("hint", "path")):
+            return False
+        if d["severity"] not in Severity.__members__:
+            return False
+        for r in d["related"]:
+            if not (isinstance(r, list) and len(r) == 3 and _ints(r[0], 4) and isinstance(r[1], str)):
+                return False
+    for o in obls:
+        if not isinstance(o, dict) or not _ints(o.get("span"), 4) or not isinstance(o.get("checks"), list):
+            return False
+        if not all(isinstance(c, list) and len(c) == 3 and (c[0] is None or _ints(c[0], 4)) for c in o["checks"]):
+            return False
+    return True
+
+
 def load_result(data: dict[str, Any]) -> FileResult:
+    """The result ``data`` describes; ``ValueError`` when it is not what :func:`dump_result` writes."""
+    if not _valid(data):
+        raise ValueError("not a tensorshape result")
     diags = []
     for d in data["diagnostics"]:
         code = codes.lookup(d["code"])

@@ -78,8 +78,7 @@ def check_file(path: str | Path, settings: CheckSettings | None = None, project:
     project = project or Project()
     info = project.load_path(p)
     if isinstance(info, str):
-        d = Diagnostic(codes.SYNTAX_ERROR, info, Span(1, 0, 1, 0), Severity.ERROR, "check the file's encoding", str(p))
-        return FileResult(str(p), [d])
+        return FileResult(str(p), [_not_read(info, str(p))], stats={"skipped-files": 1})
     return analyze_module(project, info, settings or CheckSettings(), display=str(p))
 
 
@@ -107,6 +106,16 @@ def crash_result(path: str, why: str) -> FileResult:
     return FileResult(path, [d])
 
 
+def _not_read(why: str, path: str) -> Diagnostic:
+    """A file that could not be read or decoded: undecodable text is a syntax error (Python
+    rejects it too); anything else (a FIFO, a device, no permission, too big) is skipped."""
+    if why.startswith("cannot decode"):
+        return Diagnostic(codes.SYNTAX_ERROR, why, Span(1, 0, 1, 1), Severity.ERROR, "check the file's encoding", path)
+    return Diagnostic(
+        codes.FILE_SKIPPED, f"not analysed: {why}", Span(1, 0, 1, 1), Severity.WARNING, "the run goes on without it", path
+    )
+
+
 def analyze_module(
     project: Project, info: ModuleInfo, settings: CheckSettings, display: str | None = None
 ) -> FileResult:
@@ -115,15 +124,21 @@ def analyze_module(
     if info.failure is not None or info.tree is None or info.spans is None:
         f = info.failure
         line, col = (f.line, f.column) if f else (1, 0)
+        span = Span(max(line, 1), max(col, 0), max(line, 1), max(col, 0) + 1)
+        deps = [(info.path, info.digest)]
+        if f is not None and f.skipped:
+            hint = "simplify the expression, or exclude the file; the rest of the run goes on"
+            d = Diagnostic(codes.FILE_SKIPPED, f.message, span, Severity.WARNING, hint, path)
+            return FileResult(path, [d], stats={"skipped-files": 1}, dependencies=deps)
         d = Diagnostic(
             codes.SYNTAX_ERROR,
             f"syntax error: {f.message if f else 'cannot parse'}",
-            Span(max(line, 1), max(col, 0), max(line, 1), max(col, 0) + 1),
+            span,
             Severity.ERROR,
             "tensorshape checks files that Python can parse",
             path,
         )
-        return FileResult(path, [d], dependencies=[(info.path, info.digest)])
+        return FileResult(path, [d], dependencies=deps)
     an = Analyzer(project, settings.options, record=settings.record)
     an.report_unknown_ops = codes.UNKNOWN_OP.id in settings.enable
     raw, obligations = an.analyze(info)

@@ -221,9 +221,9 @@ class Expressions(AnalyzerBase):
 
     def _eval_integer(self, frame: Frame, state: State, node: cst.Integer) -> Value:
         try:
-            return IntV(int(node.value.replace("_", ""), 0))
-        except ValueError:
-            return IntV(Unknown())
+            return IntV(arith.bounded(int(node.value.replace("_", ""), 0)))
+        except ValueError:  # more than 4,300 digits (Python's limit)
+            return IntV(Unknown(UnknownSource.TOO_COMPLEX))
 
     def _eval_float(self, frame: Frame, state: State, node: cst.Float) -> Value:
         try:
@@ -470,6 +470,8 @@ class Expressions(AnalyzerBase):
             elems = [e for s in (left, right) for e in (s.items if isinstance(s, TupleV) else (s.elem,))]
             return SeqV(join_all(elems) if elems else UnknownV(), left.kind)
         if isinstance(left, TupleV) and op == "*" and isinstance(right, IntV) and type(right.value) is int:
+            if len(left.items) * right.value > MAX_SEQUENCE:  # ``[x] * 10**9``: never built
+                return UnknownV(UnknownSource.TOO_COMPLEX)
             return TupleV(left.items * max(right.value, 0), left.kind)
         if isinstance(left, StrV) or isinstance(right, StrV):
             return StrV(None)
@@ -770,6 +772,9 @@ def _deco(d: cst.Decorator) -> str:
         return e.value
     return ""
 
+
+#: Sequences longer than this (``[x] * n``) are not built: their value is unknown.
+MAX_SEQUENCE = 100_000
 
 _INT_OPS = {
     "+": arith.add,

@@ -9,7 +9,9 @@ code, and anything not found there is external (``torch``, ``einops``).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +19,7 @@ from pathlib import Path
 import libcst as cst
 
 from ..model.values import Value
+from .nesting import scan_nesting
 from .spans import SpanTable
 
 __all__ = ["ModuleInfo", "Project", "ParseFailure"]
@@ -27,6 +30,9 @@ class ParseFailure:
     message: str
     line: int
     column: int
+    #: Valid Python that tensorshape does not analyse (nested too deep, or libcst rejects it):
+    #: a warning, not a syntax error.
+    skipped: bool = False
 
 
 @dataclass(eq=False, slots=True)
@@ -97,30 +103,78 @@ def _no_validation(self: object) -> None:
 
 
 def parse_source(source: str) -> tuple[cst.Module | None, ParseFailure | None]:
-    try:
-        return _parse_unvalidated(source), None
-    except Exception as e:  # noqa: BLE001 - ParserSyntaxError, and others on odd inputs
-        failure = ParseFailure(
-            getattr(e, "message", str(e)) or type(e).__name__, getattr(e, "raw_line", 1), getattr(e, "raw_column", 0)
-        )
-    # Python's own parser places syntax errors where users expect them.
+    """The libcst tree of ``source``, or why there is none.
+
+    Text nested deeper than libcst's native parser can take is never handed to it (it would die
+    with SIGSEGV or take minutes): :func:`scan_nesting` finds it in one linear pass first."""
+    deep = scan_nesting(source)
+    if deep is not None:
+        failure = ParseFailure(f"not analysed: {deep.what}", deep.line, deep.column, skipped=True)
+    else:
+        try:
+            return _parse_unvalidated(source), None
+        except Exception as e:  # noqa: BLE001 - ParserSyntaxError, and others on odd inputs
+            message = getattr(e, "message", str(e)) or type(e).__name__
+            failure = ParseFailure(
+                f"not analysed: tensorshape's parser (libcst) rejects this file although Python accepts it "
+                f"({message})",
+                getattr(e, "raw_line", 1),
+                getattr(e, "raw_column", 0),
+                skipped=True,
+            )
+    # Python's own parser says whether the text is valid, and places syntax errors where users
+    # expect them.
     import ast
 
     try:
         ast.parse(source)
     except SyntaxError as se:
         return None, ParseFailure(se.msg, se.lineno or 1, max((se.offset or 1) - 1, 0))
-    except (ValueError, MemoryError, RecursionError):
-        pass
+    except ValueError as e:  # null bytes (a SyntaxError from Python 3.12 on)
+        return None, ParseFailure(str(e), 1, 0)
+    except (MemoryError, RecursionError):
+        pass  # too complex for CPython's parser as well: still skipped, not called invalid
     return None, failure
 
 
-def read_source(path: Path) -> tuple[str | None, str | None]:
-    """The file's text, or an error message (undecodable, unreadable)."""
+#: Source files bigger than this are not read (a generated file that big is data, not a model).
+MAX_FILE_BYTES = 32 * 1024 * 1024
+
+
+def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, str | None]:
+    """A regular file's bytes, or why not: never blocks on a FIFO or reads a device forever."""
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
         return None, f"cannot read file: {e.strerror or e}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, "not a regular file (a FIFO, socket or device)"
+        if st.st_size > limit:
+            return None, f"file too big ({st.st_size:,} bytes; the limit is {limit:,})"
+        chunks = []
+        total = 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:
+                return None, f"file too big (more than {limit:,} bytes)"
+            chunks.append(chunk)
+        return b"".join(chunks), None
+    except OSError as e:
+        return None, f"cannot read file: {e.strerror or e}"
+    finally:
+        os.close(fd)
+
+
+def read_source(path: Path) -> tuple[str | None, str | None]:
+    """The file's text, or an error message (undecodable, unreadable, not a regular file)."""
+    data, err = read_bytes(path)
+    if data is None:
+        return None, err
     try:
         import io
         import tokenize
@@ -200,7 +254,10 @@ class Project:
 
     def load_path(self, path: Path) -> ModuleInfo | str:
         """The module of a file on disk, or an error message (one module per real path)."""
-        key = str(path.resolve())
+        try:
+            key = str(path.resolve())
+        except (OSError, RuntimeError) as e:  # a symlink loop (RuntimeError before Python 3.13), a too-long path
+            return f"cannot read file: {getattr(e, 'strerror', None) or e}"
         if key in self.by_path:
             return self.by_path[key]
         text, err = read_source(path)
@@ -229,10 +286,10 @@ class Project:
             return False
         text = self._raw.get(path)
         if text is None:
-            try:
-                text = self._raw[path] = path.read_bytes()
-            except OSError:
+            raw, _ = read_bytes(path)
+            if raw is None:
                 return True  # let the real import report it
+            text = self._raw[path] = raw
         if name.encode() in text:
             return True
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]

@@ -95,33 +95,45 @@ class ClassV(Value):
     #: ``self.<attr>`` assignments (and list mutations) per method name.
     assigned_in: dict[str, frozenset[str]] = field(default_factory=dict)
 
+    #: This class and its project base classes, each once, depth first (computed on first use).
+    _line: tuple[ClassV, ...] | None = field(default=None, repr=False)
+
+    def lineage(self) -> tuple[ClassV, ...]:
+        """This class, then its project base classes depth first, each once: a ladder of diamonds
+        is walked in time linear in its classes (a walk of the bases as a tree doubles per rung)."""
+        if self._line is None:
+            out: dict[int, ClassV] = {}
+            stack: list[ClassV] = [self]
+            while stack:
+                c = stack.pop()
+                if id(c) in out:
+                    continue
+                out[id(c)] = c
+                stack.extend(b for b in reversed(c.bases) if isinstance(b, ClassV) and id(b) not in out)
+            self._line = tuple(out.values())
+        return self._line
+
     def reassigned(self, name: str, setup: set[str]) -> bool:
         """Is attribute ``name`` changed by a method that is not part of construction?"""
-        for method, attrs in self.assigned_in.items():
-            if name in attrs and method != "__init__" and method not in setup:
-                return True
-        return any(isinstance(b, ClassV) and b.reassigned(name, setup) for b in self.bases)
+        return any(
+            name in attrs and method != "__init__" and method not in setup
+            for c in self.lineage()
+            for method, attrs in c.assigned_in.items()
+        )
 
     def lookup(self, name: str) -> Value | None:
         """A member, through the project base classes (first match, depth first)."""
         if name in self.members:
             return self.members[name]
-        for b in self.bases:
-            if isinstance(b, ClassV):
-                v = b.lookup(name)
-                if v is not None:
-                    return v
+        for c in self.lineage():
+            v = c.members.get(name)
+            if v is not None:
+                return v
         return None
 
     def external_bases(self) -> list[str]:
         """Qualified names of external base classes (``torch.nn.Module``), through project bases."""
-        out: list[str] = []
-        for b in self.bases:
-            if isinstance(b, ExternalV):
-                out.append(b.qualname)
-            elif isinstance(b, ClassV):
-                out.extend(b.external_bases())
-        return out
+        return [b.qualname for c in self.lineage() for b in c.bases if isinstance(b, ExternalV)]
 
     @property
     def is_module(self) -> bool:

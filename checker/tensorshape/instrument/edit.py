@@ -22,6 +22,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..infer.api import CheckSettings, check_source
+from ..infer.project import parse_source
 from ..model.obligations import Obligation, ObligationKind
 from .locate import FunctionSite, Located, locate
 
@@ -155,13 +156,21 @@ def remove(source: str) -> str:
     if not candidates:
         return source
     with _no_cycle_collection():
-        module = cst.parse_module(source)
+        module = _parse(source)
         if _count_inserted(module) != len(candidates):
             # Some candidate lines are not code (inside a string): find each inserted line's position.
             v = _Inserted(module)
             MetadataWrapper(module, unsafe_skip_copy=True).visit(v)
             candidates = v.lines
     return "".join(line for i, line in enumerate(lines, 1) if i not in candidates)
+
+
+def _parse(source: str) -> cst.Module:
+    """libcst's tree, through the guard that never hands it text nested too deep for its native parser."""
+    module, failure = parse_source(source)
+    if module is None:
+        raise SyntaxError(failure.message if failure else "cannot parse")
+    return module
 
 
 @contextlib.contextmanager
@@ -186,7 +195,7 @@ def instrument_source(source: str, path: str = "<string>", *, every_boundary: bo
 
 def _instrument(source: str, path: str, every_boundary: bool) -> InstrumentResult:
     original = remove(source)
-    module = cst.parse_module(original)
+    module = _parse(original)
     located = locate(module)
     lines = split_lines(original)
     result = InstrumentResult(original, original)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,21 +11,26 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..infer.api import CheckSettings
 from ..infer.memory import tune_gc
 from ..infer.project import Project
+from ..model import codes
 from ..model.diagnostics import Severity
 from .analysis import Analysis, lsp_settings, utf16_column
+from .framing import SafeReader
 from .incremental import IncrementalAnalyser
 from .settings import CLIENT_KEYS, ServerSettings, server_settings
 
-__all__ = ["build_server", "DEBOUNCE_SECONDS"]
+__all__ = ["build_server", "DEBOUNCE_SECONDS", "MAX_DOCUMENT"]
 
 #: Wait this long after the last change before analysing (typing bursts cost one analysis).
 DEBOUNCE_SECONDS = 0.05
+#: Documents longer than this (characters) are not analysed as you type: a TS008 warning says so.
+MAX_DOCUMENT = 4_000_000
 
 _SEVERITY = {
     Severity.ERROR: lsp.DiagnosticSeverity.Error,
@@ -65,6 +71,30 @@ class TensorshapeServer(LanguageServer):
             self.window_show_message(
                 lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"tensorshape: {problem}")
             )
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve over stdio, reading frames through :class:`SafeReader` (pygls's own reader
+        wedges on a malformed frame and drops requests whose params do not fit, unanswered)."""
+        stop = self._stop_event = threading.Event()
+        writer = StdoutWriter(stdout or sys.stdout.buffer)
+        self.protocol.set_writer(writer)
+        loop_box: list[asyncio.AbstractEventLoop] = []
+
+        def reply(data: bytes) -> None:  # from the reading thread: write on the loop's thread
+            loop_box[0].call_soon_threadsafe(writer.write, data)
+
+        reader = SafeReader(stdin or sys.stdin.buffer, self.thread_pool, self.protocol.structure_message, reply)
+
+        async def serve() -> None:
+            loop_box.append(asyncio.get_running_loop())
+            await run_async(stop, reader, self.protocol, error_handler=self.report_server_error)
+
+        try:
+            asyncio.run(serve())
+        except (BrokenPipeError, KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
 
 def _path(uri: str) -> str:
@@ -124,6 +154,9 @@ def build_server() -> TensorshapeServer:
     def did_close(ls: TensorshapeServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.analyses.pop(params.text_document.uri, None)
         ls.incremental.pop(params.text_document.uri, None)
+        task = ls.pending.pop(params.text_document.uri, None)
+        if task is not None:
+            task.cancel()
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
@@ -301,6 +334,21 @@ async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
         if ls.config.excludes(_path(uri)):
             ls.analyses.pop(uri, None)
             ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[]))
+            return
+        if len(source) > MAX_DOCUMENT:
+            ls.analyses.pop(uri, None)
+            ls.incremental.pop(uri, None)
+            skipped = lsp.Diagnostic(
+                range=lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=0)),
+                message=f"not analysed: the document has {len(source):,} characters "
+                f"(the editor limit is {MAX_DOCUMENT:,}; `tensorshape check` takes it)",
+                severity=lsp.DiagnosticSeverity.Warning,
+                code=codes.FILE_SKIPPED.id,
+                source="tensorshape",
+            )
+            ls.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[skipped])
+            )
             return
         loop = asyncio.get_event_loop()
         try:

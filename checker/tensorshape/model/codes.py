@@ -43,6 +43,9 @@ UNKNOWN_OP = _code(
     "TS006", "unknown-op", N, "A torch function tensorshape does not model (its result is unknown)", False
 )
 BAD_ANNOTATION = _code("TS007", "bad-annotation", W, "A shape annotation tensorshape cannot use")
+FILE_SKIPPED = _code(
+    "TS008", "file-skipped", W, "A file tensorshape did not analyse (unreadable, not a regular file, too big or too deep)"
+)
 
 # -- shape errors ---------------------------------------------------------------------
 SHAPE_MISMATCH = _code("TS101", "shape-mismatch", E, "A dim differs from the size an operation or annotation requires")

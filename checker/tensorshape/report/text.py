@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..infer.api import FileResult
+from ..infer.project import read_bytes
 from ..model.diagnostics import Diagnostic, Severity
 from ..model.text import plural
 from .summary import all_diagnostics, summarize
@@ -28,6 +29,10 @@ def _display(path: str | None) -> str:
         return path
 
 
+#: Source lines longer than this are cut around the span in the frame.
+_FRAME_WIDTH = 120
+
+
 def _frame(d: Diagnostic, lines: list[str], color: bool) -> list[str]:
     s = d.span
     if not (1 <= s.line <= len(lines)):
@@ -37,6 +42,13 @@ def _frame(d: Diagnostic, lines: list[str], color: bool) -> list[str]:
     start = min(s.column, len(text))
     end = s.end_column if s.end_line == s.line else len(text)
     end = max(start + 1, min(end, len(text) if len(text) > start else start + 1))
+    if len(text) > _FRAME_WIDTH:  # a generated line of megabytes: show a window around the span
+        left = max(0, min(start - _FRAME_WIDTH // 3, len(text) - _FRAME_WIDTH))
+        shown = text[left : left + _FRAME_WIDTH]
+        text = ("..." if left else "") + shown + ("..." if left + _FRAME_WIDTH < len(text) else "")
+        shift = left - (3 if left else 0)
+        start, end = start - shift, min(end - shift, len(text))
+        end = max(end, start + 1)
     caret = " " * start + "^" * (end - start)
     bar = f"{_DIM}|{_RESET}" if color else "|"
     c = _COLORS.get(d.severity, "") if color else ""
@@ -94,10 +106,8 @@ def render_text(
         lines = None
         if frames and d.path:
             if d.path not in cache:
-                try:
-                    cache[d.path] = Path(d.path).read_text(encoding="utf-8", errors="replace").splitlines()
-                except OSError:
-                    cache[d.path] = None
+                data, _ = read_bytes(Path(d.path))  # never blocks on a FIFO or reads a device
+                cache[d.path] = None if data is None else data.decode("utf-8", "replace").splitlines()
             lines = cache[d.path]
         blocks.append(render_diagnostic(d, lines, color))
     s = summary if summary is not None else summarize(results)
@@ -119,5 +129,6 @@ def render_text(
         for why, entry in fn["not_analysed_by_reason"].items():
             stat.append(f"    {why:<14}{entry['count']:>7}  e.g. {entry['example']}")
         stat.append(f"Loops still changing at the iteration bound: {s['loops_at_bound']}")
+        stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
         blocks.append("\n".join(stat))
     return "\n\n".join(blocks) + "\n"

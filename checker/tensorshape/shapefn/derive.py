@@ -72,8 +72,9 @@ def derive(
             raise ShapeFunctionUnavailable(f"{path}: {loaded}")
         info = loaded
     if info.tree is None or info.spans is None:
-        why = info.failure.message if info.failure else "cannot parse"
-        raise ShapeFunctionUnavailable(f"{path}: syntax error: {why}")
+        f = info.failure
+        why = f.message if f is not None and f.skipped else f"syntax error: {f.message if f else 'cannot parse'}"
+        raise ShapeFunctionUnavailable(f"{path}: {why}")
     an = Analyzer(project, replace(options or Options(), exact_bounds=True))
     an.checked = info
     an._module_diags = []

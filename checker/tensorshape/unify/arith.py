@@ -31,10 +31,20 @@ __all__ = [
     "prod",
     "dsum",
     "as_int",
+    "bounded",
+    "MAX_INT_BITS",
 ]
 
 #: Expressions with more nodes (operations and operands) than this give up (become unknown).
 MAX_NODES = 80
+#: Ints longer than this many bits become unknown (torch sizes are 64-bit; ``10**10**10`` must not
+#: be computed at all).
+MAX_INT_BITS = 256
+
+
+def bounded(n: int) -> Dim:
+    """``n``, or ``Unknown(TOO_COMPLEX)`` when it is longer than :data:`MAX_INT_BITS`."""
+    return n if n.bit_length() <= MAX_INT_BITS else _TOO_COMPLEX
 
 
 def to_sympy(d: int | Any) -> Any:
@@ -91,19 +101,19 @@ def _unknown(*ds: Dim) -> Unknown | None:
 
 def add(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
-        return a + b
+        return bounded(a + b)
     return _unknown(a, b) or norm(to_sympy(a) + to_sympy(b))
 
 
 def sub(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
-        return a - b
+        return bounded(a - b)
     return _unknown(a, b) or norm(to_sympy(a) - to_sympy(b))
 
 
 def mul(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
-        return a * b
+        return bounded(a * b)
     if a == 0 or b == 0:
         return 0
     return _unknown(a, b) or norm(to_sympy(a) * to_sympy(b))
@@ -218,10 +228,20 @@ def mod(a: Dim, b: Dim) -> Dim:
 
 def dpow(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
-        return a**b if b >= 0 else Unknown(UnknownSource.UNSUPPORTED)
+        if b < 0:
+            return Unknown(UnknownSource.UNSUPPORTED)
+        if a in (0, 1) or b <= 1:
+            return a**b
+        if a == -1:
+            return 1 if b % 2 == 0 else -1
+        if b > MAX_INT_BITS:  # |a| >= 2: the result has more bits than the bound; never computed
+            return _TOO_COMPLEX
+        return bounded(a**b)
     u = _unknown(a, b)
     if u:
         return u
+    if type(b) is int and abs(b) > MAX_INT_BITS or type(a) is int and a.bit_length() * 4 > MAX_INT_BITS:
+        return _TOO_COMPLEX  # sympy would expand a huge power
     return norm(to_sympy(a) ** to_sympy(b))
 
 
