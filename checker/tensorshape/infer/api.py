@@ -41,6 +41,9 @@ class CheckSettings:
     record: bool = False
     #: A bare ``# type: ignore`` (no codes) also silences tensorshape on its line.
     bare_type_ignore: bool = False
+    #: Honour ``# type: ignore[...]`` comments.  The mypy plugin turns this off: mypy applies them
+    #: itself, and so counts an ignore that silences a shape error as used.
+    type_ignore: bool = True
 
 
 @dataclass(slots=True)
@@ -201,12 +204,14 @@ def _dedupe_obligations(obls: list[Obligation]) -> list[Obligation]:
 _IGNORE = re.compile(r"#\s*(tensorshape|type):\s*ignore(?:\[([^\]]*)\])?")
 
 
-def suppressed(line_text: str, d: Diagnostic, bare_type_ignore: bool = False) -> bool:
+def suppressed(line_text: str, d: Diagnostic, bare_type_ignore: bool = False, type_ignore: bool = True) -> bool:
     """Whether a comment on the line silences ``d``: ``# tensorshape: ignore``, or
     ``# tensorshape: ignore[...]`` / ``# type: ignore[...]`` naming its code (``TS101`` or
     ``shape-mismatch``; other tools' codes in the brackets do not count), or a bare
     ``# type: ignore`` when ``bare_type_ignore`` is set."""
     for m in _IGNORE.finditer(line_text):
+        if m.group(1) == "type" and not type_ignore:
+            continue
         if m.group(2) is None:
             if m.group(1) == "tensorshape" or bare_type_ignore:
                 return True
@@ -236,7 +241,7 @@ def _filter(diags: list[Diagnostic], source: str, settings: CheckSettings) -> li
             continue
         if d.code is not codes.REVEAL:
             text = "\n".join(lines[d.span.line - 1 : d.span.end_line]) if 0 < d.span.line <= len(lines) else ""
-            if text and "ignore" in text and suppressed(text, d, settings.bare_type_ignore):
+            if text and "ignore" in text and suppressed(text, d, settings.bare_type_ignore, settings.type_ignore):
                 continue
         out.append(d)
     return out

@@ -16,6 +16,7 @@ export interface Settings {
   showObligations: boolean;
   vollo: boolean | null;
   allowDynamicWeights: boolean | null;
+  bareTypeIgnore: boolean | null;
   exclude: string[];
 }
 
@@ -35,6 +36,7 @@ export const SERVER_SETTINGS = [
   "showObligations",
   "vollo",
   "allowDynamicWeights",
+  "bareTypeIgnore",
   "exclude",
 ] as const;
 
@@ -63,6 +65,7 @@ export function readSettings(cfg: ConfigurationLike): Settings {
     showObligations: cfg.get<boolean>("showObligations") === true,
     vollo: optionalBool(cfg.get("vollo")),
     allowDynamicWeights: optionalBool(cfg.get("allowDynamicWeights")),
+    bareTypeIgnore: optionalBool(cfg.get("bareTypeIgnore")),
     exclude: strings(cfg.get("exclude")),
   };
 }
@@ -78,6 +81,7 @@ export function serverOptions(s: Settings): { tensorshape: Record<string, unknow
   if (s.showObligations) out.show_obligations = true;
   if (s.vollo !== null) out.vollo = s.vollo;
   if (s.allowDynamicWeights !== null) out.allow_dynamic_weights = s.allowDynamicWeights;
+  if (s.bareTypeIgnore !== null) out.bare_type_ignore = s.bareTypeIgnore;
   if (s.exclude.length) out.exclude = s.exclude;
   return { tensorshape: out };
 }

@@ -46,6 +46,7 @@ describe("settings", () => {
       showObligations: false,
       vollo: null,
       allowDynamicWeights: null,
+      bareTypeIgnore: null,
       exclude: [],
     });
     assert.deepEqual(serverOptions(defaults), { tensorshape: {} });
