@@ -161,7 +161,7 @@ def _dies_on_boom(path: str, settings: CheckSettings | None = None, project: obj
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the pool test patches the worker by forking")
 def test_a_dying_worker_does_not_hang_the_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "check_file", _dies_on_boom)
+    monkeypatch.setattr(runner, "check_file_guarded", _dies_on_boom)
     files = []
     for k in range(10):
         (tmp_path / f"m{k}.py").write_text("x = 1\n")

@@ -45,7 +45,6 @@ def _emit(text: str, encoding: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..infer.project import read_bytes
     from ..instrument import instrument_source, remove
     from ..instrument.edit import split_lines
     from ..instrument.files import read_source, unified_diff, write_atomic
@@ -57,7 +56,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     checks = decorated = skipped = changed = failed = 0
     for f in files:
-        data, why = read_bytes(f)  # never blocks on a FIFO or reads a device forever
         try:
             src = read_source(f)
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as e:

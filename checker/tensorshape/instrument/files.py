@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..infer.project import read_bytes
+
 __all__ = ["Source", "read_source", "write_atomic", "unified_diff"]
 
 
@@ -39,7 +41,9 @@ def read_source(path: Path) -> Source:
 
     Raises ``OSError``, ``SyntaxError`` (a bad coding declaration) or ``UnicodeDecodeError``.
     """
-    data = path.read_bytes()
+    data, why = read_bytes(path)  # a regular file only: never blocks on a FIFO or reads a device forever
+    if data is None:
+        raise OSError(why)
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     return Source(data.decode(encoding), encoding, data)
 

@@ -18,6 +18,9 @@ from .symbols import is_rigid_symbol, sp
 
 __all__ = ["Facts", "NO_FACTS"]
 
+#: A power of a sum above this exponent is never expanded (its expansion grows exponentially).
+_MAX_EXPANDED_POWER = 4
+
 
 def _is_symbol(e: Any) -> bool:
     return type(e) is not int and not isinstance(e, Unknown) and bool(e.is_Symbol)
@@ -116,8 +119,13 @@ class Facts:
         return e.xreplace(repl) if repl else e
 
     def is_integer_quotient(self, q: Any) -> bool:
-        """Is the rational expression ``q`` an integer by the divisibility facts?"""
+        """Is the rational expression ``q`` an integer by the divisibility facts?
+
+        A power of a sum (``(a+b+...)**30``) is not put over a common denominator: expanding it
+        is exponential, so such a quotient is not proven (the requirement stays an obligation)."""
         sympy = sp()
+        if any(p.base.is_Add and p.exp.is_Integer and abs(p.exp) > _MAX_EXPANDED_POWER for p in q.atoms(sympy.Pow)):
+            return False
         q = sympy.cancel(q)
         if sympy.fraction(q)[1] == 1:
             return True
