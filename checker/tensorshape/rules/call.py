@@ -260,6 +260,8 @@ class Call:
           ``last-batch``;
         - it fails with a command-line option's default (``RuleContext.defaults``): ``option-default``.
         """
+        if not self.ctx.partial and not self.ctx.defaults:
+            return  # the common case: no last batch, no command-line option in this analysis
         symbols = {s for d in dims for s in free_symbols(d)}
         partial = [s for s in symbols if s in self.ctx.partial]
         if partial:
