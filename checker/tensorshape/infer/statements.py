@@ -28,6 +28,7 @@ from ..model.values import (
     TupleV,
     UnknownV,
     Value,
+    int_value,
 )
 from ..rules.ops.nn import repeated_child
 from ..unify.compare import free_symbols
@@ -47,6 +48,7 @@ from .values import (
     RangeV,
     building_key,
     truthiness,
+    with_attr,
 )
 
 if TYPE_CHECKING:
@@ -482,16 +484,43 @@ class Statements(AnalyzerBase):
             if isinstance(recv, InstanceV):
                 if frame.building is recv:
                     state.vars[building_key(recv, name)] = value
-                elif isinstance(target.value, cst.Name):
-                    state.vars[f"{target.value.value}.{name}"] = value
+                else:
+                    if isinstance(target.value, cst.Name):
+                        state.vars[f"{target.value.value}.{name}"] = value
+                    self.replace_in(frame, state, target.value, with_attr(recv, name, value))
                 if observed:
                     self.observe(target, value)
             return
         if isinstance(target, cst.Subscript):
+            base = self.eval(frame, state, target.value, observe=False)
+            if isinstance(base, ModuleV) and base.children:
+                # ``model.classifier[-1] = nn.Linear(...)``: the container with that child replaced.
+                self.replace_in(frame, state, target.value, self.with_child(frame, state, base, target, value))
+                return
             self.check_setitem(frame, state, target, value)
             return
         if isinstance(target, cst.StarredElement):
             self.assign(frame, state, target.value, value, None)
+
+    def replace_in(self, frame: Frame, state: State, holder: cst.BaseExpression, edited: Value) -> None:
+        """A module edited after construction (a new head): later reads of ``holder`` see the edit.
+
+        The edited object is a copy rebound where it was read from (``model``, ``model.heads``), so
+        the instance other variables built with the same arguments share stays as it was, and calls
+        memoised on the old object are not reused."""
+        if isinstance(holder, (cst.Name, cst.Attribute, cst.Subscript)):
+            self.assign(frame, state, holder, edited, None)
+
+    def with_child(self, frame: Frame, state: State, base: ModuleV, target: cst.Subscript, value: Value) -> Value:
+        """``base`` with the child ``target`` indexes replaced; unknown when the index is not a known int."""
+        index = self.index_value(frame, state, target)
+        i = int_value(index) if not isinstance(index, TupleV) else None
+        n = len(base.children)
+        if type(i) is not int or not -n <= i < n:
+            return UnknownV()
+        children = list(base.children)
+        children[i] = value
+        return replace(base, children=tuple(children))
 
     def unpack(
         self,

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .project import ModuleInfo
 
 __all__ = [
+    "with_attr",
     "ExternalV",
     "ModuleNsV",
     "LazyImportV",
@@ -240,6 +241,11 @@ def building_key(inst: InstanceV, name: str) -> str:
     lets branches of ``__init__`` join, rather than the last write winning.
     """
     return f"@{id(inst)}.{name}"
+
+
+def with_attr(inst: InstanceV, name: str, value: Value) -> InstanceV:
+    """A copy of ``inst`` with attribute ``name`` set (an edit after construction: ``model.fc = ...``)."""
+    return InstanceV(inst.cls, {**inst.attrs, name: value}, f"{inst.key}+{name}", set(inst.setup))
 
 
 def building_prefix(inst: InstanceV) -> str:
