@@ -110,6 +110,49 @@ CASES = {
             out = model(torch.randn(5, 4))
             reveal_shape(out)
         """,
+    "partial_norm_layer": """
+        from functools import partial
+
+
+        class Block(nn.Module):
+            def __init__(self, dim, norm_layer=None):
+                super().__init__()
+                if norm_layer is None:
+                    norm_layer = partial(nn.LayerNorm, eps=1e-6)
+                self.norm = norm_layer(dim)
+                self.proj = nn.Linear(dim, dim * 2)
+
+            def forward(self, x):
+                return self.proj(self.norm(x))
+
+
+        reveal_shape(Block(8)(torch.randn(3, 8)))
+        reveal_shape(Block(8, norm_layer=partial(nn.LayerNorm, elementwise_affine=False))(torch.randn(3, 8)))
+        """,
+    "partial_norm_wrong_dim": """
+        from functools import partial
+
+        norm_layer = partial(nn.LayerNorm, eps=1e-6)
+        norm = norm_layer(16)
+        norm(torch.randn(3, 8))  # E: TS101
+        """,
+    "kwargs_through_builders": """
+        def _create(embed_dim=64, num_classes=1000, **kwargs):
+            return Classifier(width=embed_dim, num_classes=num_classes)
+
+
+        def small(**kwargs):
+            return _create(**dict(embed_dim=32, **kwargs))
+
+
+        def tiny(*, num_classes=10, **kwargs):
+            return _create(embed_dim=8, num_classes=num_classes, **kwargs)
+
+
+        reveal_shape(small(num_classes=5)(torch.randn(2, 4)))
+        reveal_shape(tiny()(torch.randn(2, 4)))
+        reveal_shape(tiny(num_classes=3)(torch.randn(2, 4)))
+        """,
 }
 
 

@@ -115,7 +115,12 @@ def _not_read(why: str, path: str) -> Diagnostic:
     if why.startswith("cannot decode"):
         return Diagnostic(codes.SYNTAX_ERROR, why, Span(1, 0, 1, 1), Severity.ERROR, "check the file's encoding", path)
     return Diagnostic(
-        codes.FILE_SKIPPED, f"not analysed: {why}", Span(1, 0, 1, 1), Severity.WARNING, "the run goes on without it", path
+        codes.FILE_SKIPPED,
+        f"not analysed: {why}",
+        Span(1, 0, 1, 1),
+        Severity.WARNING,
+        "the run goes on without it",
+        path,
     )
 
 

@@ -18,6 +18,7 @@ from ..model.values import (
     NONE,
     BoolV,
     DatasetV,
+    DictV,
     FloatV,
     IntV,
     LoaderV,
@@ -55,6 +56,7 @@ from .values import (
     OptionalV,
     ParserMethodV,
     ParserV,
+    PartialV,
     RangeV,
     RatioV,
     ReturnsSelfV,
@@ -112,6 +114,12 @@ class Calls(AnalyzerBase):
                     args.append(Arg(v, frame.ticket(a.value), None))  # ``Sequential(*blocks)``: repeated blocks
                 else:
                     opaque = True
+            elif a.star == "**" and isinstance(v, DictV):
+                # ``**kwargs`` passed through a builder: the keywords it holds, each once.
+                for k, item in v.items:
+                    if k in kwargs:
+                        opaque = True
+                    kwargs[k] = Arg(item, frame.ticket(a.value), None)
             elif a.star == "**":
                 opaque = True
             elif a.keyword is not None:
@@ -193,6 +201,14 @@ class Calls(AnalyzerBase):
                 self.stats[f"unknown-op:Tensor.{func.name}"] += 1
                 return UnknownV(UnknownSource.UNSUPPORTED)
             return v
+        if isinstance(func, ExternalV) and canonical(func.qualname) == "functools.partial" and args:
+            rest = tuple(a.value for a in args[1:])
+            return PartialV(args[0].value, rest, tuple((k, a.value) for k, a in kwargs.items()))
+        if isinstance(func, PartialV):
+            # The call's keywords override the partial's, as ``functools.partial`` does.
+            bound = {k: Arg(v, span, None) for k, v in func.kwargs}
+            bound.update(kwargs)
+            return self.call(frame, state, func.func, [*(Arg(v, span, None) for v in func.args), *args], bound, node)
         if isinstance(func, ExternalV):
             return self.call_external(frame, state, canonical(func.qualname), args, kwargs, node)
         if isinstance(func, BoundMethodV):
@@ -295,6 +311,11 @@ class Calls(AnalyzerBase):
             return RangeV(_range_len(start, stop, step), start, step)
         if name == "len" and vals:
             return _len(vals[0])
+        if name == "dict" and (not vals or isinstance(vals[0], DictV)) and len(vals) <= 1:
+            # ``dict(embed_dim=384, **kwargs)``: a config dict built from keywords
+            base = dict(vals[0].items) if vals and isinstance(vals[0], DictV) else {}
+            base.update((k, a.value) for k, a in kwargs.items())
+            return DictV(tuple(base.items()))
         if name == "int" and vals:
             v = vals[0]
             if isinstance(v, RatioV):
@@ -603,7 +624,7 @@ class Calls(AnalyzerBase):
             if a is None:
                 state.vars[p.name] = p.default if p.default is not None else UnknownV()
             elif p.kind == "var_keyword":
-                state.vars[p.name] = UnknownV()
+                state.vars[p.name] = a.value if isinstance(a.value, DictV) else UnknownV()
             else:
                 state.vars[p.name] = a.value
         if key is not None:

@@ -59,6 +59,7 @@ from .values import (
     OptionalV,
     ParserMethodV,
     ParserV,
+    PartialV,
     RangeV,
     RatioV,
     ReturnsSelfV,
@@ -547,7 +548,9 @@ class Expressions(AnalyzerBase):
             if isinstance(right, NoneV):
                 if isinstance(left, NoneV):
                     known = True
-                elif isinstance(left, (TensorV, IntV, ModuleV, InstanceV, TupleV, StrV, FloatV, FunctionV)):
+                elif isinstance(
+                    left, (TensorV, IntV, ModuleV, InstanceV, TupleV, StrV, FloatV, FunctionV, ClassV, PartialV)
+                ):
                     known = False
             return BoolV(None if known is None else (known if isinstance(op, cst.Is) else not known))
         li, ri = self._int(frame, left), self._int(frame, right)

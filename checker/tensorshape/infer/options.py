@@ -48,7 +48,11 @@ def call_parser_method(method: ParserMethodV, args: Sequence[Arg], kwargs: Mappi
         if named is not None:
             default = kwargs["default"].value if "default" in kwargs else NONE
             action = kwargs.get("action")
-            if action is not None and isinstance(action.value, StrV) and action.value.value in ("store_true", "store_false"):
+            if (
+                action is not None
+                and isinstance(action.value, StrV)
+                and action.value.value in ("store_true", "store_false")
+            ):
                 default = BoolV(action.value.value == "store_false")
             parser.options[named[0]] = (named[1], default)
         return UnknownV()

@@ -116,8 +116,7 @@ def parse_source(source: str) -> tuple[cst.Module | None, ParseFailure | None]:
         except Exception as e:  # noqa: BLE001 - ParserSyntaxError, and others on odd inputs
             message = getattr(e, "message", str(e)) or type(e).__name__
             failure = ParseFailure(
-                f"not analysed: tensorshape's parser (libcst) rejects this file although Python accepts it "
-                f"({message})",
+                f"not analysed: tensorshape's parser (libcst) rejects this file although Python accepts it ({message})",
                 getattr(e, "raw_line", 1),
                 getattr(e, "raw_column", 0),
                 skipped=True,

@@ -88,7 +88,9 @@ def _same(a: Dim, b: Dim) -> bool:
     return bool(sp().expand(to_sympy(a) - to_sympy(b)) == 0)
 
 
-def join_shapes(a: Shape, b: Shape, widen: Widen | None = None, facts: tuple[Facts, Facts] = (NO_FACTS, NO_FACTS)) -> Shape:
+def join_shapes(
+    a: Shape, b: Shape, widen: Widen | None = None, facts: tuple[Facts, Facts] = (NO_FACTS, NO_FACTS)
+) -> Shape:
     if a == b:
         return a
     if a.rank is not None and a.rank == b.rank:
@@ -112,7 +114,9 @@ def _join_layout(a: Layout | None, b: Layout | None) -> Layout | None:
     return Layout(a.constant and b.constant, a.data_dim if a.data_dim == b.data_dim else None)
 
 
-def join_values(a: Value, b: Value, widen: Widen | None = None, facts: tuple[Facts, Facts] = (NO_FACTS, NO_FACTS)) -> Value:
+def join_values(
+    a: Value, b: Value, widen: Widen | None = None, facts: tuple[Facts, Facts] = (NO_FACTS, NO_FACTS)
+) -> Value:
     """The least value that describes both ``a`` and ``b`` (unknown, or with ``widen`` a fresh
     symbol, where dims differ; ``OptionalV`` where one is ``None``)."""
     if a is b or a == b:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .project import ModuleInfo
 
 __all__ = [
+    "PartialV",
     "with_attr",
     "ExternalV",
     "ModuleNsV",
@@ -152,6 +153,15 @@ class InstanceV(Value):
     key: str = ""
     #: Methods that ran while ``__init__`` built the instance (their assignments are construction).
     setup: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
+class PartialV(Value):
+    """``functools.partial(func, *args, **kwargs)``: a builder calling ``func`` with these first."""
+
+    func: Value
+    args: tuple[Value, ...] = ()
+    kwargs: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(eq=False, slots=True)

@@ -102,7 +102,10 @@ def _parse_elem(text: str, elem: str, start: int, notes: list[tuple[int, str]]) 
 
     if "," in elem and "(" not in elem:
         raise fail(
-            "dims are separated by spaces, not commas", elem.index(","), 1, hint=f"write {' '.join(text.replace(',', ' ').split())!r}"
+            "dims are separated by spaces, not commas",
+            elem.index(","),
+            1,
+            hint=f"write {' '.join(text.replace(',', ' ').split())!r}",
         )
     if elem.count("(") != elem.count(")"):
         raise fail(

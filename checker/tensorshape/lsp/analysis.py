@@ -53,7 +53,12 @@ def utf16_column(line: str, column: int) -> int:
 
 
 def analyse(
-    source: str, path: str, settings: CheckSettings, version: int | None, roots: list[Path], project: Project | None = None
+    source: str,
+    path: str,
+    settings: CheckSettings,
+    version: int | None,
+    roots: list[Path],
+    project: Project | None = None,
 ) -> Analysis:
     """Analyse one document.  ``project`` keeps the parsed and interpreted modules it imports between
     calls (the document itself is re-read each time)."""

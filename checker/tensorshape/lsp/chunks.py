@@ -184,7 +184,6 @@ class Chunk:
                 self._positions = dict(wrapper.resolve(PositionProvider))
         return self._positions
 
-
     @property
     def code(self) -> tuple[tuple[int, str], ...]:
         """The chunk's tokens without comments and layout: equal for texts that differ only there."""

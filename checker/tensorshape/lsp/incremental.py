@@ -231,7 +231,6 @@ class IncrementalAnalyser:
         return Analysis(version, diags, obls, deps, shapes)
 
 
-
 def _shapes(observed: _Observed, by_uid: dict[int, Chunk], first_lines: dict[int, int]) -> list[ShapeAt]:
     """Observed shapes for hover and inlay hints, placed in one version of the document."""
     out: list[tuple[Span, str, str | None, bool]] = []

@@ -70,7 +70,9 @@ class RecordingAnalyzer(Analyzer):
         self._regions = [set()]
         return out
 
-    def exec_block(self, frame: Frame, state: State, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> State | None:
+    def exec_block(
+        self, frame: Frame, state: State, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
+    ) -> State | None:
         f = frame.function
         if f is not None:
             body = self._bodies.get(id(f.node))

@@ -44,7 +44,10 @@ UNKNOWN_OP = _code(
 )
 BAD_ANNOTATION = _code("TS007", "bad-annotation", W, "A shape annotation tensorshape cannot use")
 FILE_SKIPPED = _code(
-    "TS008", "file-skipped", W, "A file tensorshape did not analyse (unreadable, not a regular file, too big or too deep)"
+    "TS008",
+    "file-skipped",
+    W,
+    "A file tensorshape did not analyse (unreadable, not a regular file, too big or too deep)",
 )
 
 # -- shape errors ---------------------------------------------------------------------
@@ -83,7 +86,9 @@ DIM_REBIND = _code(
 VOLLO_POINTWISE = _code(
     "TS301", "vollo-pointwise", E, "Vollo: operands of a pointwise op or concatenation have different data dims"
 )
-VOLLO_MATMUL = _code("TS302", "vollo-matmul-unsupported", E, "Vollo: a matrix multiplication layout Vollo cannot compile")
+VOLLO_MATMUL = _code(
+    "TS302", "vollo-matmul-unsupported", E, "Vollo: a matrix multiplication layout Vollo cannot compile"
+)
 VOLLO_DYNAMIC_WEIGHTS = _code(
     "TS303", "vollo-dynamic-weights", E, "Vollo: a matmul that compiles only with allow_dynamic_weights"
 )

@@ -252,7 +252,9 @@ class Call:
                 self.ctx.require(rel, dims[0], dims[1], f"{self.name}: {message}")
         return verdict
 
-    def warn_undecided(self, message: builtins.str, rel: Rel | None, dims: Sequence[Dim], at: builtins.str | None) -> None:
+    def warn_undecided(
+        self, message: builtins.str, rel: Rel | None, dims: Sequence[Dim], at: builtins.str | None
+    ) -> None:
         """A requirement that is undecided (an obligation), but decided for the sizes the program
         usually has, is a warning naming the condition:
 

@@ -100,7 +100,11 @@ def _match(x: Any, plan: Plan, b: Bindings, name: str, where: str | None) -> tup
     if plan.run is None:
         if rank != nb:
             raise _fail(
-                f"{name} has {plural(rank, 'dim')} {list(shape)}, expected {nb} (spec '{plan.text}')", b, where, plan, shape
+                f"{name} has {plural(rank, 'dim')} {list(shape)}, expected {nb} (spec '{plan.text}')",
+                b,
+                where,
+                plan,
+                shape,
             )
     elif rank < nb + na:
         raise _fail(

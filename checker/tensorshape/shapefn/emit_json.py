@@ -21,7 +21,10 @@ def to_json(fn: ShapeFunctionData) -> dict[str, Any]:
             return {"variadic": d.name}
         if isinstance(d, (Unknown, Dynamic)):
             return {"dynamic": d.source.value if isinstance(d, Unknown) else d.reason}
-        return {"expr": str(d.xreplace({s: _sym(names[s]) for s in d.free_symbols})), "python": expr_to_python(d, names)}
+        return {
+            "expr": str(d.xreplace({s: _sym(names[s]) for s in d.free_symbols})),
+            "python": expr_to_python(d, names),
+        }
 
     def out(o: Output) -> Any:
         if isinstance(o, OutTensor):

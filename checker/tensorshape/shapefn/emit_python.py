@@ -104,10 +104,16 @@ class _Emitter:
             shown = "[" + " ".join(_show(d) for d in t.pattern) + "]"
             if stars:
                 self.line(f"if len({t.name}) < {fixed}:")
-                self.line(f"raise ShapeFunctionError(f'{t.name}: expected at least {plural(fixed, 'dim')} {shown}, got {{{t.name}}}')", 2)
+                self.line(
+                    f"raise ShapeFunctionError(f'{t.name}: expected at least {plural(fixed, 'dim')} {shown}, got {{{t.name}}}')",
+                    2,
+                )
             else:
                 self.line(f"if len({t.name}) != {fixed}:")
-                self.line(f"raise ShapeFunctionError(f'{t.name}: expected {plural(fixed, 'dim')} {shown}, got {{{t.name}}}')", 2)
+                self.line(
+                    f"raise ShapeFunctionError(f'{t.name}: expected {plural(fixed, 'dim')} {shown}, got {{{t.name}}}')",
+                    2,
+                )
             star_at = stars[0] if stars else None
             for i, d in enumerate(t.pattern):
                 if star_at is not None and i > star_at:
@@ -154,12 +160,17 @@ class _Emitter:
                     n = self.names[d]
                     batch = t.pattern[i - 1] if i > 0 else None  # type: ignore[index]
                     self.line(f"if not isinstance({n}, (tuple, list)) or not all(isinstance(r, int) for r in {n}):")
-                    self.line(f"raise ShapeFunctionError(f'{t.name}: dim {i} is ragged: pass its row lengths, got {{{n}!r}}')", 2)
+                    self.line(
+                        f"raise ShapeFunctionError(f'{t.name}: dim {i} is ragged: pass its row lengths, got {{{n}!r}}')",
+                        2,
+                    )
                     self.line(f"{n} = tuple({n})")
                     if batch is not None and batch in self.names:
                         b = self.names[batch]
                         self.line(f"if len({n}) != {b}:")
-                        self.line(f"raise ShapeFunctionError(f'{t.name}: {{len({n})}} row lengths for a batch of {{{b}}}')", 2)
+                        self.line(
+                            f"raise ShapeFunctionError(f'{t.name}: {{len({n})}} row lengths for a batch of {{{b}}}')", 2
+                        )
         for sym, name in self.names.items():
             rule = DERIVED.get(str(sym))
             if rule is None:

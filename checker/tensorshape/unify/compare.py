@@ -18,7 +18,19 @@ from .arith import to_sympy
 from .facts import NO_FACTS, Facts
 from .symbols import is_rigid_symbol, sp
 
-__all__ = ["Truth", "eq3", "le3", "ne1", "Verdict", "classify", "free_symbols", "exact_divisions", "describe_condition", "condition_for", "CONDITION_HINT"]
+__all__ = [
+    "Truth",
+    "eq3",
+    "le3",
+    "ne1",
+    "Verdict",
+    "classify",
+    "free_symbols",
+    "exact_divisions",
+    "describe_condition",
+    "condition_for",
+    "CONDITION_HINT",
+]
 
 
 class Truth(enum.Enum):

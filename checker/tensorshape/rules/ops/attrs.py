@@ -131,7 +131,7 @@ def removed_api(call: Call) -> Value:
         codes.REMOVED_API,
         f"{call.params.get('what', 'this API')} are not available in torch 2.13 (the call raises)",
         None,
-        "describe dims with jaxtyping annotations (Float[Tensor, \"batch channels\"]) instead",
+        'describe dims with jaxtyping annotations (Float[Tensor, "batch channels"]) instead',
     )
     t = call.tensor("self")
     return t if t is not None else unknown_tensor(UnknownSource.UNSUPPORTED)

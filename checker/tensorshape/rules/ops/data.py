@@ -203,7 +203,9 @@ def vision_dataset(call: Call) -> Value:
 @rule("image_folder")
 def image_folder(call: Call) -> Value:
     """``ImageFolder(root, transform)``: RGB images of unknown size, an int label, unknown length."""
-    image: Value = TensorV(Shape((3, Unknown(UnknownSource.DATA_DEPENDENT), Unknown(UnknownSource.DATA_DEPENDENT))), "pil")
+    image: Value = TensorV(
+        Shape((3, Unknown(UnknownSource.DATA_DEPENDENT), Unknown(UnknownSource.DATA_DEPENDENT))), "pil"
+    )
     image = _apply(call, "transform", image)
     label = _apply(call, "target_transform", IntV(Unknown(UnknownSource.DATA_DEPENDENT)))
     return DatasetV(TupleV((image, label)), None)

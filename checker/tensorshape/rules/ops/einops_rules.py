@@ -108,7 +108,9 @@ def _solve_input(call: Call, groups: list[Group], shape: Shape, sizes: dict[str,
     n_fixed = len(groups) - len(ell_groups)
     if (not ell_groups and shape.rank != len(groups)) or (ell_groups and shape.rank < n_fixed):
         want = f"at least {n_fixed}" if ell_groups else str(len(groups))
-        call.error(codes.RANK_MISMATCH, f"the pattern expects {plural(want, 'dim')}, got {render_shape(shape)}", "tensor")
+        call.error(
+            codes.RANK_MISMATCH, f"the pattern expects {plural(want, 'dim')}, got {render_shape(shape)}", "tensor"
+        )
         return None
     if ell_groups and groups[ell_groups[0]].composite:
         call.error(codes.INVALID_ARG, "`(...)` is not allowed on the input side", "pattern")

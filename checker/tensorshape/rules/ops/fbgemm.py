@@ -55,7 +55,9 @@ def _batch(call: Call, offsets: list[TensorV] | None, name: str) -> Dim | None:
     for k, o in enumerate(offsets):
         if o.shape.rank is not None and o.shape.rank != 1:
             call.error(
-                codes.RANK_MISMATCH, f"offsets {k} must be 1-D, got {render_shape(o.shape)}", name,
+                codes.RANK_MISMATCH,
+                f"offsets {k} must be 1-D, got {render_shape(o.shape)}",
+                name,
                 "an offsets tensor holds the B+1 partition indices of one jagged dim",
             )
             return None
@@ -78,8 +80,12 @@ def _values(call: Call, name: str, rank: int | None = None) -> Shape | Value:
 
 def _same(call: Call, a: Dim, b: Dim, what: str, at: str) -> bool:
     verdict = call.check(
-        eq3(a, b, call.facts), (a, b), lambda: f"{what}: {render_dim(a)} vs {render_dim(b)}",
-        rel=Rel.EQ, at=at, code=codes.SHAPE_MISMATCH,
+        eq3(a, b, call.facts),
+        (a, b),
+        lambda: f"{what}: {render_dim(a)} vs {render_dim(b)}",
+        rel=Rel.EQ,
+        at=at,
+        code=codes.SHAPE_MISMATCH,
     )
     return verdict is not Verdict.ERROR
 
@@ -195,7 +201,9 @@ def stacked_to_dense(call: Call) -> Value:
     if call.name.endswith("2d_to_dense") and values.rank != 2 or call.name.endswith("1d_to_dense") and values.rank != 1:
         call.error(codes.RANK_MISMATCH, f"values has the wrong rank: {render_shape(values)}", "values")
         return SeqV(_ERR, SeqKind.LIST)
-    if keys is not None and not _same(call, lengths.dims[0], len(keys), "keys in lengths vs max_lengths_per_key", "lengths"):
+    if keys is not None and not _same(
+        call, lengths.dims[0], len(keys), "keys in lengths vs max_lengths_per_key", "lengths"
+    ):
         return SeqV(_ERR, SeqKind.LIST)
     batch = lengths.dims[1]
     if keys is None:
@@ -209,7 +217,9 @@ def jagged_jagged_bmm(call: Call) -> Value:
     if not isinstance(x, Shape) or not isinstance(y, Shape) or x.rank is None or y.rank is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     batch = _batch(call, _offsets(call, "x_offsets"), "x_offsets")
-    if batch is None or not _same(call, x.dims[0], y.dims[0], "rows of x_values vs y_values (one set of offsets)", "y_values"):
+    if batch is None or not _same(
+        call, x.dims[0], y.dims[0], "rows of x_values vs y_values (one set of offsets)", "y_values"
+    ):
         return _ERR
     return TensorV(Shape((batch, x.dims[1], y.dims[1])))
 

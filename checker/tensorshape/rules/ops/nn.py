@@ -887,7 +887,9 @@ def _repeat(call: Call, child: Value, value: Value) -> Value:
     a, b = value.shape, out.shape
     if a.rank is None or a.rank != b.rank:
         return TensorV(Shape.unknown(UnknownSource.JOIN), value.dtype)
-    dims = tuple(x if eq3(x, y, call.facts) is Truth.TRUE else Unknown(UnknownSource.JOIN) for x, y in zip(a.dims, b.dims))
+    dims = tuple(
+        x if eq3(x, y, call.facts) is Truth.TRUE else Unknown(UnknownSource.JOIN) for x, y in zip(a.dims, b.dims)
+    )
     return TensorV(Shape(dims), value.dtype if value.dtype == out.dtype else None)
 
 
@@ -1003,7 +1005,9 @@ def interpolate(call: Call) -> Value:
             size = size * n
         if size is None or len(size) != n:
             if size is not None:
-                call.error(codes.INVALID_ARG, f"size needs {plural(n, 'value')} for {render_shape(s)}, got {len(size)}", "size")
+                call.error(
+                    codes.INVALID_ARG, f"size needs {plural(n, 'value')} for {render_shape(s)}, got {len(size)}", "size"
+                )
             return TensorV(Shape(s.dims[:2] + (Unknown(),) * n))
         return TensorV(Shape(s.dims[:2] + size))
     sf = call.value("scale_factor")
@@ -1101,7 +1105,11 @@ def pad(call: Call) -> Value:
         call.error(codes.INVALID_ARG, f"padding length must be even, got {len(p)}", "pad")
         return _ERR
     if len(p) // 2 > s.rank:
-        call.error(codes.INVALID_ARG, f"padding of {plural(len(p), 'value')} covers more dims than {render_shape(s)} has", "pad")
+        call.error(
+            codes.INVALID_ARG,
+            f"padding of {plural(len(p), 'value')} covers more dims than {render_shape(s)} has",
+            "pad",
+        )
         return _ERR
     mode = call.str("mode") or "constant"
     if mode != "constant" and not _mode_pad_fits(call, s, p, mode):

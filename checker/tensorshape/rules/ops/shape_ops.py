@@ -77,7 +77,9 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
             call.check(
                 Truth.UNKNOWN,
                 (total, known),
-                lambda: f"{render_shape(shape)} has {plural(render_dim(total), 'element')}; -1 in {shown()} needs them divisible by {render_dim(known)}",
+                lambda: (
+                    f"{render_shape(shape)} has {plural(render_dim(total), 'element')}; -1 in {shown()} needs them divisible by {render_dim(known)}"
+                ),
                 rel=Rel.DIVISIBLE,
                 at=at,
                 code=codes.RESHAPE,
@@ -89,7 +91,9 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
     call.check(
         eq3(total, known, call.facts),
         (total, known),
-        lambda: f"shape {shown()} is invalid for {render_shape(shape)}: {plural(render_dim(known), 'element')} vs {render_dim(total)}",
+        lambda: (
+            f"shape {shown()} is invalid for {render_shape(shape)}: {plural(render_dim(known), 'element')} vs {render_dim(total)}"
+        ),
         rel=Rel.EQ,
         at=at,
         hint="the product of the new dims must equal the number of elements",

@@ -69,7 +69,9 @@ def _lt(a: Dim, b: Dim) -> Truth:
     return Truth.UNKNOWN
 
 
-def view_strides(old: Sequence[Dim], strides: Sequence[Dim], new: Sequence[Dim]) -> tuple[Truth, tuple[Dim, ...] | None]:
+def view_strides(
+    old: Sequence[Dim], strides: Sequence[Dim], new: Sequence[Dim]
+) -> tuple[Truth, tuple[Dim, ...] | None]:
     """Can a tensor of shape ``old`` and ``strides`` be viewed as ``new`` (same element count)?
 
     ``(TRUE, new strides)``, ``(FALSE, None)``, or ``(UNKNOWN, None)`` when a comparison of
