@@ -166,6 +166,36 @@ def test_statistics(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "Tensor expressions:" in out and "fully known" in out
 
 
+UNMODELLED = """\
+import torch
+
+
+def f(x: torch.Tensor):
+    a = torch.special.xlog1py(x, x)
+    b = torch.special.xlog1py(a, a)
+    return x.frobnicate() + b
+"""
+
+
+def test_statistics_rank_unmodelled_ops_and_unknown_causes(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Torch functions and methods without a rule are listed most frequent first, and the causes of
+    unknown shapes, each with the first place it was met; the JSON summary has the same, and a
+    cached result keeps the examples."""
+    (project / "odd.py").write_text(UNMODELLED)
+    _, out, _ = run(capsys, "check", "odd.py", "--statistics")
+    ops = out.split("without a rule (most frequent first):\n", 1)[1].splitlines()
+    assert ops[0].split() == ["2", "torch.special.xlog1py", "e.g.", "odd.py:5:9"]
+    assert ops[1].split() == ["1", "Tensor.frobnicate", "e.g.", "odd.py:7:12"]
+    assert "Top causes of unknown shapes:" in out and "3  annotated  e.g. odd.py:5:31" in out
+    for _ in range(2):  # the second run reads the cache
+        data = json.loads(run(capsys, "check", "odd.py", "--format", "json")[1])["summary"]
+        assert list(data["unmodelled_ops"]) == ["torch.special.xlog1py", "Tensor.frobnicate"]
+        assert data["unmodelled_ops"]["Tensor.frobnicate"] == {"count": 1, "example": "odd.py:7:12"}
+        assert data["unknown_causes"]["annotated"] == {"count": 3, "example": "odd.py:5:31"}
+
+
 def test_syntax_error_and_undecodable_files(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "broken.py").write_text("def f(:\n    pass\n")
     (project / "latin.py").write_bytes(b"# -*- coding: utf-8 -*-\nx = '\xff\xfe'\n")

@@ -22,7 +22,7 @@ from .serialize import dump_result, load_result
 
 __all__ = ["Cache", "text_digest", "stubs_digest"]
 
-_FORMAT = 2
+_FORMAT = 3  # 3: results carry the example location of each counted cause
 
 
 def text_digest(text: str) -> str:

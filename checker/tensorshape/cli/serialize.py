@@ -47,6 +47,7 @@ def dump_result(r: FileResult) -> dict[str, Any]:
         ],
         "stats": r.stats,
         "unanalysed": [list(u) for u in r.unanalysed],
+        "examples": r.examples,
         "dependencies": [list(d) for d in r.dependencies],
     }
 
@@ -125,4 +126,5 @@ def load_result(data: dict[str, Any]) -> FileResult:
         dict(data["stats"]),
         [(p, h) for p, h in data["dependencies"]],
         unanalysed=[(w, line, col, name) for w, line, col, name in data.get("unanalysed", [])],
+        examples={str(k): str(v) for k, v in data.get("examples", {}).items()},
     )

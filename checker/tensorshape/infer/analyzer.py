@@ -83,6 +83,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self.touched: set[ModuleInfo] = set()
         #: Counts of tensor expressions by how much of their shape is known.
         self.stats: Counter[str] = Counter()
+        self.examples: dict[str, tuple[ModuleInfo, cst.CSTNode]] = {}
         #: The last value of every tensor expression of the checked file (statistics, LSP).
         self.record = record
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
@@ -533,7 +534,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
     def statistics(self) -> Counter[str]:
         """Tensor expressions by how much of their shape is known, plus unknown ops."""
         out: Counter[str] = Counter({k: v for k, v in self.stats.items()})
-        for _, value in self._observed.values():
+        for node, value in self._observed.values():
             s = value.shape
             if s.is_static:
                 out["known"] += 1
@@ -546,6 +547,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             else:
                 out["unknown"] += 1
                 out["unknown:" + unknown.source.value] += 1
+                if self.checked is not None:
+                    self.examples.setdefault("unknown:" + unknown.source.value, (self.checked, node))
         return out
 
 

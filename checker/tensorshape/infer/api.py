@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import libcst as cst
+
 from ..model import codes
 from ..model.diagnostics import Diagnostic, Severity, Span
 from ..model.obligations import Obligation
@@ -60,6 +62,9 @@ class FileResult:
     module: ModuleInfo | None = None
     #: Functions that were not analysed: ``(reason, line, column, name)`` (also counted in ``stats``).
     unanalysed: list[tuple[str, int, int, str]] = field(default_factory=list)
+    #: Where each counted cause of ``stats`` (``unknown-op:...``, ``unknown:...``, ``cause:...``) was
+    #: first met: ``path:line:column``.
+    examples: dict[str, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -159,6 +164,8 @@ def analyze_module(
     for why, name in an.unanalysed:
         where = info.spans.resolve(info.spans.ticket(name))
         unanalysed.append((why, where.line, where.column, name.value))
+    stats = dict(an.statistics())
+    examples = {key: _where(m, node, path if m is info else m.path) for key, (m, node) in an.examples.items()}
     deps = sorted({(m.path, m.digest) for m in an.touched})
     if (info.path, info.digest) not in deps:
         deps.append((info.path, info.digest))
@@ -166,12 +173,21 @@ def analyze_module(
         path,
         diags,
         obls,
-        dict(an.statistics()),
+        stats,
         deps,
         an if settings.record else None,
         info,
         unanalysed,
+        examples,
     )
+
+
+def _where(module: ModuleInfo, node: cst.CSTNode, path: str) -> str:
+    """``path:line:column`` (1-based column) of a node of ``module``."""
+    if module.spans is None:
+        return path
+    where = module.spans.resolve(module.spans.ticket(node))
+    return f"{path}:{where.line}:{where.column + 1}"
 
 
 def report(diags: list[Diagnostic], source: str, settings: CheckSettings, path: str) -> list[Diagnostic]:

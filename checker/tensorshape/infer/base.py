@@ -86,6 +86,8 @@ class AnalyzerBase:
     project: Project
     options: Options
     stats: Counter[str]
+    #: The first place each counted key of ``stats`` was met (see :meth:`tally`).
+    examples: dict[str, tuple[ModuleInfo, cst.CSTNode]]
     record: bool
     checked: ModuleInfo | None
     report_unknown_ops: bool
@@ -105,6 +107,16 @@ class AnalyzerBase:
     #: Diagnostics an annotated callee's body gave with a caller's values (by id).
     _with_values: set[int]
     _module_obligations: list[Obligation]
+
+    def tally(self, key: str, frame: Frame, node: cst.CSTNode) -> None:
+        """Count ``key`` in the statistics, remembering where it was first met.
+
+        The one mechanism behind every "why is this unknown" figure of ``--statistics`` and the JSON
+        summary: ``unknown-op:<name>`` for a torch function or method without a rule,
+        ``cause:<text>`` for any other cause of an unknown shape (a module adds its own causes by
+        calling this with a new text; the summary lists them by count with an example location)."""
+        self.stats[key] += 1
+        self.examples.setdefault(key, (frame.module, node))
 
     if TYPE_CHECKING:
         # analyzer.py

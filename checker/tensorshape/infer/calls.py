@@ -198,7 +198,7 @@ class Calls(AnalyzerBase):
             )
             if v is None:
                 self.stats["unknown-op"] += 1
-                self.stats[f"unknown-op:Tensor.{func.name}"] += 1
+                self.tally(f"unknown-op:Tensor.{func.name}", frame, node)
                 return UnknownV(UnknownSource.UNSUPPORTED)
             return v
         if isinstance(func, ExternalV) and canonical(func.qualname) == "functools.partial" and args:
@@ -268,7 +268,7 @@ class Calls(AnalyzerBase):
             return v
         if q.split(".")[0] in ("torch", "einops", "functorch"):
             self.stats["unknown-op"] += 1
-            self.stats[f"unknown-op:{q}"] += 1
+            self.tally(f"unknown-op:{q}", frame, node)
             if getattr(self, "report_unknown_ops", False):
                 self.report(
                     frame,

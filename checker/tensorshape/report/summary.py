@@ -24,12 +24,15 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
     stats: Counter[str] = Counter()
     with_problems = 0
     example: dict[str, str] = {}
+    where: dict[str, str] = {}
     for r in results:
         with_problems += any(d.severity >= Severity.WARNING for d in r.diagnostics)
         for d in r.diagnostics:
             sev[str(d.severity)] += 1
             by_code[d.code.id] += 1
         stats.update(r.stats)
+        for key, at in r.examples.items():
+            where.setdefault(key, at)
         for why, line, column, name in r.unanalysed:
             example.setdefault(why, f"{r.path}:{line}:{column + 1} `{name}`")
     tensors = stats["known"] + stats["symbolic"] + stats["unknown"]
@@ -48,6 +51,11 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
             "unknown_by_cause": {k.split(":", 1)[1]: v for k, v in sorted(stats.items()) if k.startswith("unknown:")},
         },
         "unknown_ops": stats["unknown-op"],
+        #: Torch functions and methods met that have no rule, most frequent first.
+        "unmodelled_ops": _ranked(stats, where, "unknown-op:"),
+        #: Causes of unknown shapes, most frequent first: the kinds of unknown tensor expressions
+        #: (``unknown:``) and every cause the analysis counts with ``tally`` (``cause:``).
+        "unknown_causes": _ranked(stats, where, "unknown:", "cause:"),
         "functions": {
             "analysed": stats["functions"],
             "not_analysed": stats["unanalysed"],
@@ -60,6 +68,14 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         #: Files not analysed (TS008: unreadable, not regular, too big or nested too deep).
         "skipped_files": stats["skipped-files"],
     }
+
+
+def _ranked(stats: Counter[str], where: dict[str, str], *prefixes: str) -> dict[str, dict[str, Any]]:
+    """The counted keys with one of ``prefixes`` (prefix removed), most frequent first, each with
+    its count and the first place it was met."""
+    items = [(k.split(":", 1)[1], n, where.get(k, "")) for k, n in stats.items() if k.startswith(prefixes)]
+    items.sort(key=lambda t: (-t[1], t[0]))
+    return {name: {"count": n, "example": at} for name, n, at in items}
 
 
 def add_summaries(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -82,6 +98,9 @@ def add_summaries(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         total = add(total, p)
     if "by_code" in total:
         total["by_code"] = dict(sorted(total["by_code"].items()))
+    for key in ("unmodelled_ops", "unknown_causes"):
+        if key in total:
+            total[key] = dict(sorted(total[key].items(), key=lambda kv: (-kv[1]["count"], kv[0])))
     causes = total.get("tensor_expressions", {}).get("unknown_by_cause")
     if causes is not None:
         total["tensor_expressions"]["unknown_by_cause"] = dict(sorted(causes.items()))

@@ -124,6 +124,8 @@ def render_text(
         for cause, n in t["unknown_by_cause"].items():
             stat.append(f"    {cause:<14}{n:>7}")
         stat.append(f"Calls of unmodelled torch functions: {s['unknown_ops']}")
+        stat.extend(_top("Torch functions and methods without a rule (most frequent first):", s["unmodelled_ops"]))
+        stat.extend(_top("Top causes of unknown shapes:", s["unknown_causes"]))
         fn = s["functions"]
         stat.append(f"Functions analysed: {fn['analysed']}, not analysed: {fn['not_analysed']}")
         for why, entry in fn["not_analysed_by_reason"].items():
@@ -132,3 +134,15 @@ def render_text(
         stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
         blocks.append("\n".join(stat))
     return "\n\n".join(blocks) + "\n"
+
+
+def _top(title: str, ranked: dict[str, dict[str, Any]], limit: int = 10) -> list[str]:
+    """The first ``limit`` entries of a ranked summary map, with an example location each."""
+    if not ranked:
+        return []
+    out = [title]
+    for name, entry in list(ranked.items())[:limit]:
+        out.append(f"    {entry['count']:>7}  {name}  e.g. {entry['example']}")
+    if len(ranked) > limit:
+        out.append(f"    ... and {len(ranked) - limit} more (JSON summary)")
+    return out
