@@ -17,7 +17,7 @@ from .. import __version__
 __all__ = ["main", "SUBCOMMANDS"]
 
 #: Modules under ``tensorshape.cli`` that provide subcommands.
-SUBCOMMANDS = ["check", "merge_cmd", "codes_cmd", "shapefn_cmd", "instrument_cmd", "lsp_cmd"]
+SUBCOMMANDS = ["check", "merge_cmd", "codes_cmd", "shapefn_cmd", "instrument_cmd", "annotate_cmd", "lsp_cmd"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,236 @@
+"""The run-time half of ``tensorshape annotate --trace``: record tensor shapes at function boundaries.
+
+A traced process starts :func:`start` from a ``sitecustomize`` module that ``annotate --trace`` puts
+on ``PYTHONPATH`` (so every Python subprocess of the command is traced too).  The environment says
+what to trace:
+
+* ``TENSORSHAPE_TRACE_FILE``: the JSON-lines file the records are appended to (one line per call);
+* ``TENSORSHAPE_TRACE_ROOT``: the project root; only functions of files under it are recorded;
+* ``TENSORSHAPE_TRACE_EXCLUDE``: ``os.pathsep``-separated path prefixes left out (the virtualenv);
+* ``TENSORSHAPE_TRACE_SAMPLES``: how many calls of one function are recorded (default 8).
+
+On Python 3.12+ the tracer uses ``sys.monitoring`` and turns a code object's events off once it has
+its samples (or is not the user's); below, ``sys.setprofile`` with one dictionary look-up per call of
+a function that has its samples.  Nothing of torch is imported here: a tensor is recognised by its
+type's module and name, so tracing a process that never uses torch costs no import.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable
+from types import CodeType, FrameType
+from typing import Any
+
+__all__ = ["start", "describe", "hook_source", "ENV_FILE", "ENV_ROOT", "ENV_EXCLUDE", "ENV_SAMPLES"]
+
+ENV_FILE = "TENSORSHAPE_TRACE_FILE"
+ENV_ROOT = "TENSORSHAPE_TRACE_ROOT"
+ENV_EXCLUDE = "TENSORSHAPE_TRACE_EXCLUDE"
+ENV_SAMPLES = "TENSORSHAPE_TRACE_SAMPLES"
+
+#: How deep a container is looked into, and how many of its items.
+_DEPTH = 3
+_ITEMS = 16
+_TENSOR_TYPES = {"Tensor", "Parameter"}
+
+
+def describe(value: object, depth: int = 0) -> Any:
+    """A JSON description of the tensors in ``value`` (``None`` when there are none)."""
+    t = type(value)
+    if t.__name__ in _TENSOR_TYPES and t.__module__.startswith("torch"):
+        shape = getattr(value, "shape", None)
+        dtype = getattr(value, "dtype", None)
+        if shape is None:
+            return None
+        return {"shape": [int(s) for s in shape], "dtype": str(dtype).removeprefix("torch.")}
+    if t is int:  # sizes passed as numbers name dims (``batch_size``)
+        return {"int": value}
+    if depth >= _DEPTH:
+        return None
+    if t is tuple or t is list:
+        items = [describe(v, depth + 1) for v in value[:_ITEMS]]  # type: ignore[index]
+        if len(value) > _ITEMS or all(i is None or "int" in i for i in items):  # type: ignore[arg-type]
+            return None
+        return {t.__name__: items}
+    if t is dict:
+        d = {str(k): describe(v, depth + 1) for k, v in list(value.items())[:_ITEMS]}  # type: ignore[attr-defined]
+        if not any(v is not None and "int" not in v for v in d.values()):
+            return None
+        return {"dict": d}
+    return None
+
+
+#: generators, coroutines, async generators: a call event per resumption, nothing to annotate simply
+#: (and code without CO_OPTIMIZED, 0x01, is a class or module body)
+_GENERATOR = 0x20 | 0x80 | 0x100 | 0x200
+
+
+def _qualname(code: CodeType) -> str:
+    return str(getattr(code, "co_qualname", code.co_name))
+
+
+class _Tracer:
+    def __init__(self, out: str, root: str, exclude: list[str], samples: int) -> None:
+        self.root = os.path.join(os.path.realpath(root), "")
+        self.exclude = [os.path.join(os.path.realpath(e), "") for e in exclude if e]
+        self.samples = samples
+        #: code object -> calls still to record (0: not traced, or done)
+        self.left: dict[CodeType, int] = {}
+        self.pending: dict[int, dict[str, Any]] = {}
+        self.lines: list[str] = []
+        self.out = out
+        self.lock = threading.Lock()
+
+    def wanted(self, code: CodeType) -> int:
+        f = code.co_filename
+        if not f or f.startswith("<"):
+            return 0
+        path = os.path.join(os.path.realpath(f), "")[:-1]
+        if not path.startswith(self.root) or any(path.startswith(e) for e in self.exclude):
+            return 0
+        if (
+            code.co_name.startswith("<")
+            or "<locals>" in _qualname(code)
+            or code.co_flags & _GENERATOR
+            or not code.co_flags & 0x01
+        ):
+            return 0  # lambdas, comprehensions, module bodies, nested functions: nothing to annotate
+        return self.samples
+
+    def enter(self, frame: FrameType) -> bool:
+        """Record the arguments of a call; ``False`` once the code object needs no more samples."""
+        code = frame.f_code
+        left = self.left.get(code)
+        if left is None:
+            left = self.wanted(code)
+        if left <= 0:
+            self.left[code] = 0
+            return False
+        self.left[code] = left - 1
+        n = code.co_argcount + code.co_kwonlyargcount
+        n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+        local = frame.f_locals
+        args = {}
+        for name in code.co_varnames[:n]:
+            if name in local:
+                d = describe(local[name])
+                if d is not None:
+                    args[name] = d
+        self.pending[id(frame)] = {
+            "file": os.path.realpath(code.co_filename),
+            "qualname": _qualname(code),
+            "line": code.co_firstlineno,
+            "args": args,
+        }
+        return True
+
+    def leave(self, frame: FrameType, value: object) -> None:
+        rec = self.pending.pop(id(frame), None)
+        if rec is None:
+            return
+        rec["result"] = describe(value)
+        line = json.dumps(rec, separators=(",", ":"))
+        with self.lock:
+            self.lines.append(line)
+            if len(self.lines) >= 256:
+                self.flush()
+
+    def flush(self) -> None:
+        if not self.lines:
+            return
+        data = "".join(line + "\n" for line in self.lines)
+        self.lines.clear()
+        with open(self.out, "a", encoding="utf-8") as f:  # one write per batch: processes append
+            f.write(data)
+
+
+def _profile(tracer: _Tracer) -> Callable[[FrameType, str, object], None]:
+    left = tracer.left
+
+    def hook(frame: FrameType, event: str, arg: object) -> None:
+        if event == "call":
+            if left.get(frame.f_code, 1):
+                tracer.enter(frame)
+        elif event == "return":
+            if tracer.pending and id(frame) in tracer.pending:
+                tracer.leave(frame, arg)
+
+    return hook
+
+
+def _monitor(tracer: _Tracer) -> None:  # pragma: no cover - Python 3.12+
+    mon = sys.monitoring  # type: ignore[attr-defined,unused-ignore]
+    tool = mon.PROFILER_ID
+    mon.use_tool_id(tool, "tensorshape-annotate")
+    events = mon.events
+
+    def on_start(code: CodeType, offset: int) -> object:
+        frame = sys._getframe(1)
+        if not tracer.enter(frame):
+            return mon.DISABLE
+        return None
+
+    def on_return(code: CodeType, offset: int, value: object) -> object:
+        frame = sys._getframe(1)
+        tracer.leave(frame, value)
+        if not tracer.left.get(code, 0) and not tracer.pending:
+            return mon.DISABLE
+        return None
+
+    mon.register_callback(tool, events.PY_START, on_start)
+    mon.register_callback(tool, events.PY_RETURN, on_return)
+    mon.set_events(tool, events.PY_START | events.PY_RETURN)
+
+
+def start(env: dict[str, str] | None = None) -> bool:
+    """Start tracing this process as the environment says; ``False`` when it says nothing."""
+    env = dict(os.environ) if env is None else env
+    out = env.get(ENV_FILE)
+    if not out:
+        return False
+    try:
+        samples = int(env.get(ENV_SAMPLES, "8"))
+    except ValueError:
+        samples = 8
+    tracer = _Tracer(out, env.get(ENV_ROOT) or os.getcwd(), env.get(ENV_EXCLUDE, "").split(os.pathsep), max(samples, 1))
+    atexit.register(tracer.flush)
+    if sys.version_info >= (3, 12):  # pragma: no cover
+        _monitor(tracer)
+    else:
+        hook = _profile(tracer)
+        sys.setprofile(hook)
+        threading.setprofile(hook)
+    return True
+
+
+def hook_source() -> str:
+    """The ``sitecustomize`` that starts the tracer (this module is copied next to it, so the traced
+    interpreter needs no tensorshape installed), then runs any other ``sitecustomize`` on the path."""
+    return """\
+import os as _os
+import sys as _sys
+
+_here = _os.path.dirname(_os.path.abspath(__file__))
+try:
+    import _tensorshape_trace
+    _tensorshape_trace.start()
+except Exception as _e:  # never break the traced program
+    _sys.stderr.write(f"tensorshape annotate: tracing not started: {_e}\\n")
+_path = _sys.path[:]
+_me = _sys.modules.get("sitecustomize")
+try:
+    _sys.path[:] = [p for p in _path if _os.path.abspath(p or ".") != _here]
+    _sys.modules.pop("sitecustomize", None)
+    import sitecustomize  # noqa: F401  (the environment's own, if any)
+except ImportError:
+    pass
+finally:
+    _sys.path[:] = _path
+    if _me is not None:
+        _sys.modules.setdefault("sitecustomize", _me)
+"""

@@ -1,0 +1,172 @@
+"""``tensorshape annotate``: write jaxtyping annotations from a traced run (or from the analysis)."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_parser", "run"]
+
+DEFAULT_TRACE = "tensorshape-trace.jsonl"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "annotate",
+        help="write jaxtyping shape annotations from a traced run (or from the analysis)",
+        description="With --trace, run COMMAND (after `--`) with a shape tracer and annotate the project's "
+        "functions from the calls it saw; with --from-trace FILE, apply a saved trace; otherwise propose "
+        "what the static analysis infers for the PATHs.  Prints a unified diff unless --write.  Exit "
+        "status 2 when the command failed or a file could not be read or written.",
+    )
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--trace", action="store_true", help="run the command after `--` under the tracer")
+    src.add_argument("--from-trace", metavar="FILE", help="apply a trace saved by an earlier --trace")
+    p.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
+    p.add_argument(
+        "--trace-file", metavar="FILE", default=DEFAULT_TRACE, help=f"where --trace saves the trace ({DEFAULT_TRACE})"
+    )
+    p.add_argument("--root", metavar="DIR", default=".", help="the project: only its files are traced (default: .)")
+    p.add_argument(
+        "--exclude", metavar="PATH", action="append", default=[], help="a path under the root not traced (repeatable)"
+    )
+    p.add_argument("--samples", type=int, default=8, metavar="N", help="calls recorded per function (default 8)")
+    p.add_argument(
+        "--variable",
+        metavar="SIZE=NAME",
+        action="append",
+        default=[],
+        help="a size that is a variable even when constant in the run (32=batch)",
+    )
+    p.add_argument(
+        "args", nargs=argparse.REMAINDER, metavar="COMMAND | PATH", help="`-- command ...` with --trace, else files"
+    )
+    p.set_defaults(run=run)
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+def _variables(items: list[str]) -> dict[int, str] | None:
+    out = {}
+    for item in items:
+        size, _, name = item.partition("=")
+        if not size.strip().isdigit() or not name.strip().isidentifier():
+            _say(f"tensorshape annotate: error: --variable {item!r}: expected SIZE=NAME, like 32=batch")
+            return None
+        out[int(size)] = name.strip()
+    return out
+
+
+def _run_traced(args: argparse.Namespace, command: list[str]) -> int:
+    from ..annotate import trace as tracer
+
+    root = Path(args.root).resolve()
+    out = Path(args.trace_file).resolve()
+    out.write_text("", encoding="utf-8")
+    exclude = [str(Path(e).resolve()) for e in args.exclude] + [os.path.realpath(sys.prefix)]
+    with tempfile.TemporaryDirectory(prefix="tensorshape-trace-") as hook:
+        shutil.copyfile(tracer.__file__, Path(hook, "_tensorshape_trace.py"))
+        Path(hook, "sitecustomize.py").write_text(tracer.hook_source(), encoding="utf-8")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([hook, *filter(None, [env.get("PYTHONPATH")])])
+        env[tracer.ENV_FILE] = str(out)
+        env[tracer.ENV_ROOT] = str(root)
+        env[tracer.ENV_EXCLUDE] = os.pathsep.join(exclude)
+        env[tracer.ENV_SAMPLES] = str(max(1, args.samples))
+        try:
+            return subprocess.call(command, env=env)
+        except OSError as e:
+            _say(f"tensorshape annotate: error: cannot run {command[0]!r}: {e}")
+            return 127
+
+
+def _common(a: list[str], b: list[str]) -> list[str]:
+    m = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return [line for blk in m.get_matching_blocks() for line in a[blk.a : blk.a + blk.size]]
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..annotate.propose import TraceError, annotate_from_trace, load_trace, traced_files
+    from ..instrument.edit import split_lines
+    from ..instrument.files import read_source, unified_diff, write_atomic
+    from .instrument_cmd import _emit
+
+    variable = _variables(args.variable)
+    if variable is None:
+        return 2
+    rest = list(args.args)
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    status = 0
+    if args.trace:
+        if not rest:
+            _say("tensorshape annotate: error: --trace needs a command after `--` (`-- python train.py`)")
+            return 2
+        code = _run_traced(args, rest)
+        if code != 0:
+            _say(f"tensorshape annotate: the command exited with status {code}; annotating from the calls recorded")
+            status = 2
+        trace_path = Path(args.trace_file)
+    elif args.from_trace:
+        trace_path = Path(args.from_trace)
+    else:
+        from ..annotate.static import run_static
+
+        return int(run_static(args, rest, variable))
+    try:
+        with open(trace_path, encoding="utf-8") as lines:
+            trace = load_trace(lines, str(trace_path), samples=max(1, args.samples))
+    except (OSError, UnicodeDecodeError, TraceError) as e:
+        _say(f"tensorshape annotate: error: cannot read the trace: {e}")
+        return 2
+    files = traced_files(trace)
+    if rest and not args.trace:  # --from-trace FILE PATH...: only those files
+        keep = {os.path.realpath(p) for p in rest}
+        files = [f for f in files if str(f) in keep or any(str(f).startswith(os.path.join(k, "")) for k in keep)]
+    written = functions = failed = 0
+    cwd = Path.cwd()
+    for f in files:
+        shown = os.path.relpath(f, cwd) if str(f).startswith(str(cwd)) else str(f)
+        try:
+            src = read_source(f)
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as e:
+            _say(f"{shown}: error: cannot read: {e}")
+            failed += 1
+            continue
+        try:
+            r = annotate_from_trace(src.text, str(f), trace, variable)
+        except Exception as e:  # noqa: BLE001 - one file that cannot be parsed; the others go on
+            _say(f"{shown}: error: not annotated ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+            failed += 1
+            continue
+        for m in r.messages:
+            _say(m.replace(str(f), shown, 1))
+        if r.source == src.text:
+            continue
+        written += len(r.written)
+        functions += len({q for q, _, _ in r.written})
+        if args.write:
+            try:
+                write_atomic(f, r.source, src)
+            except (OSError, UnicodeEncodeError, LookupError) as e:
+                _say(f"{shown}: error: not written, the file is unchanged: {e}")
+                failed += 1
+        else:
+            a, b = split_lines(src.text), split_lines(r.source)
+            _emit("".join(unified_diff(a, b, _common(a, b), f"a/{shown}", f"b/{shown}")), src.encoding)
+    verb = "wrote" if args.write else "would write"
+    _say(
+        f"tensorshape annotate: {verb} {written} annotation(s) in {functions} function(s) from {trace.records} "
+        f"traced call(s) of {sum(len(v) for v in trace.calls.values())} function(s)"
+        + (f"; {failed} file(s) failed" if failed else "")
+    )
+    return 2 if failed else status

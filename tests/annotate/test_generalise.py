@@ -1,0 +1,96 @@
+"""Each generalisation rule: observed shapes in, the annotation out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tensorshape.annotate import ModuleNames, dtype_class, generalise
+
+
+def t(*shape: int, dtype: str = "float32") -> dict[str, Any]:
+    return {"shape": list(shape), "dtype": dtype}
+
+
+def ann(calls: list[dict[str, Any]], order: list[str] | None = None, **kw: Any) -> dict[str, str]:
+    order = order or list(dict.fromkeys(k for c in calls for k in c))
+    return generalise(calls, order, **kw).annotations
+
+
+def test_one_call_gives_literals_and_says_so() -> None:
+    r = generalise([{"x": t(4, 3), "return": t(4)}], ["x", "return"])
+    assert r.annotations == {"x": 'Float[Tensor, "4 3"]', "return": 'Float[Tensor, " 4"]'}
+    assert any("one call" in n for n in r.notes)
+
+
+def test_equal_in_every_call_is_a_literal_varying_is_a_name() -> None:
+    got = ann([{"x": t(4, 3)}, {"x": t(8, 3)}])
+    assert got == {"x": 'Float[Tensor, "batch 3"]'}
+
+
+def test_configured_variable_size_is_named_even_when_constant() -> None:
+    got = ann([{"x": t(32, 3)}, {"x": t(32, 3)}], module=ModuleNames(variable={32: "batch"}))
+    assert got == {"x": 'Float[Tensor, "batch 3"]'}
+
+
+def test_sizes_varying_together_share_one_name() -> None:
+    got = ann([{"x": t(2, 5), "y": t(5, 7)}, {"x": t(3, 6), "y": t(6, 7)}], ["x", "y"])
+    assert got == {"x": 'Float[Tensor, "batch n"]', "y": 'Float[Tensor, "n 7"]'}
+
+
+def test_multiple_product_and_sum_are_expressions() -> None:
+    calls = [
+        {"x": t(2, 3), "y": t(4, 6, 5)},
+        {"x": t(3, 5), "y": t(6, 15, 8)},
+    ]
+    assert ann(calls, ["x", "y"]) == {"x": 'Float[Tensor, "batch n"]', "y": 'Float[Tensor, "2*batch batch*n batch+n"]'}
+
+
+def test_expression_only_over_earlier_names() -> None:
+    # y's first axis is twice x's, but y comes first: jaxtyping binds y first, so y gets a name
+    calls = [{"y": t(4), "x": t(2)}, {"y": t(6), "x": t(3)}]
+    got = ann(calls, ["y", "x"])
+    assert got["y"] == 'Float[Tensor, " n"]'
+    assert got["x"] == 'Float[Tensor, " m"]'
+
+
+def test_varying_rank_is_a_variadic_batch() -> None:
+    calls = [{"x": t(4, 16), "return": t(4, 8)}, {"x": t(2, 3, 16), "return": t(2, 3, 8)}]
+    assert ann(calls, ["x", "return"]) == {"x": 'Float[Tensor, "*batch 16"]', "return": 'Float[Tensor, "*batch 8"]'}
+
+
+def test_names_from_the_code_and_from_int_arguments() -> None:
+    calls = [{"x": t(2, 7, 16), "hidden_size": {"int": 16}}, {"x": t(3, 9, 32), "hidden_size": {"int": 32}}]
+    got = ann(calls, ["x", "hidden_size"], code_names={"x": ["b", "t", None]})
+    assert got == {"x": 'Float[Tensor, "b t hidden_size"]'}
+
+
+def test_names_reused_across_functions_of_a_module_where_sizes_agree() -> None:
+    names = ModuleNames()
+    first = ann([{"x": t(4, 7)}, {"x": t(8, 9)}], module=names, code_names={"x": ["b", "s"]})
+    assert first == {"x": 'Float[Tensor, "b s"]'}
+    second = ann([{"logits": t(8, 10)}, {"logits": t(4, 10)}], module=names)
+    assert second == {"logits": 'Float[Tensor, "b 10"]'}
+
+
+def test_tuples_of_tensors_and_non_tensors() -> None:
+    calls = [{"return": {"tuple": [t(2, 3), t(2)]}, "n": None}, {"return": {"tuple": [t(5, 3), t(5)]}, "n": None}]
+    got = generalise(calls, ["n", "return"])
+    assert got.annotations == {"return": 'tuple[Float[Tensor, "batch 3"], Float[Tensor, " batch"]]'}
+    mixed = generalise([{"x": t(2)}, {"x": {"int": 3}}], ["x"])
+    assert mixed.annotations == {} and any("not a tensor" in n for n in mixed.notes)
+
+
+def test_known_names_from_existing_annotations_are_reused() -> None:
+    got = ann([{"x": t(4, 3)}, {"x": t(8, 3)}], known=[((4, 8), "batch_size")], reserved=["batch_size"])
+    assert got == {"x": 'Float[Tensor, "batch_size 3"]'}
+    other = ann([{"x": t(5, 3)}, {"x": t(6, 3)}], reserved=["batch"])
+    assert other == {"x": 'Float[Tensor, "n 3"]'}
+
+
+def test_dtype_classes() -> None:
+    assert dtype_class(["float32", "bfloat16"]) == "Float"
+    assert dtype_class(["int64"]) == "Int"
+    assert dtype_class(["uint8"]) == "UInt"
+    assert dtype_class(["uint8", "int32"]) == "Integer"
+    assert dtype_class(["bool"]) == "Bool"
+    assert dtype_class(["bool", "float32"]) == "Shaped"
