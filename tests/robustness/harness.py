@@ -332,6 +332,22 @@ _HOSTILE = {
 def hostile_cases() -> Iterator[Case]:
     for name, src in _HOSTILE.items():
         yield Case(f"hostile:{name}", ["check", "--no-cache", "m.py"], _write("m.py", src), expect=(0, 1))
+    yield from size_cases()
+
+
+def _timed_out(d: Path) -> None:
+    (d / "pyproject.toml").write_text("[tool.tensorshape]\nfile_timeout = 0.000001\n")
+    body = "".join(f"x{k} = torch.zeros({k} + 1, 3)\n" for k in range(300))
+    for name in ("a.py", "b.py", "c.py"):
+        (d / name).write_text("import torch\n" + body)
+
+
+def size_cases() -> Iterator[Case]:
+    """Size as a denial of service (issue 17 item 9): what libcst rejects and files past their time bound."""
+    strings = "x = " + " ".join(['"a"'] * 100_000) + "\n"
+    yield Case("size:juxtaposed-strings", ["check", "--no-cache", "m.py"], _write("m.py", strings), expect=(0,), says="TS008")
+    for jobs in ("1", "2"):
+        yield Case(f"size:file-timeout-j{jobs}", ["check", "--no-cache", "-j", jobs, "."], _timed_out, expect=(0,), says="file_timeout")
 
 
 def _frame(obj: object) -> bytes:

@@ -11,13 +11,17 @@ from typing import Any
 
 import pytest
 from tensorshape.cli import runner
+from tensorshape.cli.config import ConfigError, check_settings, load_config
 from tensorshape.cli.serialize import dump_result, load_result
 from tensorshape.infer.api import CheckSettings, FileResult, check_source
+from tensorshape.infer.deadline import DEFAULT_FILE_TIMEOUT
 from tensorshape.infer.nesting import MAX_DEPTH, scan_nesting
 from tensorshape.infer.project import parse_source
 from tensorshape.lsp.framing import SafeReader
 from tensorshape.model import codes
+from tensorshape.model.diagnostics import Severity
 from tensorshape.model.dims import Unknown, UnknownSource
+from tensorshape.report.summary import summarize
 from tensorshape.unify import arith
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -172,3 +176,42 @@ def test_a_dying_worker_does_not_hang_the_pool(tmp_path: Path, monkeypatch: pyte
     by_path = {r.path: r for r in results}
     assert [d.code for d in by_path[str(tmp_path / "boom.py")].diagnostics] == [codes.INTERNAL_ERROR]
     assert all(not by_path[str(f)].diagnostics for f in files[:-1])
+
+
+def test_juxtaposed_strings_libcst_rejects_are_skipped_not_a_syntax_error() -> None:
+    # Valid Python (CPython compiles it); libcst nests each juxtaposition and cannot parse it.
+    src = "x = " + " ".join(['"a"'] * 100_000) + "\n"
+    compile(src, "m.py", "exec")
+    r = check_source(src)
+    assert [(d.code, d.severity) for d in r.diagnostics] == [(codes.FILE_SKIPPED, Severity.WARNING)]
+    assert "strings concatenated" in r.diagnostics[0].message
+    assert r.stats["skipped-files"] == 1
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_file_past_its_time_bound_is_skipped_and_the_run_goes_on(tmp_path: Path, jobs: int) -> None:
+    (tmp_path / "slow.py").write_text("import torch\n" + "".join(f"x{k} = torch.zeros({k} + 1, 3)\n" for k in range(300)))
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    files = [tmp_path / "slow.py", tmp_path / "ok.py"]
+    results = {r.path: r for r in runner.run_check(files, CheckSettings(file_timeout=1e-9), jobs=jobs)}
+    slow = results[str(files[0])]
+    assert [(d.code, d.severity) for d in slow.diagnostics] == [(codes.FILE_SKIPPED, Severity.WARNING)]
+    assert "file_timeout" in slow.diagnostics[0].message
+    assert slow.stats == {"skipped-files": 1, "timed-out-files": 1}
+    assert results[str(files[1])].diagnostics == []
+    assert summarize(list(results.values()))["timed_out_files"] == 1
+    # Without the bound the same file is analysed.
+    assert runner.run_check(files[:1], CheckSettings(file_timeout=0), jobs=1)[0].diagnostics == []
+
+
+@pytest.mark.parametrize("value", ["'60'", "-1", "true", "inf"])
+def test_file_timeout_config_must_be_seconds(tmp_path: Path, value: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.tensorshape]\nfile_timeout = {value}\n")
+    with pytest.raises(ConfigError, match="file_timeout"):
+        load_config(tmp_path / "pyproject.toml")
+
+
+def test_file_timeout_config_reaches_the_settings(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.tensorshape]\nfile_timeout = 5\n")
+    assert check_settings(load_config(tmp_path / "pyproject.toml")).file_timeout == 5.0
+    assert CheckSettings().file_timeout == DEFAULT_FILE_TIMEOUT

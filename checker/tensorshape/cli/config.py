@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..infer.api import CheckSettings
+from ..infer.deadline import DEFAULT_FILE_TIMEOUT
 from ..model import codes
 from ..model.diagnostics import Severity
 from ..rules.context import Options
@@ -47,6 +48,7 @@ _KEYS = {
     "jobs",
     "roots",
     "bare_type_ignore",
+    "file_timeout",
 }
 
 
@@ -68,6 +70,8 @@ class Config:
     jobs: int = 0
     roots: list[str] = field(default_factory=list)
     bare_type_ignore: bool = False
+    #: Seconds one file's analysis may take before it is skipped (TS008); 0 turns the bound off.
+    file_timeout: float = DEFAULT_FILE_TIMEOUT
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -122,7 +126,7 @@ def check_settings(
         allow_dynamic_weights=cfg.allow_dynamic_weights if allow_dynamic_weights is None else allow_dynamic_weights,
     )
     bare = cfg.bare_type_ignore if bare_type_ignore is None else bare_type_ignore
-    return CheckSettings(options, sev, frozenset(on), bare_type_ignore=bare)
+    return CheckSettings(options, sev, frozenset(on), bare_type_ignore=bare, file_timeout=cfg.file_timeout)
 
 
 def _bool(table: dict[str, Any], key: str) -> bool:
@@ -198,4 +202,9 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
         if type(table["jobs"]) is not int or table["jobs"] < 0:
             raise ConfigError(f"{path}: [tool.tensorshape] jobs must be a non-negative integer")
         cfg.jobs = table["jobs"]
+    if "file_timeout" in table:
+        t = table["file_timeout"]
+        if type(t) not in (int, float) or not 0 <= t < float("inf"):
+            raise ConfigError(f"{path}: [tool.tensorshape] file_timeout must be a number of seconds (0: no bound)")
+        cfg.file_timeout = float(t)
     return cfg

@@ -14,6 +14,7 @@ from ..model.diagnostics import Diagnostic, Severity, Span
 from ..model.obligations import Obligation
 from ..rules.context import Options
 from .analyzer import Analyzer
+from .deadline import DEFAULT_FILE_TIMEOUT, FileTimeout, deadline
 from .project import ModuleInfo, Project
 
 __all__ = [
@@ -46,6 +47,8 @@ class CheckSettings:
     #: Honour ``# type: ignore[...]`` comments.  The mypy plugin turns this off: mypy applies them
     #: itself, and so counts an ignore that silences a shape error as used.
     type_ignore: bool = True
+    #: Seconds one file's analysis may take before it is reported as skipped (0: no bound).
+    file_timeout: float = DEFAULT_FILE_TIMEOUT
 
 
 @dataclass(slots=True)
@@ -94,7 +97,11 @@ def check_file_guarded(path: str | Path, settings: CheckSettings, project: Proje
     """:func:`check_file` that never raises: a crash is an ``internal-error`` on the file (one bad
     file must not stop a run of the CLI or of mypy)."""
     try:
-        return check_file(path, settings, project)
+        with deadline(settings.file_timeout):
+            return check_file(path, settings, project)
+    except FileTimeout:
+        why = f"the analysis took more than {settings.file_timeout:g} s (file_timeout)"
+        return FileResult(str(path), [_not_read(why, str(path))], stats={"skipped-files": 1, "timed-out-files": 1})
     except RecursionError:
         return crash_result(str(path), "recursion too deep")
     except Exception as e:  # noqa: BLE001

@@ -39,6 +39,7 @@ from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import Truth, eq3
 from .base import AnalyzerBase, Frame
+from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
 from .options import option_value
 from .state import State, join_values
@@ -195,6 +196,7 @@ class Expressions(AnalyzerBase):
         return v
 
     def _eval(self, frame: Frame, state: State, node: cst.BaseExpression) -> Value:
+        tick()  # the file's time bound
         # Rules see the facts of this program point (``assert n == m`` above an ``x @ w``).
         frame.ctx.facts = state.facts
         # One lookup by exact type: libcst's node classes are ABCs, whose isinstance is slow,

@@ -34,6 +34,7 @@ from ..rules.ops.nn import repeated_child
 from ..unify.compare import free_symbols
 from .annotations import read_annotation
 from .base import AnalyzerBase
+from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, join_states
 from .syntax import blocks, definitions, suite_body
@@ -94,6 +95,7 @@ class Statements(AnalyzerBase):
         return self.exec_block(frame, state, suite.body)
 
     def exec_stmt(self, frame: Frame, state: State, stmt: cst.CSTNode) -> State | None:
+        tick()  # the file's time bound
         if isinstance(stmt, cst.SimpleStatementLine):
             cur: State | None = state
             for small in stmt.body:

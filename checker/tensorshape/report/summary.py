@@ -67,6 +67,8 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         "loops_at_bound": stats["loop-bound"],
         #: Files not analysed (TS008: unreadable, not regular, too big or nested too deep).
         "skipped_files": stats["skipped-files"],
+        #: Of which: files whose analysis ran past ``file_timeout``.
+        "timed_out_files": stats["timed-out-files"],
     }
 
 

@@ -132,6 +132,8 @@ def render_text(
             stat.append(f"    {why:<14}{entry['count']:>7}  e.g. {entry['example']}")
         stat.append(f"Loops still changing at the iteration bound: {s['loops_at_bound']}")
         stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
+        if s.get("timed_out_files"):
+            stat.append(f"    past file_timeout{s['timed_out_files']:>7}")
         blocks.append("\n".join(stat))
     return "\n\n".join(blocks) + "\n"
 
