@@ -22,12 +22,15 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..infer.api import CheckSettings
 from ..model import codes
 from ..model.diagnostics import Severity
 from ..rules.context import Options
+
+if TYPE_CHECKING:
+    # Imported where settings are made: the mypy plugin reads configurations without the analysis.
+    from ..infer.api import CheckSettings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -122,6 +125,8 @@ def check_settings(
         allow_dynamic_weights=cfg.allow_dynamic_weights if allow_dynamic_weights is None else allow_dynamic_weights,
     )
     bare = cfg.bare_type_ignore if bare_type_ignore is None else bare_type_ignore
+    from ..infer.api import CheckSettings
+
     return CheckSettings(options, sev, frozenset(on), bare_type_ignore=bare)
 
 
