@@ -15,7 +15,7 @@ from mypy.types import Type
 # ``disable_error_code``: they are registered when the plugin loads.
 from . import errorcodes as errorcodes
 from .dims import dim_result
-from .session import Session, is_user_path
+from .session import Findings, Session, is_user_path
 
 __all__ = ["TensorShapePlugin"]
 
@@ -59,13 +59,22 @@ class TensorShapePlugin(Plugin):
             return None
         return errors
 
+    def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
+        """Called when mypy has parsed ``file`` (cold, or stale on a warm run): the worker starts on it."""
+        if (
+            not file.is_stub
+            and is_user_path(file.path)
+            and not self.options.clone_for_module(file.fullname).ignore_errors
+        ):
+            self.session.prefetch(file.path)
+        return []
+
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         """Called after ``file`` is type checked, before its messages are flushed: report the core's findings."""
         errors = None if file.is_stub else self.reports_on(file.fullname, file.path)
         if errors is None or errors.file != file.path:
             return set()
         from .report import report
-        from .reveal import rewrite_reveals
 
         cfg = self.session.config_for(file.path)
         if cfg.error is not None:
@@ -75,7 +84,10 @@ class TensorShapePlugin(Plugin):
             return set()
         result = self.session.result(file.path)
         report(errors, result.diagnostics)
-        rewrite_reveals(errors, file.path, result)
+        if not isinstance(result, Findings):
+            from .reveal import rewrite_reveals
+
+            rewrite_reveals(errors, file.path, result)
         self.session.forget(file.path)
         return set()
 

@@ -24,6 +24,9 @@ import functools
 import hashlib
 import json
 import os
+import pickle
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,8 +39,9 @@ if TYPE_CHECKING:
     # that re-checks nothing never pays for them.
     from tensorshape.cli.config import Config
     from tensorshape.infer.api import CheckSettings, FileResult
+    from tensorshape.model.diagnostics import Diagnostic
 
-__all__ = ["Session", "is_user_path", "ProjectConfig"]
+__all__ = ["Session", "is_user_path", "ProjectConfig", "Findings"]
 
 _INSTALLED = ("site-packages", "dist-packages", "typeshed")
 _OFF_BY_DEFAULT = frozenset(c.id for c in ALL_CODES.values() if not c.default_enabled)
@@ -89,12 +93,24 @@ def _file_digest(paths: list[str]) -> str:
     return h.hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class Findings:
+    """A result analysed by the worker process: what reporting and incremental mode read."""
+
+    diagnostics: list[Diagnostic]
+    dependencies: list[tuple[str, str]]
+
+
 class Session:
     """The plugin's state for one mypy build (a new plugin instance per build)."""
 
     def __init__(self, cache_dir: str | None) -> None:
         self._cache_dir = Path(cache_dir, "tensorshape") if cache_dir and cache_dir != os.devnull else None
-        self._results: dict[str, FileResult] = {}
+        self._results: dict[str, FileResult | Findings] = {}
+        #: The worker process analysing modules ahead of mypy (``None``: none running).
+        self._worker: subprocess.Popen[bytes] | None = None
+        #: Files sent to the worker whose findings were not read yet.
+        self._pending: set[str] = set()
         self._configs: dict[Path, ProjectConfig] = {}
         self._by_folder: dict[str, ProjectConfig] = {}
         self._projects: dict[tuple[Path, ...], Any] = {}
@@ -117,13 +133,74 @@ class Session:
         return cfg
 
     # -- analysis -----------------------------------------------------------------------------
-    def result(self, path: str) -> FileResult:
-        """The core's result for the file at ``path`` (analysed once per run)."""
+    def result(self, path: str) -> FileResult | Findings:
+        """The core's result for the file at ``path`` (analysed once per run, by the worker if it has it)."""
         key = os.path.realpath(path)
+        if key in self._pending:
+            self._collect(key)
         r = self._results.get(key)
         if r is None:
             r = self._results[key] = self._analyse(path)
         return r
+
+    def prefetch(self, path: str) -> None:
+        """Have the worker process analyse ``path`` while mypy type checks (mypy has just parsed it).
+
+        A file with ``reveal_type`` is analysed in-process: rewriting mypy's notes needs the analyzer.
+        """
+        key = os.path.realpath(path)
+        # mypy parses a file again (the daemon, after an edit): what was found before is stale.
+        self._results.pop(key, None)
+        if key in self._pending:
+            return
+        try:
+            if b"reveal_type" in Path(path).read_bytes():
+                return
+            if self._worker is None:
+                self._worker = _start_worker()
+            assert self._worker.stdin is not None
+            self._worker.stdin.write(f"{key}\t{path}\n".encode("utf-8", "surrogateescape"))
+            self._worker.stdin.flush()
+        except (OSError, ValueError):
+            self._stop_worker()
+            return
+        self._pending.add(key)
+
+    def _collect(self, key: str) -> None:
+        """Read the worker's answers up to the one for ``key`` (a failed worker: analysed in-process)."""
+        worker = self._worker
+        while key in self._pending and worker is not None and worker.stdout is not None:
+            try:
+                got, diagnostics, dependencies = pickle.load(worker.stdout)
+            except Exception:  # a dead or confused worker: what is pending is analysed here
+                self._stop_worker()
+                return
+            self._pending.discard(got)
+            if diagnostics is not None:
+                self._results[got] = Findings(diagnostics, dependencies)
+        if not self._pending:
+            self._stop_worker()
+
+    def _stop_worker(self) -> None:
+        worker, self._worker = self._worker, None
+        self._pending.clear()
+        if worker is None:
+            return
+        for stream in (worker.stdin, worker.stdout):
+            if stream is not None:
+                stream.close()
+        try:
+            worker.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+
+    def warm_up(self) -> None:
+        """Import the analysis and sympy (the worker does this before its first request)."""
+        import tensorshape.infer.api  # noqa: F401
+        from tensorshape.unify.symbols import sp
+
+        sp()
 
     def _analyse(self, path: str) -> FileResult:
         from dataclasses import replace
@@ -145,7 +222,7 @@ class Session:
     def forget(self, path: str) -> None:
         """Drop what only reporting needed (the analyzer, the parsed module); keep the dependencies."""
         r = self._results.get(os.path.realpath(path))
-        if r is not None:
+        if r is not None and not isinstance(r, Findings):
             r.analyzer = None
             r.module = None
 
@@ -202,6 +279,18 @@ class Session:
             os.replace(tmp, f)
         except OSError:
             pass
+
+
+def _start_worker() -> subprocess.Popen[bytes]:
+    """The worker, importing exactly what this process imports (the same ``sys.path``)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    return subprocess.Popen(
+        [sys.executable, "-m", "tensorshape_mypy.worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
 
 
 def _load(pyproject: Path | None) -> ProjectConfig:

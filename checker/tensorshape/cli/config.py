@@ -22,13 +22,15 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..infer.api import CheckSettings
-from ..infer.deadline import DEFAULT_FILE_TIMEOUT
 from ..model import codes
 from ..model.diagnostics import Severity
 from ..rules.context import Options
+
+if TYPE_CHECKING:
+    # Imported where settings are made: the mypy plugin reads configurations without the analysis.
+    from ..infer.api import CheckSettings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -71,7 +73,8 @@ class Config:
     roots: list[str] = field(default_factory=list)
     bare_type_ignore: bool = False
     #: Seconds one file's analysis may take before it is skipped (TS008); 0 turns the bound off.
-    file_timeout: float = DEFAULT_FILE_TIMEOUT
+    #: None: the analysis's own default (infer.deadline.DEFAULT_FILE_TIMEOUT, 60 s).
+    file_timeout: float | None = None
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -126,6 +129,10 @@ def check_settings(
         allow_dynamic_weights=cfg.allow_dynamic_weights if allow_dynamic_weights is None else allow_dynamic_weights,
     )
     bare = cfg.bare_type_ignore if bare_type_ignore is None else bare_type_ignore
+    from ..infer.api import CheckSettings
+
+    if cfg.file_timeout is None:
+        return CheckSettings(options, sev, frozenset(on), bare_type_ignore=bare)
     return CheckSettings(options, sev, frozenset(on), bare_type_ignore=bare, file_timeout=cfg.file_timeout)
 
 
