@@ -42,7 +42,8 @@ _TENSOR_TYPES = {"Tensor", "Parameter"}
 def describe(value: object, depth: int = 0) -> Any:
     """A JSON description of the tensors in ``value`` (``None`` when there are none)."""
     t = type(value)
-    if t.__name__ in _TENSOR_TYPES and t.__module__.startswith("torch"):
+    # torch.Tensor and Parameter only: first-class-dim tensors (functorch) are not ``torch.Tensor``s
+    if t.__name__ in _TENSOR_TYPES and t.__module__ in ("torch", "torch.nn.parameter"):
         shape = getattr(value, "shape", None)
         dtype = getattr(value, "dtype", None)
         if shape is None:
