@@ -76,3 +76,18 @@ def test_imports_after_the_docstring_and_future_when_there_are_none(tmp_path: An
     )
     assert 'def f(x: Float[Tensor, " 2"]):' in r.source
     assert any("one call observed" in m for m in r.messages)
+
+
+def test_static_proposal_of_an_inferred_result_is_marked_inferred() -> None:
+    from tensorshape.annotate.static import annotate_statically
+
+    src = (
+        "import torch\nfrom jaxtyping import Float\nfrom torch import Tensor\n\n\n"
+        'def widen(x: Float[Tensor, "b 16"]):\n    return torch.cat([x, x], dim=-1)\n\n\n'
+        "def unknown(x):\n    return x\n"
+    )
+    r = annotate_statically(src, "m.py")
+    assert 'def widen(x: Float[Tensor, "b 16"]) -> Shaped[Tensor, "b 32"]:' in r.source
+    assert "def unknown(x):\n" in r.source
+    assert "from jaxtyping import Float, Shaped\n" in r.source
+    assert any("inferred by the analysis" in m for m in r.messages)

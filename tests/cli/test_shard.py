@@ -48,13 +48,13 @@ def test_two_json_shards_merge_into_the_single_run(
         out = tmp_path / f"shard-{k}.json"
         _run(capsys, *COMMON, "--format", "json", "--shard", f"{k}/2", "-o", str(out))
         reports.append(str(out))
-    assert {json.loads(Path(r).read_text())["summary"]["files"] for r in reports} != {20}
+    assert {json.loads(Path(r).read_text())["summary"]["files"] for r in reports} != {21}
     code, merged = _run(capsys, "merge-reports", *reports)
     assert code == 1
     assert json.loads(merged) == json.loads(single)
     _, single_text = _run(capsys, *COMMON)
     code, merged_text = _run(capsys, "merge-reports", *reports, "--format", "text")
-    assert merged_text == single_text and single_text.endswith("(checked 20 source files)\n")
+    assert merged_text == single_text and single_text.endswith("(checked 21 source files)\n")
     code, annotations = _run(capsys, "merge-reports", *reports, "--format", "github")
     assert code == 1 and annotations.count("::error ") == json.loads(single)["summary"]["errors"]
 

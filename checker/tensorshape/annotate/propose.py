@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -144,3 +145,9 @@ def annotate_from_trace(
 
 def traced_files(trace: Trace) -> list[Path]:
     return [Path(p) for p in sorted(trace.calls)]
+
+
+def common_lines(a: list[str], b: list[str]) -> list[str]:
+    """The lines ``a`` and ``b`` share, in order (what :func:`unified_diff` aligns on)."""
+    m = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return [line for blk in m.get_matching_blocks() for line in a[blk.a : blk.a + blk.size]]

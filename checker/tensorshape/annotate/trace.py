@@ -26,7 +26,7 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["start", "describe", "hook_source", "ENV_FILE", "ENV_ROOT", "ENV_EXCLUDE", "ENV_SAMPLES"]
+__all__ = ["start", "stop", "describe", "hook_source", "ENV_FILE", "ENV_ROOT", "ENV_EXCLUDE", "ENV_SAMPLES"]
 
 ENV_FILE = "TENSORSHAPE_TRACE_FILE"
 ENV_ROOT = "TENSORSHAPE_TRACE_ROOT"
@@ -42,7 +42,8 @@ _TENSOR_TYPES = {"Tensor", "Parameter"}
 def describe(value: object, depth: int = 0) -> Any:
     """A JSON description of the tensors in ``value`` (``None`` when there are none)."""
     t = type(value)
-    if t.__name__ in _TENSOR_TYPES and t.__module__.startswith("torch"):
+    # torch.Tensor and Parameter only: first-class-dim tensors (functorch) are not ``torch.Tensor``s
+    if t.__name__ in _TENSOR_TYPES and t.__module__ in ("torch", "torch.nn.parameter"):
         shape = getattr(value, "shape", None)
         dtype = getattr(value, "dtype", None)
         if shape is None:
@@ -145,8 +146,11 @@ class _Tracer:
             return
         data = "".join(line + "\n" for line in self.lines)
         self.lines.clear()
-        with open(self.out, "a", encoding="utf-8") as f:  # one write per batch: processes append
-            f.write(data)
+        try:
+            with open(self.out, "a", encoding="utf-8") as f:  # one write per batch: processes append
+                f.write(data)
+        except OSError as e:  # the traced program goes on; the trace says less
+            sys.stderr.write(f"tensorshape annotate: cannot write the trace: {e}\n")
 
 
 def _profile(tracer: _Tracer) -> Callable[[FrameType, str, object], None]:
@@ -187,6 +191,24 @@ def _monitor(tracer: _Tracer) -> None:  # pragma: no cover - Python 3.12+
     mon.set_events(tool, events.PY_START | events.PY_RETURN)
 
 
+_active: _Tracer | None = None
+
+
+def stop() -> None:
+    """Stop tracing this process and write what was recorded."""
+    global _active
+    if _active is None:
+        return
+    if sys.version_info >= (3, 12):  # pragma: no cover
+        sys.monitoring.set_events(sys.monitoring.PROFILER_ID, 0)  # type: ignore[attr-defined,unused-ignore]
+        sys.monitoring.free_tool_id(sys.monitoring.PROFILER_ID)  # type: ignore[attr-defined,unused-ignore]
+    else:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type,unused-ignore]
+    _active.flush()
+    _active = None
+
+
 def start(env: dict[str, str] | None = None) -> bool:
     """Start tracing this process as the environment says; ``False`` when it says nothing."""
     env = dict(os.environ) if env is None else env
@@ -198,6 +220,8 @@ def start(env: dict[str, str] | None = None) -> bool:
     except ValueError:
         samples = 8
     tracer = _Tracer(out, env.get(ENV_ROOT) or os.getcwd(), env.get(ENV_EXCLUDE, "").split(os.pathsep), max(samples, 1))
+    global _active
+    _active = tracer
     atexit.register(tracer.flush)
     if sys.version_info >= (3, 12):  # pragma: no cover
         _monitor(tracer)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import shutil
 import subprocess
@@ -89,13 +88,8 @@ def _run_traced(args: argparse.Namespace, command: list[str]) -> int:
             return 127
 
 
-def _common(a: list[str], b: list[str]) -> list[str]:
-    m = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return [line for blk in m.get_matching_blocks() for line in a[blk.a : blk.a + blk.size]]
-
-
 def run(args: argparse.Namespace) -> int:
-    from ..annotate.propose import TraceError, annotate_from_trace, load_trace, traced_files
+    from ..annotate.propose import TraceError, annotate_from_trace, common_lines, load_trace, traced_files
     from ..instrument.edit import split_lines
     from ..instrument.files import read_source, unified_diff, write_atomic
     from .instrument_cmd import _emit
@@ -162,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
                 failed += 1
         else:
             a, b = split_lines(src.text), split_lines(r.source)
-            _emit("".join(unified_diff(a, b, _common(a, b), f"a/{shown}", f"b/{shown}")), src.encoding)
+            _emit("".join(unified_diff(a, b, common_lines(a, b), f"a/{shown}", f"b/{shown}")), src.encoding)
     verb = "wrote" if args.write else "would write"
     _say(
         f"tensorshape annotate: {verb} {written} annotation(s) in {functions} function(s) from {trace.records} "
