@@ -12,15 +12,24 @@ definition that mentions ``nn`` is analysed again).  It measures the time from `
 that version arrive and prints the median and the 90th percentile per kind
 (target: median under 200 ms), then the time of a full analysis of the file
 in process (what every edit cost before the analysis was incremental).
+``--annotated`` uses a ~3,000-line file of annotated models instead (the suite of
+``benchmarks/annotated_models/`` laid end to end, each copy with its own widths),
+where shapes are known and the analysis has real work to do.  After the edits a
+second file (the same text under another name) is opened in the warm server: the
+time to its first diagnostics is printed (target: under 0.5 s).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -73,6 +82,35 @@ def default_file() -> Path:
         ensure()
     files = sorted(corpus.glob("transformers-*/transformers/models/*/modeling_*.py"))
     return min(files, key=lambda p: abs(p.read_text().count("\n") - 3000))
+
+
+def _distinct(text: str, k: int) -> str:
+    """``text`` with its top-level classes and functions renamed apart (``Block`` -> ``Block_7``): one
+    module defines each model once, as a real file does."""
+    text = text.replace("from __future__ import annotations\n", "")
+    for name in re.findall(r"^(?:class|def) (\w+)", text, flags=re.M):
+        text = re.sub(rf"\b{name}\b", f"{name}_{k}", text)
+    return text
+
+
+def annotated_file(dest: Path, lines: int = 3000) -> Path:
+    """One module of about ``lines`` lines: the annotated-model suite, copies end to end."""
+    # The script, not the package of models beside it that has its name.
+    spec = importlib.util.spec_from_file_location("annotated_models_bench", HERE / "annotated_models.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    lay_out = bench.lay_out
+
+    parts: list[str] = []
+    copies = 0
+    while sum(p.count("\n") for p in parts) < lines:
+        copies += 1
+        shutil.rmtree(dest / "src", ignore_errors=True)
+        parts = [_distinct(p.read_text(), k) for k, p in enumerate(lay_out(dest / "src", copies))]
+    out = dest / "annotated_3k.py"
+    out.write_text("from __future__ import annotations\n\n" + "\n".join(parts))
+    return out
 
 
 def body_edit(lines: list[str], k: int) -> list[str]:
@@ -143,8 +181,20 @@ def main() -> None:
     ap.add_argument("file", nargs="?")
     ap.add_argument("--edits", type=int, default=20, help="edits of each kind")
     ap.add_argument("--full-runs", type=int, default=5, help="full analyses to time (0: skip)")
+    ap.add_argument("--annotated", action="store_true", help="a 3,000-line file of annotated models")
     args = ap.parse_args()
-    path = Path(args.file).resolve() if args.file else default_file()
+    work = Path(tempfile.mkdtemp(prefix="ts-lsp-"))
+    try:
+        run(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, work: Path) -> None:
+    if args.annotated:
+        path = annotated_file(work)
+    else:
+        path = Path(args.file).resolve() if args.file else default_file()
     text = path.read_text()
     lines = text.splitlines(keepends=True)
     c = Client()
@@ -179,12 +229,22 @@ def main() -> None:
                     and m["params"].get("version") == v
                 )
                 times.append((time.perf_counter() - t) * 1000)
+    other = work / f"opened_{path.name}"
+    other.write_text(text)
+    t = time.perf_counter()
+    c.send(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": other.as_uri(), "languageId": "python", "version": 1, "text": text}},
+    )
+    c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("uri") == other.as_uri())
+    second = time.perf_counter() - t
     rid = c.send("shutdown", None, request=True)
     c.wait(lambda m: m.get("id") == rid)
     c.send("exit", None)
     print(f"file: {path} ({len(lines)} lines)")
     print(f"didOpen -> diagnostics: {first * 1000:.0f} ms (cold: imports and first analysis)")
-    print("didChange -> diagnostics, one-line edits (includes the 50 ms debounce; target: median < 200 ms):")
+    print(f"didOpen of another file, warm server -> diagnostics: {second * 1000:.0f} ms (target < 500 ms)")
+    print("didChange -> diagnostics, one-line edits (includes the 50 ms debounce; target: median < 50 ms):")
     for name, times in results.items():
         print(f"  {name:14} {percentiles(times)}  ({len(times)} edits)")
     if args.full_runs:

@@ -151,8 +151,12 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         if info.tree is None:
             return [], []
         self.run_module(info)
-        for stmt in info.tree.body:
+        for k, stmt in enumerate(info.tree.body):
+            if info.spans is not None:
+                info.spans.at_statement = k  # the statement that holds most nodes a ticket is taken for now
             self._analyze_definition(info, stmt)
+        if info.spans is not None:
+            info.spans.at_statement = -1
         self._account(info.tree.body)
         # An annotated callee run with a caller's values may meet a problem its own analysis reports
         # already, at the same place: that report is the one kept.

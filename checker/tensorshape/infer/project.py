@@ -210,7 +210,7 @@ class Project:
     def add_source(self, source: str, path: str = "<string>", name: str | None = None) -> ModuleInfo:
         """A module from text (the LSP's unsaved buffers, tests)."""
         tree, failure = parse_source(source)
-        return self.add_parsed(source, tree, SpanTable(tree) if tree is not None else None, path, name, failure)
+        return self.add_parsed(source, tree, SpanTable(tree, source) if tree is not None else None, path, name, failure)
 
     def add_parsed(
         self,

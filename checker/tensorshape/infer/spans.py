@@ -4,18 +4,25 @@ libcst computes positions by generating code for the whole module, which costs
 about twice the parse.  During analysis a node's span is a *ticket*: a
 :class:`~tensorshape.model.diagnostics.Span` with a negative line number that
 indexes a table of nodes.  Only when a result needs real positions (there is a
-diagnostic to print, or the LSP asks) does :meth:`SpanTable.resolve` run the
-position provider, once per file.
+diagnostic to print, or the LSP asks) does :meth:`SpanTable.resolve` compute
+them, and then only for the top-level statement that holds the node: Python's
+own (C) parser gives the first line of every top-level statement, and libcst's
+position codegen runs over that one statement from there.  The statement is the
+one being analysed when the ticket was taken (:attr:`SpanTable.at_statement`), else the
+statements are tried in order; the whole-module provider is the fallback when
+the two parsers disagree on the statements.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from ..model.diagnostics import Span
 
@@ -25,9 +32,12 @@ T = TypeVar("T")
 
 
 class SpanTable:
-    __slots__ = ("module", "_nodes", "_index", "_positions", "_offsets", "_whole")
+    __slots__ = (
+        "module", "_nodes", "_index", "_positions", "_offsets", "_whole", "_source", "_first", "_by_stmt",
+        "_hints", "at_statement",
+    )  # fmt: skip
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, source: str | bytes | None = None):
         self.module = module
         self._nodes: list[cst.CSTNode] = []
         self._index: dict[int, int] = {}
@@ -35,6 +45,15 @@ class SpanTable:
         self._offsets: dict[int, tuple[int, int]] = {}
         #: The ticket of each node's whole span (asked for again on every evaluation).
         self._whole: dict[int, Span] = {}
+        #: The module's text (for the first line of each top-level statement); None: whole-module positions.
+        self._source = source
+        self._first: list[int] | None = None
+        #: Positions of the nodes of each top-level statement whose positions were computed, by its index.
+        self._by_stmt: dict[int, Mapping[cst.CSTNode, object]] = {}
+        #: The top-level statement being analysed when each node's ticket was taken (index; -1: unknown).
+        self._hints: list[int] = []
+        #: The index of the top-level statement under analysis (set by the analyser; -1: unknown).
+        self.at_statement = -1
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         """A placeholder span for ``node`` (optionally a character range inside it)."""
@@ -47,6 +66,7 @@ class SpanTable:
         if i is None:
             i = len(self._nodes)
             self._nodes.append(node)
+            self._hints.append(self.at_statement)
             self._index[key] = i
         if start or length:
             return Span(-(i + 1), start, -(i + 1), start + length)
@@ -63,12 +83,40 @@ class SpanTable:
             self._positions = dict(wrapper.resolve(PositionProvider))
         return self._positions
 
+    def _first_lines(self) -> list[int]:
+        """The line where the code of each top-level statement starts (its leading comment and blank lines
+        included); empty when Python's parser cannot say (then the whole-module provider is used)."""
+        if self._first is None:
+            self._first = first_lines(self.module, self._source) if self._source is not None else []
+        return self._first
+
+    def _statement(self, i: int) -> Mapping[cst.CSTNode, object]:
+        found = self._by_stmt.get(i)
+        if found is None:
+            found = self._by_stmt[i] = statement_positions(self.module, i, self._first_lines()[i])
+        return found
+
+    def _position(self, i: int) -> object | None:
+        """The position of the ``i``-th node: from its statement's positions when the statement is known."""
+        node = self._nodes[i]
+        if self._positions is None and self._first_lines():
+            hint = self._hints[i]
+            if hint >= 0:
+                rng = self._statement(hint).get(node)
+                if rng is not None:
+                    return rng
+            for k in range(len(self.module.body)):
+                if k != hint:
+                    rng = self._statement(k).get(node)
+                    if rng is not None:
+                        return rng
+        return self._provider().get(node)
+
     def resolve(self, span: Span) -> Span:
         """The real span of a ticket (other spans pass through)."""
         if span.line >= 0:
             return span
-        node = self._nodes[-span.line - 1]
-        rng = self._provider().get(node)
+        rng = self._position(-span.line - 1)
         if rng is None:
             return Span(1, 0, 1, 0)
         start, end = rng.start, rng.end  # type: ignore[attr-defined]
@@ -80,6 +128,49 @@ class SpanTable:
     def resolve_all(self, items: list[T]) -> list[T]:
         """Resolve the ``span`` (and ``related`` spans) of diagnostics or obligations."""
         return map_spans(items, lambda s: self.resolve(s) if s.line < 0 else s)
+
+
+def first_lines(module: cst.Module, source: str | bytes) -> list[int]:
+    """The first line of the code of each of ``module``'s top-level statements, found by Python's parser;
+    empty when it parses the text differently (or not at all)."""
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    out: list[int] = []
+    i = 0
+    for stmt in module.body:
+        if i >= len(body):
+            return []
+        node = body[i]
+        lead = len(stmt.leading_lines)
+        if isinstance(stmt, cst.SimpleStatementLine):
+            line = node.lineno
+            i += len(stmt.body)
+        else:
+            decorators: Sequence[cst.Decorator] = getattr(stmt, "decorators", ())
+            decorated: Sequence[ast.expr] = getattr(node, "decorator_list", ())
+            if len(decorators) != len(decorated):
+                return []
+            # A decorator's ``@`` is on the line its expression starts on.
+            line = decorated[0].lineno - len(decorators[0].leading_lines) if decorators else node.lineno
+            i += 1
+        out.append(line - lead)
+    return out if i == len(body) else []
+
+
+def statement_positions(module: cst.Module, index: int, first_line: int) -> Mapping[cst.CSTNode, object]:
+    """libcst's positions of the nodes of ``module``'s ``index``-th statement, whose code starts on
+    ``first_line`` (at column 0, as every top-level statement does)."""
+    provider = PositionProvider()
+    state = PositionProvidingCodegenState(
+        default_indent=module.default_indent,
+        default_newline=module.default_newline,
+        provider=provider,
+        line=first_line,
+    )
+    module.body[index]._codegen(state)
+    return provider._computed
 
 
 def map_spans(items: list[T], fn: Callable[[Span], Span]) -> list[T]:
