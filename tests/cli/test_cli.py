@@ -177,9 +177,7 @@ def f(x: torch.Tensor):
 """
 
 
-def test_statistics_rank_unmodelled_ops_and_unknown_causes(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_statistics_rank_unmodelled_ops_and_unknown_causes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Torch functions and methods without a rule are listed most frequent first, and the causes of
     unknown shapes, each with the first place it was met; the JSON summary has the same, and a
     cached result keeps the examples."""
@@ -254,3 +252,21 @@ def test_no_progress_bar_when_piped(project: Path) -> None:
 def test_codes_command(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "codes")
     assert code == 0 and "TS101  shape-mismatch" in out
+
+
+def test_shard_summaries_add_ranked_causes() -> None:
+    """Shards' ranked maps add up: counts summed, the first shard's example kept, re-ranked."""
+    from tensorshape.report.summary import add_summaries
+
+    a = {
+        "unmodelled_ops": {
+            "torch.a": {"count": 1, "example": "x.py:1:1"},
+            "torch.b": {"count": 2, "example": "x.py:2:1"},
+        }
+    }
+    b = {"unmodelled_ops": {"torch.a": {"count": 3, "example": "y.py:5:1"}}}
+    got = add_summaries([a, b])["unmodelled_ops"]
+    assert list(got.items()) == [
+        ("torch.a", {"count": 4, "example": "x.py:1:1"}),
+        ("torch.b", {"count": 2, "example": "x.py:2:1"}),
+    ]
