@@ -64,9 +64,9 @@ def test_shape_unpacking_gives_symbols_used_later() -> None:
         reveal_shape(f(torch.randn(2, 3, 8)))
         """
     )
-    assert reveals[0] == "[b t d]"
-    assert reveals[1] == "[b 2*d]"
-    assert reveals[2] == "[d d]", "x.size(-1) is the symbol already named d"
+    assert reveals[0] == "[b t d]; [2 3 8] (with a caller's sizes)"
+    assert reveals[1] == "[b 2*d]; [2 16] (with a caller's sizes)"
+    assert reveals[2] == "[d d]; [8 8] (with a caller's sizes)", "x.size(-1) is the symbol already named d"
     assert reveals[3] == "[2 3 4 2]", "inlined with concrete sizes"
     assert problems == []
 
@@ -209,7 +209,7 @@ def test_sizes_from_constructor_parameters_and_config_dataclass() -> None:
         reveal_shape(lm(torch.zeros(2, 7, dtype=torch.long)))
         """
     )
-    assert reveals[0] == "[... hidden]", "generic analysis: sizes are the constructor's symbols"
+    assert reveals[0] == "[... hidden]; [2 7 32] (with a caller's sizes)", "generic analysis (the constructor's symbols), then main's call"
     assert reveals[1] == "[2 7 32]"
     assert problems == []
 

@@ -155,7 +155,7 @@ def _returns_revealed() -> dict[str, str]:
     for d in r.diagnostics:
         if d.code.id == "TS900":
             fn = names[max(k for k in names if k <= d.span.line)]
-            out[fn] = d.message.removeprefix("revealed shape: ")
+            out[fn] = d.message.removeprefix("revealed shape: ").split("; ")[0]  # the generic view
     return out
 
 

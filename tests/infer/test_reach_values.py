@@ -85,7 +85,7 @@ def test_optional_layer_narrows_on_is_not_none() -> None:
             reveal_shape(off(x))
         """
     )
-    assert reveals == ["[b 2*d]", "[b 2*d]", "[b 8]"]
+    assert reveals == ["[b 2*d]; [b 8] (with a caller's sizes)", "[b 2*d]; [b 8] (with a caller's sizes)", "[b 8]"]
     assert problems == []
 
 

@@ -110,7 +110,8 @@ def truth(path: Path) -> dict[str, Any]:
 
 
 def _dims(text: str) -> list[str] | None:
-    text = re.sub(r"\s+\(on the last batch.*\)$", "", text.strip())
+    # A view's condition or origin: "(on the last batch: ...)", "(with a caller's sizes)".
+    text = re.sub(r"\s+\((?:on the last batch|with a caller's sizes).*$", "", text.strip())
     if not (text.startswith("[") and text.endswith("]")):
         return None
     inner = text[1:-1].strip()
@@ -169,10 +170,13 @@ def probes(path: Path, static: StaticResult) -> list[Probe]:
         # The checker may reveal a line more than once (the generic analysis, a caller's
         # arguments, a loader's last batch), and torch may pass it more than once: every
         # observation is scored by the checker's best view of it, and a view that fits no
-        # observation at all is wrong.
+        # observation at all is wrong (in a program torch ran to the end).
         table = [[classify(s, actual) for s in shown] for actual in observations]
         worst = max((min(row, key=rank.__getitem__) for row in table), key=rank.__getitem__)
-        if any(all(row[j] == "wrong" for row in table) for j in range(len(shown))):
+        # A program torch ran to the end passed every path the checker saw; in a bug file torch stops
+        # at the raise, so a view of a later call (a second configuration) has nothing to match.
+        completed = truth(path)["raised"] is None
+        if completed and any(all(row[j] == "wrong" for row in table) for j in range(len(shown))):
             worst = "wrong"
         out.append(Probe(line, shown, observations, worst))
     return sorted(out, key=lambda p: p.line)

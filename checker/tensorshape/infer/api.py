@@ -14,6 +14,7 @@ from ..model.diagnostics import Diagnostic, Severity, Span
 from ..model.obligations import Obligation
 from ..rules.context import Options
 from .analyzer import Analyzer
+from .base import WITH_CALLER
 from .deadline import DEFAULT_FILE_TIMEOUT, FileTimeout, deadline
 from .project import ModuleInfo, Project
 
@@ -205,7 +206,37 @@ def report(diags: list[Diagnostic], source: str, settings: CheckSettings, path: 
     return out
 
 
+#: At most this many views of one ``reveal_shape`` under callers' sizes are shown.
+MAX_CALLER_VIEWS = 3
+
+
+def merge_reveals(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """One ``reveal_shape`` note per place: the generic view first, then each distinct view the
+    body had when run with a caller's arguments (``[b 64]; [16 64] (with a caller's sizes)``)."""
+    views: dict[Span, list[str]] = {}
+    for d in diags:
+        if d.code is codes.REVEAL:
+            views.setdefault(d.span, []).append(d.message.removeprefix("revealed shape: "))
+    if all(len(v) == 1 for v in views.values()):
+        return diags
+    out = []
+    for d in diags:
+        if d.code is not codes.REVEAL:
+            out.append(d)
+            continue
+        shown = views.pop(d.span, None)
+        if shown is None:
+            continue
+        generic = [s for s in shown if WITH_CALLER not in s]
+        callers = [s for s in dict.fromkeys(shown) if WITH_CALLER in s]
+        callers = [s for s in callers if s.replace(WITH_CALLER, "").rstrip() not in generic]
+        parts = (generic[:1] + callers[:MAX_CALLER_VIEWS]) or shown[:1]
+        out.append(replace(d, message="revealed shape: " + "; ".join(parts)))
+    return out
+
+
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    diags = merge_reveals(diags)
     seen: set[tuple[Span, str]] = set()
     out = []
     for d in diags:

@@ -39,6 +39,9 @@ __all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH"]
 #: How deep unannotated calls are inlined.
 MAX_DEPTH = 3
 
+#: Ends a ``reveal_shape`` view from a body run with a caller's arguments (not the generic analysis).
+WITH_CALLER = "(with a caller's sizes)"
+
 
 @dataclass(eq=False, slots=True)
 class Frame:

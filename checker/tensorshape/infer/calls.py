@@ -40,7 +40,7 @@ from ..unify import arith
 from ..unify.compare import Truth, eq3
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
-from .base import MAX_DEPTH, AnalyzerBase, Frame
+from .base import MAX_DEPTH, WITH_CALLER, AnalyzerBase, Frame
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
 from .state import State, join_states, join_values
@@ -728,6 +728,11 @@ class Calls(AnalyzerBase):
         v: Value = args[0].value
         if frame.generic:
             self.report(frame, codes.REVEAL, f"revealed shape: {describe_value(v)}", frame.ticket(node), None)
+        elif frame.module is self.checked and not frame.ctx.muted:
+            # The body run with a caller's arguments (the program's own sizes): a second view of the
+            # same line, shown after the generic one (see ``api.merge_reveals``).
+            message = f"revealed shape: {describe_value(v)} {WITH_CALLER}"
+            self.report(frame, codes.REVEAL, message, frame.ticket(node), None)
         return v
 
 

@@ -23,7 +23,7 @@ class Encoder(nn.Module):
 
     def forward(self, x: Float[Tensor, "b 8"]) -> Float[Tensor, "b 8"]:
         h = self.body(x)
-        reveal_shape(h)  # N: revealed shape: [b 8]
+        reveal_shape(h)  # N: revealed shape: [b 8]; [3 8] (with a caller's sizes)
         return h
 
 

@@ -16,7 +16,7 @@ class Net(nn.Module):
 
     def forward(self, x: Float[Tensor, "b 784"]) -> Float[Tensor, "b 10"]:
         h = torch.relu(self.fc1(x))
-        reveal_shape(h)  # N: revealed shape: [b 256]
+        reveal_shape(h)  # N: revealed shape: [b 256]; [3 256] (with a caller's sizes)
         reveal_shape(self.fc1.weight)  # N: revealed shape: [256 784]
         self.bad(h)  # E: TS101
         return self.fc2(h)
