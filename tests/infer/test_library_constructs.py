@@ -153,6 +153,46 @@ CASES = {
         reveal_shape(tiny()(torch.randn(2, 4)))
         reveal_shape(tiny(num_classes=3)(torch.randn(2, 4)))
         """,
+    "make_layer_appends": """
+        class Bottleneck(nn.Module):
+            expansion = 4
+
+            def __init__(self, inplanes, planes):
+                super().__init__()
+                self.conv = nn.Conv2d(inplanes, planes * self.expansion, 1)
+
+            def forward(self, x):
+                return self.conv(x)
+
+
+        class Stage(nn.Sequential):
+            def __init__(self, *layers):
+                super().__init__(*layers)
+
+
+        def make_layer(block, inplanes, planes, blocks):
+            layers = []
+            layers.append(block(inplanes, planes))
+            inplanes = planes * block.expansion
+            for _ in range(1, blocks):
+                layers.append(block(inplanes, planes))
+            return nn.Sequential(*layers)
+
+
+        x = torch.randn(2, 8, 5, 5)
+        stage = make_layer(Bottleneck, 8, 4, 3)
+        reveal_shape(stage(x))
+        for layer in stage:
+            x = layer(x)
+            reveal_shape(x)
+        """,
+    "make_layer_wrong_channels": """
+        layers = [nn.Conv2d(3, 16, 3)]
+        for _ in range(1, 3):
+            layers.append(nn.Conv2d(16, 16, 3))
+        net = nn.Sequential(*layers)
+        net(torch.randn(1, 4, 16, 16))  # E: TS101
+        """,
 }
 
 

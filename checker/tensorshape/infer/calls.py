@@ -145,6 +145,13 @@ class Calls(AnalyzerBase):
         if not vals:
             return None
         new = vals[-1]
+        if isinstance(current, SeqV) and isinstance(current.elem, NothingV):
+            current = TupleV((), SeqKind.LIST)  # ``layers = []``: empty, of known length
+        if isinstance(current, TupleV) and (method != "extend" or isinstance(new, TupleV)) and method != "insert":
+            # A list of known length stays exact (``layers.append(block)`` in ``_make_layer``'s loop).
+            added = new.items if isinstance(new, TupleV) and method == "extend" else (new,)
+            self.rebind_list(frame, state, target, TupleV((*current.items, *added), SeqKind.LIST))
+            return NONE
         elems: list[Value] = [current.elem] if isinstance(current, SeqV) else list(current.items)
         if method == "extend":
             if isinstance(new, TupleV):
@@ -158,7 +165,10 @@ class Calls(AnalyzerBase):
         joined: Value = NothingV()
         for e in elems:
             joined = join_values(joined, e)
-        updated = SeqV(joined, SeqKind.LIST)
+        self.rebind_list(frame, state, target, SeqV(joined, SeqKind.LIST))
+        return NONE
+
+    def rebind_list(self, frame: Frame, state: State, target: cst.BaseExpression, updated: Value) -> None:
         if isinstance(target, cst.Name):
             state.vars[target.value] = updated
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
@@ -167,7 +177,6 @@ class Calls(AnalyzerBase):
                 state.vars[building_key(recv, target.attr.value)] = updated
             else:
                 state.vars[f"{target.value.value}.{target.attr.value}"] = updated
-        return NONE
 
     def call(
         self,
