@@ -120,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(len(files), enabled)
     roots = [cfg.root / r for r in cfg.roots]
     try:
-        results = run_check(files, settings, cache=cache, jobs=jobs, roots=roots, progress=progress)
+        results = run_check(
+            files, settings, cache=cache, jobs=jobs, roots=roots, progress=progress, libraries=cfg.libraries()
+        )
     finally:
         progress.close()
     color = {"always": True, "never": False}.get(args.color, sys.stdout is not None and sys.stdout.isatty())

@@ -13,6 +13,11 @@
     jobs = 0                             # worker processes; 0 = one per core
     roots = ["src"]                      # extra folders to resolve imports from
     bare_type_ignore = false             # a bare `# type: ignore` also silences tensorshape
+    follow_libraries = true              # analyse installed packages (torchvision, timm) from source
+    python_executable = ".venv/bin/python"  # whose site-packages to follow (default: the running one)
+    python_path = ["vendor"]             # more folders of installed packages, searched first
+    library_exclude = ["mylib"]          # installed packages never followed
+    library_include = ["torchvision"]    # when given, only these are followed
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..infer.api import CheckSettings
+from ..infer.libraries import Libraries
 from ..model import codes
 from ..model.diagnostics import Severity
 from ..rules.context import Options
@@ -47,6 +53,11 @@ _KEYS = {
     "jobs",
     "roots",
     "bare_type_ignore",
+    "follow_libraries",
+    "python_executable",
+    "python_path",
+    "library_exclude",
+    "library_include",
 }
 
 
@@ -68,6 +79,22 @@ class Config:
     jobs: int = 0
     roots: list[str] = field(default_factory=list)
     bare_type_ignore: bool = False
+    follow_libraries: bool = True
+    python_executable: str | None = None
+    python_path: list[str] = field(default_factory=list)
+    library_exclude: list[str] = field(default_factory=list)
+    library_include: list[str] | None = None
+
+    def libraries(self) -> Libraries | None:
+        """The installed packages followed from source (``None``: none)."""
+        if not self.follow_libraries:
+            return None
+        return Libraries.of_environment(
+            self.python_executable,
+            tuple(str(self.root / p) for p in self.python_path),
+            tuple(self.library_exclude),
+            tuple(self.library_include) if self.library_include is not None else None,
+        )
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -164,12 +191,9 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
             f"{path}: unknown [tool.tensorshape] keys: {', '.join(sorted(unknown))} (known: {', '.join(sorted(_KEYS))})"
         )
     cfg = Config(root=path.parent, source=path)
-    if "paths" in table:
-        cfg.paths = _strings(table, "paths")
-    if "exclude" in table:
-        cfg.exclude = _strings(table, "exclude")
-    if "roots" in table:
-        cfg.roots = _strings(table, "roots")
+    for key in ("paths", "exclude", "roots", "python_path", "library_exclude", "library_include"):
+        if key in table:
+            setattr(cfg, key, _strings(table, key))
     if "severity" in table:
         sev = table["severity"]
         if not isinstance(sev, dict):
@@ -187,7 +211,12 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
                     raise ConfigError(f"{path}: severity.{k}: {e}") from None
     if "enable" in table:
         cfg.enable = {code_id(k, f"{path}: enable") for k in _strings(table, "enable")}
-    for key in ("vollo", "allow_dynamic_weights", "bare_type_ignore"):
+    if "python_executable" in table:
+        exe = table["python_executable"]
+        if not isinstance(exe, str) or not exe:
+            raise ConfigError(f"{path}: [tool.tensorshape] python_executable must be a path, got {exe!r}")
+        cfg.python_executable = str(path.parent.absolute() / exe) if "/" in exe else exe
+    for key in ("vollo", "allow_dynamic_weights", "bare_type_ignore", "follow_libraries"):
         if key in table:
             setattr(cfg, key, _bool(table, key))
     if "cache_dir" in table:
