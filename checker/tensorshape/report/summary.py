@@ -59,6 +59,10 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         "loops_at_bound": stats["loop-bound"],
         #: Files not analysed (TS008: unreadable, not regular, too big or nested too deep).
         "skipped_files": stats["skipped-files"],
+        #: Installed modules imported but not followed from source, by cause (C extension, excluded).
+        "libraries_not_followed": {
+            k.split(":", 1)[1]: v for k, v in sorted(stats.items()) if k.startswith("not-followed:")
+        },
     }
 
 

@@ -130,5 +130,9 @@ def render_text(
             stat.append(f"    {why:<14}{entry['count']:>7}  e.g. {entry['example']}")
         stat.append(f"Loops still changing at the iteration bound: {s['loops_at_bound']}")
         stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
+        not_followed = s.get("libraries_not_followed", {})
+        stat.append(f"Installed modules not followed: {sum(not_followed.values())}")
+        for why, n in not_followed.items():
+            stat.append(f"    {why:<26}{n:>7}")
         blocks.append("\n".join(stat))
     return "\n\n".join(blocks) + "\n"
