@@ -23,7 +23,7 @@ from ..rules.stubdir import stubs_dir
 __all__ = ["Libraries", "NEVER_FOLLOWED", "DEFAULT_EXCLUDE", "environment_paths", "stub_modules"]
 
 #: Modelled by the stubs, never read from source (their source would shadow the model).
-NEVER_FOLLOWED = ("torch", "functorch", "torchgen", "triton")
+NEVER_FOLLOWED = ("torch", "functorch", "torchgen", "triton", "jaxtyping", "beartype", "typeguard", "tensorshape")
 
 #: Packages with no models in them, or mostly compiled code: following them costs time and finds
 #: nothing (configuration ``include`` can bring one back).
