@@ -1,8 +1,8 @@
 """A cache of check results, keyed by file content.
 
 An entry is valid while the file and every project file its analysis read
-(imports it followed) have the same content digests, and the tool version,
-stubs and settings are the same.  Entries are JSON files written atomically,
+(imports it followed) have the same content digests, and the tool version
+(and its modules' sizes and times), stubs and settings are the same.  Entries are JSON files written atomically,
 so parallel runs can share a cache directory.
 """
 
@@ -25,6 +25,24 @@ __all__ = ["Cache", "text_digest", "stubs_digest"]
 _FORMAT = 3  # 3: results carry the example location of each counted cause
 
 
+def checker_digest() -> str:
+    """A fingerprint of tensorshape's own modules (name, size, modification time).
+
+    The version alone does not change while the checker is developed or patched in place
+    (an editable install): a result computed by other code must not be served.  Stat calls
+    only, about a millisecond.
+    """
+    h = hashlib.blake2b(digest_size=16)
+    root = Path(__file__).resolve().parent.parent
+    for p in sorted(root.rglob("*.py")):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        h.update(f"{p.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()
+
+
 def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
@@ -32,7 +50,7 @@ def text_digest(text: str) -> str:
 class Cache:
     def __init__(self, directory: Path, settings_key: str):
         self.directory = directory / f"v{_FORMAT}"
-        self.salt = f"{__version__}:{stubs_digest()}:{settings_key}"
+        self.salt = f"{__version__}:{checker_digest()}:{stubs_digest()}:{settings_key}"
         self._digests: dict[str, str | None] = {}
 
     def digest(self, path: str) -> str | None:

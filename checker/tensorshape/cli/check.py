@@ -112,6 +112,13 @@ def run(args: argparse.Namespace) -> int:
                 sorted(settings.enable),
                 sorted((k, str(v)) for k, v in settings.severity.items()),
                 settings.bare_type_ignore,
+                settings.file_timeout,
+                # which installed packages are read from source changes what an import resolves to
+                cfg.follow_libraries,
+                cfg.python_executable,
+                cfg.python_path,
+                cfg.library_exclude,
+                cfg.library_include,
             )
         )
         cache = Cache(args.cache_dir or cfg.cache_dir or default_cache_dir(), key)
@@ -120,7 +127,9 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(len(files), enabled)
     roots = [cfg.root / r for r in cfg.roots]
     try:
-        results = run_check(files, settings, cache=cache, jobs=jobs, roots=roots, progress=progress)
+        results = run_check(
+            files, settings, cache=cache, jobs=jobs, roots=roots, progress=progress, libraries=cfg.libraries()
+        )
     finally:
         progress.close()
     color = {"always": True, "never": False}.get(args.color, sys.stdout is not None and sys.stdout.isatty())

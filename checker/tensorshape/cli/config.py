@@ -13,6 +13,11 @@
     jobs = 0                             # worker processes; 0 = one per core
     roots = ["src"]                      # extra folders to resolve imports from
     bare_type_ignore = false             # a bare `# type: ignore` also silences tensorshape
+    follow_libraries = true              # analyse installed packages (torchvision, timm) from source
+    python_executable = ".venv/bin/python"  # whose site-packages to follow (default: the running one)
+    python_path = ["vendor"]             # more folders of installed packages, searched first
+    library_exclude = ["mylib"]          # installed packages never followed
+    library_include = ["torchvision"]    # when given, only these are followed
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from ..rules.context import Options
 if TYPE_CHECKING:
     # Imported where settings are made: the mypy plugin reads configurations without the analysis.
     from ..infer.api import CheckSettings
+    from ..infer.libraries import Libraries
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -51,6 +57,11 @@ _KEYS = {
     "roots",
     "bare_type_ignore",
     "file_timeout",
+    "follow_libraries",
+    "python_executable",
+    "python_path",
+    "library_exclude",
+    "library_include",
 }
 
 
@@ -75,6 +86,24 @@ class Config:
     #: Seconds one file's analysis may take before it is skipped (TS008); 0 turns the bound off.
     #: None: the analysis's own default (infer.deadline.DEFAULT_FILE_TIMEOUT, 60 s).
     file_timeout: float | None = None
+    follow_libraries: bool = True
+    python_executable: str | None = None
+    python_path: list[str] = field(default_factory=list)
+    library_exclude: list[str] = field(default_factory=list)
+    library_include: list[str] | None = None
+
+    def libraries(self) -> Libraries | None:
+        """The installed packages followed from source (``None``: none)."""
+        from ..infer.libraries import Libraries
+
+        if not self.follow_libraries:
+            return None
+        return Libraries.of_environment(
+            self.python_executable,
+            tuple(str(self.root / p) for p in self.python_path),
+            tuple(self.library_exclude),
+            tuple(self.library_include) if self.library_include is not None else None,
+        )
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -175,12 +204,9 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
             f"{path}: unknown [tool.tensorshape] keys: {', '.join(sorted(unknown))} (known: {', '.join(sorted(_KEYS))})"
         )
     cfg = Config(root=path.parent, source=path)
-    if "paths" in table:
-        cfg.paths = _strings(table, "paths")
-    if "exclude" in table:
-        cfg.exclude = _strings(table, "exclude")
-    if "roots" in table:
-        cfg.roots = _strings(table, "roots")
+    for key in ("paths", "exclude", "roots", "python_path", "library_exclude", "library_include"):
+        if key in table:
+            setattr(cfg, key, _strings(table, key))
     if "severity" in table:
         sev = table["severity"]
         if not isinstance(sev, dict):
@@ -198,7 +224,12 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
                     raise ConfigError(f"{path}: severity.{k}: {e}") from None
     if "enable" in table:
         cfg.enable = {code_id(k, f"{path}: enable") for k in _strings(table, "enable")}
-    for key in ("vollo", "allow_dynamic_weights", "bare_type_ignore"):
+    if "python_executable" in table:
+        exe = table["python_executable"]
+        if not isinstance(exe, str) or not exe:
+            raise ConfigError(f"{path}: [tool.tensorshape] python_executable must be a path, got {exe!r}")
+        cfg.python_executable = str(path.parent.absolute() / exe) if "/" in exe else exe
+    for key in ("vollo", "allow_dynamic_weights", "bare_type_ignore", "follow_libraries"):
         if key in table:
             setattr(cfg, key, _bool(table, key))
     if "cache_dir" in table:

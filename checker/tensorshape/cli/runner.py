@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..infer.api import CheckSettings, FileResult, check_file_guarded, crash_result
+from ..infer.libraries import Libraries
 from ..infer.memory import settle, tune_gc
 from ..infer.project import Project
 from .cache import Cache
@@ -24,10 +25,10 @@ _worker_project: Project | None = None
 _worker_settings: CheckSettings | None = None
 
 
-def _init_worker(roots: list[str], settings: CheckSettings) -> None:
+def _init_worker(roots: list[str], settings: CheckSettings, libraries: Libraries | None = None) -> None:
     global _worker_project, _worker_settings
     tune_gc()
-    _worker_project = Project([Path(r) for r in roots])
+    _worker_project = Project([Path(r) for r in roots], libraries)
     _worker_settings = settings
 
 
@@ -99,6 +100,7 @@ def run_check(
     roots: Sequence[Path] = (),
     progress: Progress | None = None,
     on_result: Callable[[FileResult], None] | None = None,
+    libraries: Libraries | None = None,
 ) -> list[FileResult]:
     """Results for every file, in the order given."""
     results: dict[str, FileResult] = {}
@@ -126,7 +128,7 @@ def run_check(
             on_result(r)
 
     if workers <= 1 or len(todo) < 8:
-        project = Project([Path(r) for r in root_list])
+        project = Project([Path(r) for r in root_list], libraries)
         tune_gc()
         for p in todo:
             r = _check_one(project, p, settings)
@@ -135,7 +137,7 @@ def run_check(
             r.module = None
             done(r)
     else:
-        _run_pool(_chunks_by_folder(todo), workers, root_list, settings, done)
+        _run_pool(_chunks_by_folder(todo), workers, root_list, settings, done, libraries)
     return [results[str(f)] for f in files]
 
 
@@ -159,6 +161,7 @@ def _run_pool(
     roots: list[str],
     settings: CheckSettings,
     done: Callable[[FileResult], None],
+    libraries: Libraries | None = None,
 ) -> None:
     """Check ``chunks`` in worker processes.  A worker that dies (a native crash, the OOM killer)
     breaks the pool: the files of every chunk not finished are checked again one by one, each in a
@@ -166,7 +169,7 @@ def _run_pool(
     ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
 
     def pool(n: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(roots, settings))
+        return ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(roots, settings, libraries))
 
     suspects: list[str] = []
     with pool(workers) as ex:

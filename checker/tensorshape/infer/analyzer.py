@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -521,9 +522,10 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
                 replace(r, span=callee.module.spans.resolve(r.span), path=r.path or callee.module.path)
                 for r in d.related
             )
-            caller.ctx.diagnostics.append(
-                Diagnostic(d.code, f"in {what}: {d.message}", span, d.severity, d.hint, None, related[:4])
-            )
+            message = f"in {what}: {d.message}"
+            if callee.module.library:  # never reported inside the installed package: at the user's call
+                message += f" (raised inside {_package_relative(callee.module)}:{where.line})"
+            caller.ctx.diagnostics.append(Diagnostic(d.code, message, span, d.severity, d.hint, None, related[:4]))
 
     # -- statistics ---------------------------------------------------------------------------
     def observe(self, node: cst.CSTNode, value: Value) -> None:
@@ -616,3 +618,10 @@ def _built_in_init(info: ModuleInfo) -> frozenset[str]:
                     elif isinstance(func, cst.Attribute):
                         out.add(func.attr.value)
     return frozenset(out)
+
+
+def _package_relative(info: ModuleInfo) -> str:
+    """An installed module's file as its package names it (``torchvision/models/resnet.py``)."""
+    parts = info.name.split(".")
+    tail = Path(info.path).name
+    return "/".join([*parts[:-1], tail] if tail != "__init__.py" else [*parts, tail])

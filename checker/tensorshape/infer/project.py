@@ -3,7 +3,8 @@
 A file's module name comes from its package (folders with ``__init__.py``);
 imports resolve against the roots of the analysed files, so ``from .layers
 import Block`` and ``from mypkg.layers import Block`` reach the project's own
-code, and anything not found there is external (``torch``, ``einops``).
+code.  An import not found there may be an installed package, followed from its source (see
+:mod:`.libraries`); anything else is external (``torch``, ``einops``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 import libcst as cst
 
 from ..model.values import Value
+from .libraries import Libraries
 from .nesting import scan_nesting
 from .spans import SpanTable
 
@@ -53,6 +55,8 @@ class ModuleInfo:
     #: The function or class each executed ``def``/``class`` statement made, by node id (kept with
     #: the globals: a module run once for one checked file serves the next one too).
     defined: dict[int, Value] = field(default_factory=dict)
+    #: An installed package's module: analysed for its values, never reported in.
+    library: bool = False
 
     @property
     def package(self) -> str:
@@ -200,8 +204,12 @@ def absolute_module(package: str, module: str | None, level: int) -> str:
 class Project:
     """Loads and caches modules; resolves imports within the project."""
 
-    def __init__(self, roots: list[Path] | None = None):
+    def __init__(self, roots: list[Path] | None = None, libraries: Libraries | None = None):
         self.roots: list[Path] = [r.resolve() for r in roots or []]
+        self.libraries = libraries
+        #: Installed modules that were imported but not followed, with the reason (``--statistics``).
+        self.unfollowed: dict[str, str] = {}
+        self._library_files: set[Path] = set()
         self.by_name: dict[str, ModuleInfo | None] = {}
         self.by_path: dict[str, ModuleInfo] = {}
         self._found: dict[str, Path | None] = {}
@@ -312,6 +320,12 @@ class Project:
                         break
                 if found is not None:
                     break
+            if found is None and self.libraries is not None:
+                found, why = self.libraries.find(name)
+                if found is not None:
+                    self._library_files.add(found)
+                elif why is not None:
+                    self.unfollowed[name] = why
         self._found[name] = found
         return found
 
@@ -329,6 +343,7 @@ class Project:
                 text, _ = read_source(cand)
                 if text is not None:
                     found = self.add_source(text, key, name)
+                    found.library = cand in self._library_files
         self.by_name[name] = found
         return found
 

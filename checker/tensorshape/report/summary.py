@@ -69,6 +69,10 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         "skipped_files": stats["skipped-files"],
         #: Of which: files whose analysis ran past ``file_timeout``.
         "timed_out_files": stats["timed-out-files"],
+        #: Installed modules imported but not followed from source, by cause (C extension, excluded).
+        "libraries_not_followed": {
+            k.split(":", 1)[1]: v for k, v in sorted(stats.items()) if k.startswith("not-followed:")
+        },
     }
 
 

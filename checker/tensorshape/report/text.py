@@ -134,6 +134,10 @@ def render_text(
         stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
         if s.get("timed_out_files"):
             stat.append(f"    past file_timeout{s['timed_out_files']:>7}")
+        not_followed = s.get("libraries_not_followed", {})
+        stat.append(f"Installed modules not followed: {sum(not_followed.values())}")
+        for why, n in not_followed.items():
+            stat.append(f"    {why:<26}{n:>7}")
         blocks.append("\n".join(stat))
     return "\n\n".join(blocks) + "\n"
 

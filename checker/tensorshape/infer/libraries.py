@@ -1,0 +1,158 @@
+"""Installed third-party packages, followed from their source.
+
+An import that the project's own roots do not resolve is looked up in the
+site-packages folders of the target environment (the running interpreter's by
+default, or ``python_executable``'s, plus ``python_path``).  Some modules are
+never read from source: torch (its API is modelled by the stubs), every module a
+stub file models (``torchvision.transforms``: the stub wins), the standard
+library, and the packages excluded by configuration.  Why a module was not
+followed is kept, so that ``--statistics`` can say it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..rules.stubdir import stubs_dir
+
+__all__ = ["Libraries", "NEVER_FOLLOWED", "DEFAULT_EXCLUDE", "environment_paths", "stub_modules"]
+
+#: Modelled by the stubs, never read from source (their source would shadow the model).
+NEVER_FOLLOWED = ("torch", "functorch", "torchgen", "triton", "jaxtyping", "beartype", "typeguard", "tensorshape")
+
+#: Packages with no models in them, or mostly compiled code: following them costs time and finds
+#: nothing (configuration ``include`` can bring one back).
+DEFAULT_EXCLUDE = (
+    "numpy",
+    "scipy",
+    "pandas",
+    "matplotlib",
+    "sklearn",
+    "PIL",
+    "cv2",
+    "tqdm",
+    "yaml",
+    "requests",
+    "urllib3",
+    "huggingface_hub",
+    "safetensors",
+    "tokenizers",
+    "regex",
+    "sympy",
+    "mpmath",
+    "networkx",
+    "jinja2",
+    "filelock",
+    "fsspec",
+    "packaging",
+    "setuptools",
+    "pkg_resources",
+    "pip",
+    "_pytest",
+    "pytest",
+    "typing_extensions",
+    "libcst",
+    "tensorshape",
+    "mypy",
+)
+
+
+def _under(module: str, names: tuple[str, ...] | frozenset[str]) -> bool:
+    return any(module == n or module.startswith(n + ".") for n in names)
+
+
+@functools.cache
+def stub_modules() -> frozenset[str]:
+    """The modules a stub file models (``torchvision.transforms``), never read from source."""
+    return frozenset(p.name[: -len(".shapes.pyi")] for p in stubs_dir().glob("*.shapes.pyi"))
+
+
+@functools.cache
+def _interpreter_path(executable: str) -> tuple[str, ...]:
+    """``sys.path`` of another interpreter (asked once per process)."""
+    try:
+        out = subprocess.run(
+            [executable, "-I", "-c", "import json, sys; print(json.dumps(sys.path))"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
+        paths = json.loads(out)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return ()
+    return tuple(p for p in paths if isinstance(p, str))
+
+
+def _is_packages_dir(p: str) -> bool:
+    return Path(p).name in ("site-packages", "dist-packages")
+
+
+def environment_paths(python_executable: str | None = None, python_path: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The folders installed packages are searched in: ``python_path`` first, then the
+    site-packages folders of ``python_executable`` (default: the running interpreter)."""
+    found = _interpreter_path(python_executable) if python_executable else tuple(sys.path)
+    out: list[str] = []
+    for p in (*python_path, *(p for p in found if _is_packages_dir(p))):
+        if p and p not in out and Path(p).is_dir():
+            out.append(p)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Libraries:
+    """Where installed packages are found, and which are followed."""
+
+    paths: tuple[str, ...] = ()
+    #: Top-level packages (or dotted modules) never followed, on top of :data:`DEFAULT_EXCLUDE`.
+    exclude: tuple[str, ...] = ()
+    #: When set, only these packages are followed; an include also overrides a default exclude.
+    include: tuple[str, ...] | None = None
+
+    @classmethod
+    def of_environment(
+        cls,
+        python_executable: str | None = None,
+        python_path: tuple[str, ...] = (),
+        exclude: tuple[str, ...] = (),
+        include: tuple[str, ...] | None = None,
+    ) -> Libraries:
+        return cls(environment_paths(python_executable, python_path), exclude, include)
+
+    def refusal(self, module: str) -> str | None:
+        """Why ``module`` is not followed from source (``None``: it may be)."""
+        top = module.partition(".")[0]
+        if _under(module, NEVER_FOLLOWED) or _under(module, stub_modules()):
+            return "modelled by stubs"
+        if top in sys.stdlib_module_names:
+            return "standard library"
+        if _under(module, self.exclude):
+            return "excluded by configuration"
+        if self.include is not None:
+            return None if _under(module, self.include) else "not in `include`"
+        if _under(module, DEFAULT_EXCLUDE):
+            return "excluded by default"
+        return None
+
+    def find(self, module: str) -> tuple[Path | None, str | None]:
+        """The source file of an installed module, or why there is none to follow: the reason is
+        ``None`` when the module is not installed at all."""
+        if not self.paths or not module:
+            return None, None
+        why = self.refusal(module)
+        rel = module.replace(".", "/")
+        leaf = rel.rpartition("/")[2]
+        for root in self.paths:
+            base = Path(root)
+            for cand in (base / f"{rel}.py", base / rel / "__init__.py"):
+                if cand.is_file():
+                    return (None, why) if why else (cand, None)
+            parent = (base / rel).parent
+            if parent.is_dir() and (any(parent.glob(f"{leaf}.*.so")) or any(parent.glob(f"{leaf}.*.pyd"))):
+                return None, why or "C extension"
+        return None, None

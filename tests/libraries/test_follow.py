@@ -1,0 +1,80 @@
+"""Installed packages are followed from source; torch and stub-modelled modules never are; nothing is
+reported inside a library (issue 22)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tensorshape.infer.api import check_file
+from tensorshape.infer.libraries import Libraries
+from tensorshape.infer.project import Project
+
+LIB = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self, c: int = 3):
+        super().__init__()
+        self.conv = nn.Conv2d(c, 8, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(x)
+"""
+
+USER = """
+import torch
+from fakelib.models import Net
+
+net = Net()
+reveal_shape(net(torch.randn(2, 3, 16, 16)))
+net(torch.randn(2, 4, 16, 16))
+"""
+
+
+def _setup(tmp_path: Path) -> tuple[Path, Libraries]:
+    site = tmp_path / "site-packages"
+    (site / "fakelib").mkdir(parents=True)
+    (site / "fakelib" / "__init__.py").write_text("")
+    (site / "fakelib" / "models.py").write_text(LIB)
+    (site / "torch").mkdir()
+    (site / "torch" / "__init__.py").write_text("def randn(*a): ...\n")
+    user = tmp_path / "proj"
+    user.mkdir()
+    (user / "main.py").write_text(USER)
+    return user / "main.py", Libraries((str(site),))
+
+
+def test_library_followed_and_error_at_user_call(tmp_path: Path) -> None:
+    main, libs = _setup(tmp_path)
+    project = Project([main.parent], libs)
+    r = check_file(main, project=project)
+    msgs = [(d.span.line, d.message) for d in r.diagnostics]
+    assert (6, "revealed shape: [2 8 16 16]") in msgs
+    errors = [d for d in r.diagnostics if d.code.id == "TS101"]
+    assert [d.span.line for d in errors] == [7]
+    assert "raised inside fakelib/models.py:11" in errors[0].message
+    assert errors[0].related and errors[0].related[0].path.endswith("models.py")
+    assert project.unfollowed["torch"] == "modelled by stubs"  # torch's source is never read
+
+
+def test_excluded_and_not_followed(tmp_path: Path) -> None:
+    main, libs = _setup(tmp_path)
+    for lib in (Libraries(libs.paths, exclude=("fakelib",)), Libraries(libs.paths, include=("other",)), None):
+        project = Project([main.parent], lib)
+        r = check_file(main, project=project)
+        assert [d.code.id for d in r.diagnostics] == ["TS900"]
+        assert "unknown" in r.diagnostics[0].message
+    project = Project([main.parent], Libraries(libs.paths, exclude=("fakelib",)))
+    check_file(main, project=project)
+    assert project.unfollowed["fakelib.models"] == "excluded by configuration"
+
+
+def test_refusals() -> None:
+    libs = Libraries(())
+    assert libs.refusal("torch.nn") == "modelled by stubs"
+    assert libs.refusal("torchvision.transforms.v2") == "modelled by stubs"
+    assert libs.refusal("json") == "standard library"
+    assert libs.refusal("numpy") == "excluded by default"
+    assert libs.refusal("torchvision.models") is None
+    assert Libraries((), include=("numpy",)).refusal("numpy") is None
