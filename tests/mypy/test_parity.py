@@ -1,7 +1,7 @@
 """Both transports of the one analysis (``tensorshape check`` and mypy + plugin) report the same problems.
 
 One mypy run covers every file of ``examples/``, ``tests/mypy/cases/``,
-``tests/realistic/`` (programs and bugs) and ``tests/mypy/realistic/`` (programs in the form tutorials and Q&A threads write
+``tests/realistic/`` (programs, and the bugs generated from them) and ``tests/mypy/realistic/`` (programs in the form tutorials and Q&A threads write
 them: modules built in ``__init__``, unannotated ``forward``, ``ModuleList``,
 argparse, DataLoaders; each bug is where torch raises, checked by running them);
 every file is then compared with ``tensorshape.infer.check_file``: the same
@@ -23,16 +23,16 @@ from tensorshape.model.diagnostics import Severity
 
 from tests.expectations import EXAMPLES, ROOT, expected, expected_notes
 from tests.mypy.runner import Mypy, Run
+from tests.realistic.seeded import bug_files
 
 pytestmark = pytest.mark.mypy
 
 CASES = ROOT / "tests" / "mypy" / "cases"
 REALISTIC = ROOT / "tests" / "mypy" / "realistic"
 EXPECTING = sorted([*CASES.glob("*.py"), *REALISTIC.glob("*.py")])
-#: The realistic suites of tests/realistic/ (their truth is checked there).
-SUITES = sorted(
-    [*(ROOT / "tests" / "realistic" / "programs").glob("*.py"), *(ROOT / "tests" / "realistic" / "bugs").glob("*.py")]
-)
+#: The realistic suites of tests/realistic/ (their truth is checked there); the bugs are generated
+#: from tests/realistic/bugs.toml into a temporary directory.
+SUITES = sorted([*(ROOT / "tests" / "realistic" / "programs").glob("*.py"), *bug_files()])
 CORPUS = sorted([*EXAMPLES.rglob("*.py"), *EXPECTING, *SUITES])
 
 #: (path, line, mypy code) of mypy's own errors that remain, with the reason (docs/mypy.md).
@@ -45,7 +45,9 @@ ACCEPTED: dict[tuple[str, int, str], str] = {
 
 
 def _id(p: Path) -> str:
-    return p.relative_to(ROOT).as_posix()
+    if p.is_relative_to(ROOT):
+        return p.relative_to(ROOT).as_posix()
+    return f"tests/realistic/bugs.toml:{p.stem}"  # a generated bug
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
 """The realistic suites: programs written as their authors write them, checked against torch.
 
-``programs/*.py`` are correct programs; ``bugs/*.py`` each hold one realistic
-shape bug, the line torch raises on ending in ``# E: <code>`` (the code the
-checker must report there).  Each file runs as ``__main__`` with real torch on
+``programs/*.py`` are correct programs; the bugs, each one realistic shape bug
+seeded into one of them, are generated from ``bugs.toml`` (``seeded.py``) into a
+temporary directory, the line torch raises on ending in ``# E: <code>`` (the code
+the checker must report there).  Each file runs as ``__main__`` with real torch on
 small inputs (``run_with_torch.py``), and ``reveal_shape(x)`` probes record the
 true shapes.  The checker's view of the same file is compared with that truth:
 
@@ -15,7 +16,7 @@ true shapes.  The checker's view of the same file is compared with that truth:
   revealed the line (the code was not analysed);
 - **wrong** when anything disagrees with torch: a shape silently wrong.
 
-A header comment ``# known-miss: <reason>`` in a bug file says the checker does
+A header comment ``# known-miss: <reason>`` in a bug (``known-miss`` in ``bugs.toml``) says the checker does
 not report that bug yet (the test is then an expected failure, strict, so fixing
 it is noticed); ``# known-false-error: <reason>`` likewise in a program.
 """
@@ -36,10 +37,11 @@ from tensorshape.infer.project import Project
 from tensorshape.model.diagnostics import Severity
 
 from tests.expectations import expected
+from tests.realistic.seeded import bug_files
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS = sorted((HERE / "programs").glob("*.py"))
-BUGS = sorted((HERE / "bugs").glob("*.py"))
+BUGS = bug_files()
 
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_.']*")
 _FUNCS = {"min", "max", "floor", "ceil"}
