@@ -706,8 +706,10 @@ class Statements(AnalyzerBase):
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        default = self.eval(frame, ns, small.value, observe=False) if small.value is not None else None
-                        fields.append((small.target.value, default))
+                        value = _field_default(small.value)
+                        default = self.eval(frame, ns, value, observe=False) if value is not None else None
+                        if "ClassVar" not in cst.Module([]).code_for_node(small.annotation.annotation):
+                            fields.append((small.target.value, default))
                         if default is not None:
                             ns.vars[small.target.value] = default
                         continue
@@ -722,7 +724,11 @@ class Statements(AnalyzerBase):
                 method.owner, method.qualname, method.closure = cls, f"{qual}.{d.name.value}", None
         cls.members = {k: v for k, v in ns.vars.items() if k not in before or k in own}
         if any(_is_dataclass_decorator(d) for d in node.decorators):
-            cls.dataclass_fields = tuple(fields)
+            # A dataclass's fields follow its dataclass bases' (a field redefined keeps its place).
+            inherited: dict[str, Value | None] = {}
+            for base in reversed(cls.lineage()[1:]):
+                inherited.update(base.dataclass_fields or ())
+            cls.dataclass_fields = tuple({**inherited, **dict(fields)}.items())
         cls.assigned_in = {
             stmt.name.value: frozenset(_self_assignments(stmt)) for stmt in body if isinstance(stmt, cst.FunctionDef)
         }
@@ -813,6 +819,18 @@ def _own_names(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> se
                 elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                     out.add(small.target.value)
     return out
+
+
+def _field_default(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """The default a dataclass field's right-hand side gives: ``field(default=v)`` is ``v``;
+    ``field()`` and ``field(default_factory=...)`` give none known."""
+    if not isinstance(value, cst.Call):
+        return value
+    f = value.func
+    name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
+    if name not in ("field", "Field", "attrib", "ib"):
+        return value
+    return next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "default"), None)
 
 
 def _is_dataclass_decorator(d: cst.Decorator) -> bool:
