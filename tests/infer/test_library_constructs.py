@@ -8,6 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tensorshape.infer import CheckSettings, check_file
+from tensorshape.infer.project import Project
+from tensorshape.model.diagnostics import Severity
 
 from tests.infer.torch_cases import assert_agrees_with_torch, write_cases
 
@@ -56,6 +59,32 @@ class Transformer(nn.Module):
         return self.heads(self.embed(x))
 
 
+"""
+
+REGISTRY = """
+_model_entrypoints = {}
+
+
+def register_model(fn):
+    _model_entrypoints[fn.__name__] = fn
+    return fn
+
+
+@register_model
+def net_small(**kwargs):
+    return Classifier(width=8, **kwargs)
+
+
+@register_model
+def net_large(num_classes=10, **kwargs):
+    return Classifier(width=64, num_classes=num_classes)
+
+
+def create_model(model_name, **kwargs):
+    if model_name not in _model_entrypoints:
+        raise RuntimeError(f"Unknown model {model_name}")
+    create_fn = _model_entrypoints[model_name]
+    return create_fn(**kwargs)
 """
 
 CASES = {
@@ -318,6 +347,18 @@ CASES = {
         for blk in blocks:
             y = blk(y)  # E: TS101
         """,
+    "registry_literal_name": REGISTRY
+    + """
+x = torch.randn(2, 4)
+reveal_shape(net_small()(x))
+reveal_shape(create_model("net_small", num_classes=5)(x))
+reveal_shape(create_model("net_large")(x))
+""",
+    "registry_wrong_input": REGISTRY
+    + """
+model = create_model("net_large", num_classes=3)
+nn.Linear(10, 2)(model(torch.randn(2, 4)))  # E: TS101
+""",
 }
 
 
@@ -330,3 +371,13 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_against_torch(name: str, files: dict[str, Path]) -> None:
     assert_agrees_with_torch(files[name], files)
+
+
+def test_registry_with_a_non_literal_key_is_a_counted_cause(tmp_path: Path) -> None:
+    path = tmp_path / "registry_argv.py"
+    path.write_text(HEADER + "import sys\n" + REGISTRY + "reveal_shape(create_model(sys.argv[1])(torch.randn(2, 4)))\n")
+    result = check_file(path, CheckSettings(), Project([tmp_path]))
+    (reveal,) = [d for d in result.diagnostics if d.code.id == "TS900"]
+    assert reveal.message == "revealed shape: unknown"
+    assert result.stats.get("cause:registry read with a key that is not a literal", 0) >= 1
+    assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING]
