@@ -8,6 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tensorshape.infer import CheckSettings, check_file
+from tensorshape.infer.project import Project
+from tensorshape.model.diagnostics import Severity
 
 from tests.infer.torch_cases import assert_agrees_with_torch, write_cases
 
@@ -56,6 +59,32 @@ class Transformer(nn.Module):
         return self.heads(self.embed(x))
 
 
+"""
+
+REGISTRY = """
+_model_entrypoints = {}
+
+
+def register_model(fn):
+    _model_entrypoints[fn.__name__] = fn
+    return fn
+
+
+@register_model
+def net_small(**kwargs):
+    return Classifier(width=8, **kwargs)
+
+
+@register_model
+def net_large(num_classes=10, **kwargs):
+    return Classifier(width=64, num_classes=num_classes)
+
+
+def create_model(model_name, **kwargs):
+    if model_name not in _model_entrypoints:
+        raise RuntimeError(f"Unknown model {model_name}")
+    create_fn = _model_entrypoints[model_name]
+    return create_fn(**kwargs)
 """
 
 CASES = {
@@ -193,6 +222,143 @@ CASES = {
         net = nn.Sequential(*layers)
         net(torch.randn(1, 4, 16, 16))  # E: TS101
         """,
+    "dataclass_config_fields": """
+        from dataclasses import dataclass, field
+
+
+        @dataclass
+        class Config:
+            d_in: int = 4
+            d_model: int = 64
+            num_classes: int = field(default=10)
+            tags: list = field(default_factory=list)
+
+
+        @dataclass
+        class BigConfig(Config):
+            d_model: int = 128
+            depth: int = 2
+
+
+        class Net(nn.Module):
+            def __init__(self, cfg):
+                super().__init__()
+                self.embed = nn.Linear(cfg.d_in, cfg.d_model)
+                self.head = nn.Linear(cfg.d_model, cfg.num_classes)
+
+            def forward(self, x):
+                return self.head(self.embed(x))
+
+
+        x = torch.randn(2, 4)
+        reveal_shape(Net(Config())(x))
+        reveal_shape(Net(Config(d_model=8, num_classes=3))(x))
+        reveal_shape(Net(Config(4, 16, 5))(x))
+        big = BigConfig(4, 32, 6, [], 3)
+        reveal_shape(Net(big)(x))
+        reveal_shape(torch.zeros(big.depth, BigConfig().d_model))
+        """,
+    "dataclass_config_wrong_width": """
+        from dataclasses import dataclass, field
+
+
+        @dataclass
+        class Config:
+            d_in: int = field(default=4)
+
+
+        cfg = Config(d_in=8)
+        nn.Linear(cfg.d_in, 2)(torch.randn(2, 4))  # E: TS101
+        """,
+    "getattr_with_default": """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Config:
+            hidden: int = 16
+
+
+        class LegacyConfig:
+            def __init__(self, hidden=32, dropout_dim=4):
+                self.hidden = hidden
+                self.dropout_dim = dropout_dim
+
+
+        class Net(nn.Module):
+            def __init__(self, cfg):
+                super().__init__()
+                width = getattr(cfg, "hidden", 64)
+                self.proj = nn.Linear(4, width)
+                self.out = nn.Linear(width, getattr(cfg, "num_labels", 3))
+
+            def forward(self, x):
+                return self.out(self.proj(x))
+
+
+        x = torch.randn(2, 4)
+        reveal_shape(Net(Config(hidden=8))(x))
+        reveal_shape(Net(LegacyConfig())(x))
+        legacy = LegacyConfig(hidden=6)
+        reveal_shape(torch.zeros(getattr(legacy, "dropout_dim", 1), getattr(legacy, "extra", 5)))
+        """,
+    "modulelist_appended": """
+        class Block(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.fc = nn.Linear(d, d)
+
+            def forward(self, x):
+                return torch.relu(self.fc(x))
+
+
+        class Net(nn.Module):
+            def __init__(self, d=8, depth=3, num_classes=2):
+                super().__init__()
+                self.blocks = nn.ModuleList()
+                for _ in range(depth):
+                    self.blocks.append(Block(d))
+                self.blocks.extend([nn.Linear(d, 2 * d)])
+                self.head = nn.Linear(2 * d, num_classes)
+
+            def forward(self, x):
+                for blk in self.blocks:
+                    x = blk(x)
+                return self.head(x)
+
+
+        reveal_shape(Net()(torch.randn(4, 8)))
+        reveal_shape(Net(d=5, depth=2, num_classes=7)(torch.randn(4, 5)))
+        seq = nn.Sequential(nn.Linear(4, 8))
+        seq.append(nn.ReLU())
+        seq.append(nn.Linear(8, 2))
+        reveal_shape(seq(torch.randn(5, 4)))
+        y = torch.randn(3, 6)
+        for blk in Net(d=6, depth=2).blocks:
+            y = blk(y)
+        reveal_shape(y)
+        """,
+    "modulelist_appended_wrong": """
+        blocks = nn.ModuleList()
+        for _ in range(2):
+            blocks.append(nn.Linear(8, 8))
+        blocks.append(nn.Linear(4, 2))
+        y = torch.randn(3, 8)
+        for blk in blocks:
+            y = blk(y)  # E: TS101
+        """,
+    "registry_literal_name": REGISTRY
+    + """
+x = torch.randn(2, 4)
+reveal_shape(net_small()(x))
+reveal_shape(create_model("net_small", num_classes=5)(x))
+reveal_shape(create_model("net_large")(x))
+""",
+    "registry_wrong_input": REGISTRY
+    + """
+model = create_model("net_large", num_classes=3)
+nn.Linear(10, 2)(model(torch.randn(2, 4)))  # E: TS101
+""",
 }
 
 
@@ -205,3 +371,13 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_against_torch(name: str, files: dict[str, Path]) -> None:
     assert_agrees_with_torch(files[name], files)
+
+
+def test_registry_with_a_non_literal_key_is_a_counted_cause(tmp_path: Path) -> None:
+    path = tmp_path / "registry_argv.py"
+    path.write_text(HEADER + "import sys\n" + REGISTRY + "reveal_shape(create_model(sys.argv[1])(torch.randn(2, 4)))\n")
+    result = check_file(path, CheckSettings(), Project([tmp_path]))
+    (reveal,) = [d for d in result.diagnostics if d.code.id == "TS900"]
+    assert reveal.message == "revealed shape: unknown"
+    assert result.stats.get("cause:registry read with a key that is not a literal", 0) >= 1
+    assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING]

@@ -43,7 +43,7 @@ from .annotations import Annotation
 from .base import MAX_DEPTH, WITH_CALLER, AnalyzerBase, Frame
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
-from .state import State, join_states, join_values
+from .state import State, container_items, is_list_container, join_states, join_values, with_items
 from .syntax import simple_text
 from .values import (
     BoundMethodV,
@@ -64,6 +64,7 @@ from .values import (
     TensorMethodV,
     building_key,
     building_prefix,
+    lacks_attribute,
 )
 
 if TYPE_CHECKING:
@@ -139,6 +140,9 @@ class Calls(AnalyzerBase):
     ) -> Value | None:
         """``xs.append(v)`` / ``xs.extend(vs)`` / ``xs.insert(i, v)`` on a list variable or ``self`` attribute."""
         current = self.eval(frame, state, target, observe=False)
+        container = current if isinstance(current, ModuleV) and is_list_container(current) else None
+        if container is not None:
+            current = container_items(container)  # ``self.blocks.append(Block(d))`` on an ``nn.ModuleList``
         if not (isinstance(current, SeqV) or (isinstance(current, TupleV) and current.kind is SeqKind.LIST)):
             return None
         vals = [self.eval(frame, state, a.value) for a in node.args]
@@ -150,7 +154,7 @@ class Calls(AnalyzerBase):
         if isinstance(current, TupleV) and (method != "extend" or isinstance(new, TupleV)) and method != "insert":
             # A list of known length stays exact (``layers.append(block)`` in ``_make_layer``'s loop).
             added = new.items if isinstance(new, TupleV) and method == "extend" else (new,)
-            self.rebind_list(frame, state, target, TupleV((*current.items, *added), SeqKind.LIST))
+            self.rebind_list(frame, state, target, TupleV((*current.items, *added), SeqKind.LIST), container)
             return NONE
         elems: list[Value] = [current.elem] if isinstance(current, SeqV) else list(current.items)
         if method == "extend":
@@ -165,10 +169,14 @@ class Calls(AnalyzerBase):
         joined: Value = NothingV()
         for e in elems:
             joined = join_values(joined, e)
-        self.rebind_list(frame, state, target, SeqV(joined, SeqKind.LIST))
+        self.rebind_list(frame, state, target, SeqV(joined, SeqKind.LIST), container)
         return NONE
 
-    def rebind_list(self, frame: Frame, state: State, target: cst.BaseExpression, updated: Value) -> None:
+    def rebind_list(
+        self, frame: Frame, state: State, target: cst.BaseExpression, updated: Value, container: ModuleV | None = None
+    ) -> None:
+        if container is not None:
+            updated = with_items(container, updated)
         if isinstance(target, cst.Name):
             state.vars[target.value] = updated
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
@@ -418,6 +426,9 @@ class Calls(AnalyzerBase):
                 return BoolV(False)
             return BoolV(None)
         if name == "getattr" and len(vals) >= 2 and isinstance(vals[1], StrV) and vals[1].value:
+            if len(vals) >= 3 and isinstance(vals[0], InstanceV) and lacks_attribute(vals[0], vals[1].value):
+                default: Value = vals[2]
+                return default
             return self.attribute(frame, state, vals[0], vals[1].value, None)
         if name == "super":
             inst = state.vars.get("self")

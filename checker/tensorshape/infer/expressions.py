@@ -396,6 +396,8 @@ class Expressions(AnalyzerBase):
                 return v
             sub = self.project.import_module(f"{recv.info.name}.{name}")
             return ModuleNsV(sub) if sub is not None else UnknownV()
+        if isinstance(recv, (FunctionV, ClassV)) and name == "__name__":
+            return StrV(recv.node.name.value)  # ``_registry[fn.__name__] = fn`` in a registering decorator
         if isinstance(recv, ClassV):
             member = recv.lookup(name)
             return member if member is not None else UnknownV()
@@ -596,6 +598,9 @@ class Expressions(AnalyzerBase):
             return _index_tuple(recv, index)
         if isinstance(recv, DictV):
             found = recv.get(index.value) if isinstance(index, StrV) and index.value is not None else None
+            if not (isinstance(index, StrV) and index.value is not None):
+                if any(isinstance(v, (FunctionV, ClassV)) for _, v in recv.items):
+                    self.tally("cause:registry read with a key that is not a literal", frame, node)
             return found if found is not None else UnknownV()
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):

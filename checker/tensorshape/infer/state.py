@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.shape import Item, Shape
-from ..model.values import NONE, DictV, IntV, Layout, NoneV, SeqV, TensorV, TupleV, UnknownV, Value
+from ..model.values import NONE, DictV, IntV, Layout, ModuleV, NoneV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value
 from ..unify.arith import to_sympy
 from ..unify.facts import NO_FACTS, Facts
 from ..unify.symbols import sp
@@ -155,7 +155,31 @@ def join_values(
         return SeqV(_join_all([b.elem, *a.items]), b.kind)
     if isinstance(a, UnknownV) and isinstance(b, UnknownV):
         return a
+    if isinstance(a, ModuleV) and isinstance(b, ModuleV) and a.qualname == b.qualname and is_list_container(a):
+        if is_list_container(b):
+            # ``self.blocks.append(...)`` in a loop: the container after one more round or one fewer.
+            return with_items(a, join_values(container_items(a), container_items(b), widen, facts))
     return UnknownV(_JOIN)
+
+
+def is_list_container(m: ModuleV) -> bool:
+    """An ``nn.ModuleList`` or ``nn.Sequential`` holding a list of modules (not a ``ModuleDict``
+    nor a ``Sequential(OrderedDict(...))``)."""
+    return m.qualname.endswith(("ModuleList", "Sequential")) and set(m.args) <= {"modules", "args"}
+
+
+def container_items(m: ModuleV) -> Value:
+    """A list container's modules as a list value: exact (``TupleV``) or repeated (``SeqV``)."""
+    v = m.args.get("modules", m.args.get("args"))
+    return v if isinstance(v, SeqV) else TupleV(m.children, SeqKind.LIST)
+
+
+def with_items(m: ModuleV, items: Value) -> ModuleV:
+    """The container ``m`` holding ``items`` (from ``container_items``, appended to or joined)."""
+    if isinstance(items, TupleV):
+        return ModuleV(m.qualname, {}, items.items)
+    key = "args" if m.qualname.endswith("Sequential") else "modules"
+    return ModuleV(m.qualname, {key: items if isinstance(items, SeqV) else SeqV(UnknownV(_JOIN))}, ())
 
 
 def _join_optional(a: Value, b: Value, widen: Widen | None, facts: tuple[Facts, Facts]) -> Value:

@@ -19,17 +19,20 @@ from ..model.text import plural
 from ..model.values import (
     NONE,
     DatasetV,
+    DictV,
     IntV,
     LoaderV,
     ModuleV,
     SeqKind,
     SeqV,
+    StrV,
     TensorV,
     TupleV,
     UnknownV,
     Value,
     int_value,
 )
+from ..rules.context import Arg
 from ..rules.ops.nn import repeated_child
 from ..unify.compare import free_symbols
 from .annotations import read_annotation
@@ -124,6 +127,7 @@ class Statements(AnalyzerBase):
             fn = FunctionV(stmt, frame.module, None, f"{frame.module.name}.{stmt.name.value}", closure)
             state.vars[stmt.name.value] = fn
             self.defined(frame, stmt, fn)
+            self.run_registering_decorators(frame, state, stmt, fn)
             return state
         if isinstance(stmt, cst.ClassDef):
             cls = self.make_class(frame, state, stmt)
@@ -499,10 +503,36 @@ class Statements(AnalyzerBase):
                 # ``model.classifier[-1] = nn.Linear(...)``: the container with that child replaced.
                 self.replace_in(frame, state, target.value, self.with_child(frame, state, base, target, value))
                 return
+            if isinstance(base, DictV) and isinstance(target.value, cst.Name):
+                self.register(frame, state, target, base, target.value.value, value)
             self.check_setitem(frame, state, target, value)
             return
         if isinstance(target, cst.StarredElement):
             self.assign(frame, state, target.value, value, None)
+
+    def run_registering_decorators(self, frame: Frame, state: State, stmt: cst.FunctionDef, fn: FunctionV) -> None:
+        """``@register_model`` over a builder: a project decorator whose body stores into a dict
+        (``_registry[fn.__name__] = fn``) is run for that effect; the function stays itself."""
+        for d in reversed(stmt.decorators):
+            if not isinstance(d.decorator, (cst.Name, cst.Attribute)):
+                continue
+            deco = self.eval(frame, state, d.decorator, observe=False)
+            if isinstance(deco, FunctionV) and _stores_item(deco.node):
+                self.call_user(frame, state, deco, None, [Arg(fn)], {}, d)
+
+    def register(self, frame: Frame, state: State, target: cst.Subscript, base: DictV, name: str, value: Value) -> None:
+        """``registry[key] = fn``: the dict with that entry, in the module's globals when a function (a
+        registering decorator) writes a global dict; an entry whose key is not a literal makes the
+        dict unknown (a later read could be that entry)."""
+        key = self.index_value(frame, state, target)
+        if isinstance(key, StrV) and key.value is not None:
+            updated: Value = DictV((*((k, v) for k, v in base.items if k != key.value), (key.value, value)))
+        else:
+            updated = UnknownV()
+        if name in state.vars or frame.function is None:
+            state.vars[name] = updated
+        elif name in frame.module.globals:
+            frame.module.globals[name] = updated
 
     def replace_in(self, frame: Frame, state: State, holder: cst.BaseExpression, edited: Value) -> None:
         """A module edited after construction (a new head): later reads of ``holder`` see the edit.
@@ -706,8 +736,10 @@ class Statements(AnalyzerBase):
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        default = self.eval(frame, ns, small.value, observe=False) if small.value is not None else None
-                        fields.append((small.target.value, default))
+                        value = _field_default(small.value)
+                        default = self.eval(frame, ns, value, observe=False) if value is not None else None
+                        if "ClassVar" not in cst.Module([]).code_for_node(small.annotation.annotation):
+                            fields.append((small.target.value, default))
                         if default is not None:
                             ns.vars[small.target.value] = default
                         continue
@@ -722,7 +754,11 @@ class Statements(AnalyzerBase):
                 method.owner, method.qualname, method.closure = cls, f"{qual}.{d.name.value}", None
         cls.members = {k: v for k, v in ns.vars.items() if k not in before or k in own}
         if any(_is_dataclass_decorator(d) for d in node.decorators):
-            cls.dataclass_fields = tuple(fields)
+            # A dataclass's fields follow its dataclass bases' (a field redefined keeps its place).
+            inherited: dict[str, Value | None] = {}
+            for base in reversed(cls.lineage()[1:]):
+                inherited.update(base.dataclass_fields or ())
+            cls.dataclass_fields = tuple({**inherited, **dict(fields)}.items())
         cls.assigned_in = {
             stmt.name.value: frozenset(_self_assignments(stmt)) for stmt in body if isinstance(stmt, cst.FunctionDef)
         }
@@ -813,6 +849,31 @@ def _own_names(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> se
                 elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                     out.add(small.target.value)
     return out
+
+
+def _field_default(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """The default a dataclass field's right-hand side gives: ``field(default=v)`` is ``v``;
+    ``field()`` and ``field(default_factory=...)`` give none known."""
+    if not isinstance(value, cst.Call):
+        return value
+    f = value.func
+    name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
+    if name not in ("field", "Field", "attrib", "ib"):
+        return value
+    return next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "default"), None)
+
+
+def _stores_item(fn: cst.FunctionDef) -> bool:
+    """Does ``fn``'s body assign to a subscript (``registry[name] = fn``)?"""
+    found = False
+
+    class _Visit(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            nonlocal found
+            found = found or isinstance(n.target, cst.Subscript)
+
+    fn.body.visit(_Visit())
+    return found
 
 
 def _is_dataclass_decorator(d: cst.Decorator) -> bool:

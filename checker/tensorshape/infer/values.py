@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PartialV",
+    "lacks_attribute",
     "with_attr",
     "ExternalV",
     "ModuleNsV",
@@ -256,6 +257,42 @@ def building_key(inst: InstanceV, name: str) -> str:
 def with_attr(inst: InstanceV, name: str, value: Value) -> InstanceV:
     """A copy of ``inst`` with attribute ``name`` set (an edit after construction: ``model.fc = ...``)."""
     return InstanceV(inst.cls, {**inst.attrs, name: value}, f"{inst.key}+{name}", set(inst.setup))
+
+
+#: Names by which a class's code can give its instances attributes its source does not spell out.
+_DYNAMIC_ATTRS = frozenset({"setattr", "__dict__", "__getattr__", "__getattribute__", "__setattr__", "vars"})
+
+
+def lacks_attribute(inst: InstanceV, name: str) -> bool:
+    """Does ``inst`` certainly have no attribute ``name`` (so ``getattr(inst, name, d)`` is ``d``)?
+
+    Only when every class in its line is the project's, undecorated or a dataclass, assigns
+    ``self.<name>`` nowhere, and sets no attributes dynamically (``setattr``, ``__dict__``).
+    """
+    if name in inst.attrs or inst.cls.lookup(name) is not None:
+        return False
+    for c in inst.cls.lineage():
+        if any(isinstance(b, ExternalV) and b.qualname not in ("object", "builtins.object") for b in c.bases):
+            return False
+        if any(not isinstance(b, (ClassV, ExternalV)) for b in c.bases):
+            return False
+        if c.dataclass_fields is None and c.node.decorators:
+            return False
+        if any(name in attrs for attrs in c.assigned_in.values()) or _sets_attributes(c.node):
+            return False
+    return True
+
+
+def _sets_attributes(node: cst.ClassDef) -> bool:
+    found = False
+
+    class _Visit(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            nonlocal found
+            found = found or n.value in _DYNAMIC_ATTRS
+
+    node.visit(_Visit())
+    return found
 
 
 def building_prefix(inst: InstanceV) -> str:
