@@ -3,17 +3,16 @@ checked against pinned torchvision, timm and transformers installed from the pac
 
     python benchmarks/libraries.py
 
-Prints, per program and in total: revealed shapes exact (as the ``# [..]`` comment says), seeded
-bugs (``# E: code``) reported at the user's line, errors on other lines (false errors), revealed
-shapes that are fully known but differ from the comment (silently wrong), and the time of a first
-check and of a later check with the result cache warm.  The expected shapes in the comments were
-written from torch's documented behaviour; checking them with real torch is not done yet.
+Each program also runs with real torch (random weights, no downloads) for the truth
+(``tests/libraries/truth.py``).  Prints, per program and in total: revealed shapes exact, partial,
+unknown and wrong (silently wrong: must be 0) against torch's, seeded bugs (``# E: code`` on the
+line torch raises on) reported at the user's line, errors on other lines (false errors), and the
+time of a first check and of a later check with the result cache warm.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -21,76 +20,62 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROGRAMS = ROOT / "tests" / "libraries" / "programs"
-SITE = ROOT / "benchmarks" / ".libs"
-PINS = ("torchvision==0.28.0", "timm==1.0.31", "transformers==5.23.0")
-_EXPECT = re.compile(r"reveal_shape\(.*\)\s*#\s*(\[.*\])")
-_ERROR = re.compile(r"#\s*E:\s*(TS\d+)")
+sys.path.insert(0, str(ROOT))
+
+from tests.libraries.truth import PROGRAMS, SITE, install, score, total  # noqa: E402
 
 
-def install() -> None:
-    """The pinned packages, once, into ``benchmarks/.libs`` (no dependencies: torch is there already)."""
-    if (SITE / ".pins").is_file() and (SITE / ".pins").read_text() == "\n".join(PINS):
-        return
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--upgrade", "--target", str(SITE), *PINS],
-        check=True,
-    )
-    (SITE / ".pins").write_text("\n".join(PINS))
-
-
-def check(paths: list[Path], cache: Path) -> tuple[dict[str, list[dict[str, object]]], float]:
+def check(paths: list[Path], cache: Path) -> float:
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "pyproject.toml").write_text(f'[tool.tensorshape]\npython_path = ["{SITE}"]\n')
         t = time.perf_counter()
         out = subprocess.run(
-            [sys.executable, "-m", "tensorshape", "check", "--format", "json", "--config", f"{d}/pyproject.toml",
-             "--cache-dir", str(cache), "--jobs", "1", *map(str, paths)],
+            [
+                sys.executable,
+                "-m",
+                "tensorshape",
+                "check",
+                "--format",
+                "json",
+                "--config",
+                f"{d}/pyproject.toml",
+                "--cache-dir",
+                str(cache),
+                "--jobs",
+                "1",
+                *map(str, paths),
+            ],
             capture_output=True,
             text=True,
         )
         took = time.perf_counter() - t
-    by_file: dict[str, list[dict[str, object]]] = {str(p): [] for p in paths}
-    for diag in json.loads(out.stdout)["diagnostics"]:
-        by_file.setdefault(str(diag["path"]), []).append(diag)
-    return by_file, took
+    json.loads(out.stdout)  # a run that failed has no report
+    return took
 
 
 def main() -> None:
-    install()
-    paths = sorted(PROGRAMS.glob("*.py"))
+    site = install()
+    if site is None:
+        sys.exit("cannot install the pinned packages (offline?)")
+    paths = list(PROGRAMS)
     with tempfile.TemporaryDirectory() as cache:
-        results, first = check(paths, Path(cache))
-        _, warm = check(paths, Path(cache))
-    _, bare = check([ROOT / "examples" / "cnn.py"], Path(tempfile.mkdtemp()))
-    exact = reveals = bugs = found = false = wrong = 0
-    for p in paths:
-        lines = p.read_text().splitlines()
-        diags = results.get(str(p), [])
-        marks = {i + 1: m.group(1) for i, line in enumerate(lines) if (m := _ERROR.search(line))}
-        row = []
-        for i, line in enumerate(lines, 1):
-            m = _EXPECT.search(line)
-            if not m:
-                continue
-            reveals += 1
-            got = next((str(d["message"]) for d in diags if d["line"] == i and d["code"] == "TS900"), "")
-            shown = got.removeprefix("revealed shape: ")
-            if shown == m.group(1):
-                exact += 1
-            elif "..." not in shown and "unknown" not in shown and shown and not re.search(r"[a-z_]", shown):
-                wrong += 1
-            row.append(f"{i}: {shown or '-'} (want {m.group(1)})")
-        errors = [d for d in diags if d["severity"] == "error"]
-        bugs += len(marks)
-        found += sum(1 for ln, code in marks.items() if any(d["line"] == ln and d["code"] == code for d in errors))
-        false += sum(1 for d in errors if d["line"] not in marks)
-        print(f"{p.name}: {'; '.join(row) or 'no reveals'}; bugs {len(marks)}, errors {[d['line'] for d in errors]}")
-    pct = 100.0 * exact / reveals if reveals else 0.0
-    print(f"revealed shapes exact: {exact}/{reveals} ({pct:.0f}%)")
-    print(f"seeded bugs found at the user's line: {found}/{bugs}")
-    print(f"false errors: {false}")
-    print(f"silently wrong shapes: {wrong}")
+        first = check(paths, Path(cache))
+        warm = check(paths, Path(cache))
+    bare = check([ROOT / "examples" / "cnn.py"], Path(tempfile.mkdtemp()))
+    scores = score(paths, site)
+    for one in scores.values():
+        print("\n".join(one.rows))
+    all_ = total(scores)
+    reveals = all_.exact + all_.partial + all_.unknown + all_.wrong
+    pct = 100.0 * all_.exact / reveals if reveals else 0.0
+    print(
+        f"revealed shapes (against torch): {all_.exact}/{reveals} exact ({pct:.0f}%), {all_.partial} partial, "
+        f"{all_.unknown} unknown, {all_.wrong} wrong (silently wrong: must be 0)"
+    )
+    print(f"seeded bugs found at the user's line: {all_.found}/{all_.bugs}")
+    print(f"false errors: {all_.false_errors}")
+    if all_.misplaced:
+        print(f"programs whose marks disagree with torch: {all_.misplaced}")
     print(f"time: first check {first:.2f} s, warm cache {warm:.2f} s, a file without libraries {bare:.2f} s")
 
 

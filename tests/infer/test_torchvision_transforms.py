@@ -2,8 +2,9 @@
 (see ``torch_cases.py`` for how a case is judged).
 
 torchvision 0.28's wheel registers fake kernels for its C++ detection ops (``nms``) at import,
-and the CPU build of torch 2.13 that the tests use has no such ops: each case first defines the
-missing op names (the models and transforms used here never call them).
+and the CPU build of torch 2.13 that the tests use has no such ops: the runner
+(``tests/realistic/run_with_torch.py``) defines the missing op names before running the cases
+(the models and transforms used here never call them).
 """
 
 from __future__ import annotations
@@ -16,24 +17,7 @@ import pytest
 from tests.infer.torch_cases import assert_agrees_with_torch, write_cases
 
 HEADER = """\
-import re
-import sys
-
 import torch
-
-_lib = torch.library.Library("torchvision", "FRAGMENT")
-for _ in range(10):
-    try:
-        import torchvision
-        break
-    except RuntimeError as e:
-        _missing = re.search(r"operator torchvision::(\\w+) does not exist", str(e))
-        if _missing is None:
-            raise
-        _lib.define(_missing.group(1) + "(Tensor[] args) -> Tensor")
-        for _name in [m for m in sys.modules if m.startswith("torchvision")]:
-            del sys.modules[_name]
-
 from torch.utils.data import DataLoader
 from torchvision import datasets, transforms
 from tensorshape import reveal_shape

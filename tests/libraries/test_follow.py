@@ -78,3 +78,36 @@ def test_refusals() -> None:
     assert libs.refusal("numpy") == "excluded by default"
     assert libs.refusal("torchvision.models") is None
     assert Libraries((), include=("numpy",)).refusal("numpy") is None
+
+
+def test_unfollowed_call_counts_its_cause(tmp_path: Path) -> None:
+    main, libs = _setup(tmp_path)
+    project = Project([main.parent], Libraries(libs.paths, exclude=("fakelib",)))
+    r = check_file(main, project=project)
+    assert r.stats["cause:not followed: excluded by configuration"] == 1  # ``Net()``: its calls follow from it
+    assert r.examples["cause:not followed: excluded by configuration"].endswith("main.py:5:7")
+    followed = check_file(main, project=Project([main.parent], libs))
+    assert not [k for k in followed.stats if k.startswith("cause:not followed")]
+
+
+def test_c_extension_call_counts_its_cause(tmp_path: Path) -> None:
+    main, libs = _setup(tmp_path)
+    (Path(libs.paths[0]) / "fakelib" / "_ops.cpython-312-x86_64-linux-gnu.so").write_bytes(b"")
+    main.write_text("import torch\nfrom fakelib._ops import fused\n\nreveal_shape(fused(torch.randn(2, 3)))\n")
+    r = check_file(main, project=Project([main.parent], libs))
+    assert "unknown" in r.diagnostics[0].message
+    assert r.stats["cause:not followed: C extension"] == 1
+
+
+def test_from_pretrained_counts_its_cause(tmp_path: Path) -> None:
+    main, libs = _setup(tmp_path)
+    (Path(libs.paths[0]) / "fakelib" / "models.py").write_text(
+        LIB + "\n    @classmethod\n    def from_pretrained(cls, name):\n        return cls(3)\n"
+    )
+    main.write_text(
+        "import torch\nfrom fakelib.models import Net\n\n"
+        "net = Net.from_pretrained('org/net')\nreveal_shape(net(torch.randn(2, 3, 16, 16)))\n"
+    )
+    r = check_file(main, project=Project([main.parent], libs))
+    assert "unknown" in r.diagnostics[0].message
+    assert r.stats["cause:not followed: from_pretrained reads a configuration downloaded at run time"] == 1

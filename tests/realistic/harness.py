@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tensorshape.infer import CheckSettings, check_file
+from tensorshape.infer.libraries import Libraries
 from tensorshape.infer.project import Project
 from tensorshape.model.diagnostics import Severity
 
@@ -70,12 +71,13 @@ def header(path: Path, key: str) -> str | None:
 
 
 @functools.cache
-def check(path: Path) -> StaticResult:
-    """The checker's view of one file (cached: the tests share it)."""
+def check(path: Path, libraries: Libraries | None = None) -> StaticResult:
+    """The checker's view of one file (cached: the tests share it); ``libraries``: the installed
+    packages followed from source (none by default)."""
     import time
 
     start = time.perf_counter()
-    result = check_file(path, CheckSettings(), Project([path.parent]))
+    result = check_file(path, CheckSettings(), Project([path.parent], libraries))
     seconds = time.perf_counter() - start
     errors: set[tuple[int, str]] = set()
     warnings: set[tuple[int, str]] = set()
@@ -92,11 +94,13 @@ def check(path: Path) -> StaticResult:
 
 
 @functools.cache
-def torch_truth(paths: tuple[Path, ...]) -> dict[str, Any]:
-    """What torch does with each file: probes' shapes by line, and the raising line."""
+def torch_truth(paths: tuple[Path, ...], python_path: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What torch does with each file: probes' shapes by line, and the raising line; ``python_path``:
+    folders of installed packages the files import (appended to ``sys.path``)."""
     runner = HERE / "run_with_torch.py"
+    extra = [a for p in python_path for a in ("--path", p)]
     proc = subprocess.run(
-        [sys.executable, str(runner), *map(str, paths)], capture_output=True, text=True, timeout=900
+        [sys.executable, str(runner), *extra, *map(str, paths)], capture_output=True, text=True, timeout=900
     )
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr)
@@ -159,10 +163,12 @@ def classify(static: str, actual: Any) -> str:
     return "partial" if "partial" in verdicts else "exact"
 
 
-def probes(path: Path, static: StaticResult) -> list[Probe]:
-    """Every probe torch saw, scored against every shape the checker revealed on that line."""
+def probes(path: Path, static: StaticResult, seen: dict[str, Any] | None = None) -> list[Probe]:
+    """Every probe torch saw, scored against every shape the checker revealed on that line
+    (``seen``: torch's record of the file, when not that of :func:`truth`)."""
+    seen = truth(path) if seen is None else seen
     out: list[Probe] = []
-    for line_text, observations in truth(path)["reveals"].items():
+    for line_text, observations in seen["reveals"].items():
         line = int(line_text)
         shown = static.reveals.get(line, [])
         if not shown:
@@ -177,7 +183,7 @@ def probes(path: Path, static: StaticResult) -> list[Probe]:
         worst = max((min(row, key=rank.__getitem__) for row in table), key=rank.__getitem__)
         # A program torch ran to the end passed every path the checker saw; in a bug file torch stops
         # at the raise, so a view of a later call (a second configuration) has nothing to match.
-        completed = truth(path)["raised"] is None
+        completed = seen["raised"] is None
         if completed and any(all(row[j] == "wrong" for row in table) for j in range(len(shown))):
             worst = "wrong"
         out.append(Probe(line, shown, observations, worst))

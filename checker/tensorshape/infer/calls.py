@@ -228,10 +228,16 @@ class Calls(AnalyzerBase):
             return self.call(frame, state, func.func, [*(Arg(v, span, None) for v in func.args), *args], bound, node)
         if isinstance(func, ExternalV):
             return self.call_external(frame, state, canonical(func.qualname), args, kwargs, node)
-        if isinstance(func, BoundMethodV):
-            return self.call_user(frame, state, func.function, func.receiver, args, kwargs, node)
-        if isinstance(func, FunctionV):
-            return self.call_user(frame, state, func, None, args, kwargs, node)
+        if isinstance(func, (BoundMethodV, FunctionV)):
+            function = func.function if isinstance(func, BoundMethodV) else func
+            if function.module.library and function.node.name.value == "from_pretrained":
+                # The model's configuration is downloaded by name at run time: the checker cannot see it.
+                self.tally(
+                    "cause:not followed: from_pretrained reads a configuration downloaded at run time", frame, node
+                )
+                return UnknownV()
+            receiver = func.receiver if isinstance(func, BoundMethodV) else None
+            return self.call_user(frame, state, function, receiver, args, kwargs, node)
         if isinstance(func, ClassV):
             return self.instantiate(frame, state, func, args, kwargs, node)
         if isinstance(func, InstanceV):
@@ -295,7 +301,20 @@ class Calls(AnalyzerBase):
                     "add a signature to the stubs (docs/stubs.md) or annotate the result",
                 )
             return UnknownV(UnknownSource.UNSUPPORTED)
+        why = self.not_followed(q)
+        if why is not None:
+            self.tally(f"cause:not followed: {why}", frame, node)
         return UnknownV()
+
+    def not_followed(self, q: str) -> str | None:
+        """Why the installed module that defines ``q`` was not read from source (a C extension, an
+        excluded package), or ``None``: it is followed, modelled, or not installed at all."""
+        parts = q.split(".")
+        for n in range(len(parts) - 1, 0, -1):
+            why = self.project.unfollowed.get(".".join(parts[:n]))
+            if why is not None:
+                return None if why in ("modelled by stubs", "standard library") else why
+        return None
 
     def dataset_arg(self, frame: Frame, state: State, a: Arg, node: cst.CSTNode) -> Arg:
         """A user ``Dataset`` subclass's instance, for the data rules: a sample is what its
