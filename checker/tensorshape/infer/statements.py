@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -863,8 +864,13 @@ def _field_default(value: cst.BaseExpression | None) -> cst.BaseExpression | Non
     return next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "default"), None)
 
 
+@functools.lru_cache(maxsize=256)
 def _stores_item(fn: cst.FunctionDef) -> bool:
-    """Does ``fn``'s body assign to a subscript (``registry[name] = fn``)?"""
+    """Does ``fn``'s body assign to a subscript (``registry[name] = fn``)?
+
+    Asked once per decorated definition, of the same few decorators (timm's ``@register_model`` over
+    every builder): remembered per node (libcst nodes hash by identity; the cache holds them, so an
+    id is never reused while cached)."""
     found = False
 
     class _Visit(cst.CSTVisitor):
