@@ -43,11 +43,12 @@ from .annotations import Annotation
 from .base import MAX_DEPTH, WITH_CALLER, AnalyzerBase, Frame
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
-from .state import State, container_items, is_list_container, join_states, join_values, with_items
+from .state import State, container_items, dict_container, is_list_container, join_states, join_values, with_items
 from .syntax import simple_text
 from .values import (
     BoundMethodV,
     ClassV,
+    DictMethodV,
     ExternalV,
     FunctionV,
     InstanceV,
@@ -204,6 +205,8 @@ class Calls(AnalyzerBase):
             func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
         if isinstance(func, ParserMethodV):
             return call_parser_method(func, args, kwargs)
+        if isinstance(func, DictMethodV):
+            return _dict_method(func, [a.value for a in args])
         if isinstance(func, TensorMethodV):
             v = engine.call_method(
                 func.receiver_arg,
@@ -861,6 +864,8 @@ def _len(v: Value) -> Value:
         return IntV(d if d is not None else Unknown())
     if isinstance(v, ModuleV) and v.children:
         return IntV(len(v.children))
+    if isinstance(v, ModuleV) and (named := dict_container(v)) is not None:
+        return IntV(len(named.items))
     if isinstance(v, RangeV):
         return IntV(v.length)
     if isinstance(v, StrV) and v.value is not None:
@@ -868,6 +873,21 @@ def _len(v: Value) -> Value:
     if isinstance(v, (DatasetV, LoaderV)) and v.length is not None:
         return IntV(v.length)
     return IntV(Unknown())
+
+
+def _dict_method(m: DictMethodV, args: Sequence[Value]) -> Value:
+    """``d.items()``, ``d.values()``, ``d.keys()``, ``d.get(key, default)`` of a dict with known keys."""
+    entries = m.items.items
+    if m.name == "items" and not args:
+        return TupleV(tuple(TupleV((StrV(k), v)) for k, v in entries), SeqKind.LIST)
+    if m.name == "values" and not args:
+        return TupleV(tuple(v for _, v in entries), SeqKind.LIST)
+    if m.name == "keys" and not args:
+        return TupleV(tuple(StrV(k) for k, _ in entries), SeqKind.LIST)
+    if m.name == "get" and 1 <= len(args) <= 2 and isinstance(args[0], StrV) and args[0].value is not None:
+        found = m.items.get(args[0].value)
+        return found if found is not None else args[1] if len(args) == 2 else NONE
+    return UnknownV()
 
 
 def _size_of(v: Value) -> Value:

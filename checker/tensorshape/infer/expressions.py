@@ -42,13 +42,14 @@ from .base import AnalyzerBase, Frame
 from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
 from .options import option_value
-from .state import State, join_values
+from .state import State, dict_container, join_values
 from .syntax import simple_text
 from .values import (
     MODULE_SELF_METHODS,
     AnnotationV,
     BoundMethodV,
     ClassV,
+    DictMethodV,
     ExternalV,
     FunctionV,
     InstanceV,
@@ -384,7 +385,17 @@ class Expressions(AnalyzerBase):
             if recv.cls.is_module and name in MODULE_SELF_METHODS:
                 return ReturnsSelfV(recv)
             return UnknownV()
+        if isinstance(recv, DictV) and name in DICT_METHODS:
+            return DictMethodV(recv, name)
         if isinstance(recv, ModuleV):
+            named_children = dict_container(recv)
+            if named_children is not None:
+                # ``self.transformer.wte`` of an ``nn.ModuleDict(dict(wte=...))``: the module stored there.
+                child = named_children.get(name)
+                if child is not None:
+                    return child
+                if name in DICT_METHODS and name != "get":  # a ``ModuleDict`` has no ``get``
+                    return DictMethodV(named_children, name)
             v = engine.module_attr(recv, name, frame.ctx)
             if v is None and name in MODULE_SELF_METHODS:
                 return ReturnsSelfV(recv)
@@ -608,6 +619,10 @@ class Expressions(AnalyzerBase):
             return recv.elem
         if isinstance(recv, ModuleV) and recv.children:
             return _index_tuple(TupleV(recv.children), index)
+        named_children = dict_container(recv) if isinstance(recv, ModuleV) else None
+        if named_children is not None:
+            found = named_children.get(index.value) if isinstance(index, StrV) and index.value is not None else None
+            return found if found is not None else UnknownV()
         if isinstance(recv, ModuleV) and not isinstance(index, SliceV):
             repeated = repeated_child(recv)  # ``self.blocks[i]`` of a ModuleList of unknown length
             if repeated is not None:
@@ -806,6 +821,9 @@ _FLOAT_OPS = {
 }
 
 _UNUSED = (EllipsisV, RangeV)
+
+#: Methods of a dict with known keys (and of an ``nn.ModuleDict``) that the interpreter follows.
+DICT_METHODS = frozenset({"items", "values", "keys", "get"})
 
 #: Attributes that only tensors have: reading one from an unknown value makes it a tensor.
 _TENSOR_PROPERTIES = frozenset({"shape", "ndim", "mT", "T", "dtype", "device"})

@@ -168,6 +168,17 @@ def is_list_container(m: ModuleV) -> bool:
     return m.qualname.endswith(("ModuleList", "Sequential")) and set(m.args) <= {"modules", "args"}
 
 
+def dict_container(m: ModuleV) -> DictV | None:
+    """An ``nn.ModuleDict``'s modules by name, when its keys are known (``ModuleDict(dict(wte=...))``,
+    ``ModuleDict({"a": ...})``, ``ModuleDict()`` filled by ``d["a"] = ...``); ``None`` otherwise."""
+    if not m.qualname.endswith("ModuleDict"):
+        return None
+    v = m.args.get("modules", NONE)
+    if isinstance(v, NoneV):
+        return DictV(())
+    return v if isinstance(v, DictV) else None
+
+
 def container_items(m: ModuleV) -> Value:
     """A list container's modules as a list value: exact (``TupleV``) or repeated (``SeqV``)."""
     v = m.args.get("modules", m.args.get("args"))

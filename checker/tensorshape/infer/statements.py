@@ -40,7 +40,7 @@ from .annotations import read_annotation
 from .base import AnalyzerBase
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
-from .state import State, join_states
+from .state import State, dict_container, join_states
 from .syntax import blocks, definitions, suite_body
 from .values import (
     ClassV,
@@ -426,6 +426,9 @@ class Statements(AnalyzerBase):
             return list(it.items)
         if isinstance(it, ModuleV) and it.children and len(it.children) <= MAX_UNROLL:
             return list(it.children)
+        named_children = dict_container(it) if isinstance(it, ModuleV) else None
+        if named_children is not None and len(named_children.items) <= MAX_UNROLL:
+            return [StrV(k) for k, _ in named_children.items]  # a ``ModuleDict`` iterates over its keys
         if isinstance(it, RangeV) and type(it.length) is int and 0 <= it.length <= 8:
             start, step = it.start, it.step
             if type(start) is int and type(step) is int:
@@ -503,6 +506,16 @@ class Statements(AnalyzerBase):
             if isinstance(base, ModuleV) and base.children:
                 # ``model.classifier[-1] = nn.Linear(...)``: the container with that child replaced.
                 self.replace_in(frame, state, target.value, self.with_child(frame, state, base, target, value))
+                return
+            named_children = dict_container(base) if isinstance(base, ModuleV) else None
+            if isinstance(base, ModuleV) and named_children is not None:
+                # ``self.heads["cls"] = nn.Linear(...)``: the ``nn.ModuleDict`` with that entry.
+                key = self.index_value(frame, state, target)
+                edited: Value = UnknownV()
+                if isinstance(key, StrV) and key.value is not None:
+                    entries = tuple((k, v) for k, v in named_children.items if k != key.value)
+                    edited = replace(base, args={"modules": DictV((*entries, (key.value, value)))})
+                self.replace_in(frame, state, target.value, edited)
                 return
             if isinstance(base, DictV) and isinstance(target.value, cst.Name):
                 self.register(frame, state, target, base, target.value.value, value)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..model.dims import Dim
-from ..model.values import BoolV, FloatV, IntV, MaybeIntV, NoneV, StrV, Value
+from ..model.values import BoolV, DictV, FloatV, IntV, MaybeIntV, NoneV, StrV, Value
 from ..rules.context import Arg
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ __all__ = [
     "SuperV",
     "RatioV",
     "OptionalV",
+    "DictMethodV",
     "to_core",
     "truthiness",
 ]
@@ -229,6 +230,15 @@ class OptionalV(Value):
     """
 
     inner: Value
+
+
+@dataclass(frozen=True, slots=True)
+class DictMethodV(Value):
+    """``d.items`` / ``d.values`` / ``d.keys`` / ``d.get`` of a dict with known keys (a ``DictV``, or an
+    ``nn.ModuleDict``'s modules) before it is called."""
+
+    items: DictV
+    name: str
 
 
 def truthiness(v: Value, negate: bool = False) -> bool | None:

@@ -1,0 +1,95 @@
+"""Inference reach through the structure real models have (issue 15): containers, helpers and
+options that carried the shape away before.
+
+Each case is user-style code checked against torch (see ``torch_cases``): every revealed shape
+agrees with torch's, and a line marked ``# E: <code>`` is the line torch raises on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.infer.torch_cases import assert_agrees_with_torch, write_cases
+
+HEADER = """\
+import torch
+import torch.nn as nn
+from tensorshape import reveal_shape
+
+
+"""
+
+CASES = {
+    "module_dict_attributes": """
+        class GPT(nn.Module):
+            def __init__(self, vocab, d, n_layer):
+                super().__init__()
+                self.transformer = nn.ModuleDict(
+                    dict(
+                        wte=nn.Embedding(vocab, d),
+                        h=nn.ModuleList([nn.Linear(d, d) for _ in range(n_layer)]),
+                        ln_f=nn.LayerNorm(d),
+                    )
+                )
+                self.lm_head = nn.Linear(d, vocab, bias=False)
+
+            def forward(self, idx):
+                x = self.transformer.wte(idx)
+                for block in self.transformer.h:
+                    x = block(x)
+                x = self.transformer["ln_f"](x)
+                return self.lm_head(x)
+
+
+        reveal_shape(GPT(11, 8, 2)(torch.zeros(2, 5, dtype=torch.long)))
+        """,
+    "module_dict_filled_and_iterated": """
+        class Heads(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.ModuleDict({"x": nn.Linear(4, 8)})
+                self.heads = nn.ModuleDict()
+                self.heads["a"] = nn.Linear(8, 3)
+                self.heads["b"] = nn.Linear(8, 5)
+
+            def forward(self, x):
+                h = self.enc["x"](x)
+                outs = [head(h) for name, head in self.heads.items()]
+                outs += [self.heads[name](h) for name in self.heads]
+                return outs + [dict(a=self.enc, b=self.heads["b"]).get("b")(h)]
+
+
+        a, b, a2, b2, b3 = Heads()(torch.randn(2, 4))
+        reveal_shape(a)
+        reveal_shape(b)
+        reveal_shape(a2)
+        reveal_shape(b2)
+        reveal_shape(b3)
+        """,
+    "module_dict_wrong_width": """
+        class Net(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.layers = nn.ModuleDict(dict(up=nn.Linear(d, 4 * d), down=nn.Linear(d, d)))
+
+            def forward(self, x):
+                x = self.layers.up(x)
+                return self.layers.down(x)  # E: TS101
+
+
+        Net(8)(torch.randn(2, 8))
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_cases(tmp_path_factory.mktemp("reach_structure"), HEADER, CASES)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_against_torch(name: str, files: dict[str, Path]) -> None:
+    assert_agrees_with_torch(files[name], files)
