@@ -303,6 +303,16 @@ def stack(data: st.DataObject, qualname: str) -> Call:
     return _call(qualname, parts, dim(data, len(s), extra=1))
 
 
+def pad_sequence(data: st.DataObject, qualname: str) -> Call:
+    """Sequences of lengths 1-4 that mostly share their trailing dims, sometimes broadcast into them or not."""
+    trailing = shape(data, 0, 2)
+    parts = []
+    for _ in range(data.draw(st.integers(0, 3))):
+        rest = trailing if data.draw(st.integers(0, 3)) else shape(data, 0, 2, st.integers(1, 3))
+        parts.append(T((data.draw(st.integers(1, 4)), *rest)))
+    return _call(qualname, parts, batch_first=data.draw(st.booleans()))
+
+
 def gather(data: st.DataObject, qualname: str) -> Call:
     s = shape(data, 1, 3)
     idx = tuple(data.draw(st.integers(1, d + 1)) for d in s)
@@ -641,6 +651,7 @@ FAMILIES: dict[str, Draw] = {
     "unbind": unbind,
     "cat": cat,
     "stack": stack,
+    "pad_sequence": pad_sequence,
     "gather": gather,
     "index_select": index_select,
     "masked": masked,

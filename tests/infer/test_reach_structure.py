@@ -81,6 +81,51 @@ CASES = {
 
         Net(8)(torch.randn(2, 8))
         """,
+    "lstm_state_of_unknown_rank_input_bidirectional_head": """
+        class Classifier(nn.Module):
+            def __init__(self, vocab_size, embed_dim=32, hidden_dim=24):
+                super().__init__()
+                self.embedding = nn.Embedding(vocab_size, embed_dim)
+                self.lstm = nn.LSTM(embed_dim, hidden_dim, num_layers=2, batch_first=True, bidirectional=True)
+                self.fc = nn.Linear(hidden_dim, 2)
+
+            def forward(self, text):
+                output, (hidden, cell) = self.lstm(self.embedding(text))
+                hidden = torch.cat((hidden[-2, :, :], hidden[-1, :, :]), dim=1)
+                return self.fc(hidden)  # E: TS101
+
+
+        def batches():
+            yield torch.zeros(4, 7, dtype=torch.long)
+
+
+        model = Classifier(50)
+        for text in batches():
+            model(text)
+        """,
+    "collate_zip_and_pad_sequence": """
+        from torch.nn.utils.rnn import pad_sequence
+
+
+        def collate(batch):
+            seqs, labels = zip(*batch)
+            return pad_sequence(seqs, batch_first=True), torch.tensor(labels)
+
+
+        x, y = collate([(torch.zeros(3, dtype=torch.long), 1), (torch.zeros(5, dtype=torch.long), 0)])
+        reveal_shape(x)
+        reveal_shape(y)
+        reveal_shape(pad_sequence([torch.zeros(3, 4), torch.zeros(6, 4)]))
+        """,
+    "collate_of_unknown_length_pad_sequence_width": """
+        import sys
+        from torch.nn.utils.rnn import pad_sequence
+
+        samples = [(torch.zeros(4, 3), 1) for _ in range(len(sys.argv) + 1)]
+        seqs, labels = zip(*samples)
+        x = pad_sequence(seqs, batch_first=True)
+        x @ torch.zeros(4, 2)  # E: TS101
+        """,
 }
 
 

@@ -114,6 +114,8 @@ class Calls(AnalyzerBase):
                     args.extend(Arg(item, frame.ticket(a.value), None) for item in v.items)
                 elif isinstance(v, SeqV) and len(node.args) == 1 and _is_sequential(func):
                     args.append(Arg(v, frame.ticket(a.value), None))  # ``Sequential(*blocks)``: repeated blocks
+                elif isinstance(v, SeqV) and len(node.args) == 1 and _is_builtin(func, "zip"):
+                    return _transpose(v)  # ``seqs, labels = zip(*batch)`` in a collate function
                 else:
                     opaque = True
             elif a.star == "**" and isinstance(v, DictV):
@@ -842,6 +844,17 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
         return True
     f = node.func
     return isinstance(f, cst.Name) and f.value == "reveal_shape" and not isinstance(func, (FunctionV, ClassV))
+
+
+def _is_builtin(func: Value, name: str) -> bool:
+    return isinstance(func, ExternalV) and func.qualname == f"builtins.{name}"
+
+
+def _transpose(rows: SeqV) -> Value:
+    """``zip(*rows)`` of a list of unknown length: one tuple per column, each of unknown length."""
+    if isinstance(rows.elem, TupleV):
+        return TupleV(tuple(SeqV(item, SeqKind.TUPLE) for item in rows.elem.items), SeqKind.LIST)
+    return SeqV(SeqV(UnknownV(), SeqKind.TUPLE), SeqKind.LIST)
 
 
 def _is_sequential(func: Value) -> bool:

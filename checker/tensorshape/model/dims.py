@@ -72,6 +72,9 @@ class Star:
     name: str | None = None
     #: Why the run is unknown (only meaningful for anonymous runs).
     source: UnknownSource = UnknownSource.UNANNOTATED
+    #: The most dims the run can have, when an op bounds it (an LSTM state's batch dim is there or
+    #: not: at most 1); ``None``: no bound.  Only indexing reads it, anything else sees a plain run.
+    most: int | None = None
 
     def __str__(self) -> str:
         return f"*{self.name}" if self.name else "..."

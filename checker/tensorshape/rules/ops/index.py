@@ -102,6 +102,22 @@ def _adv_shape(v: Value) -> tuple[Shape, bool]:
     return Shape((Unknown(_DATA),)), False
 
 
+def _bounded_run(shape: Shape, consumed: int) -> Shape | None:
+    """``shape`` with its run replaced by unknown dims, when the run holds at most ``most`` dims and
+    ``consumed`` indices without an ellipsis need all of them (torch raises with fewer dims): an LSTM's
+    ``h_n`` of ``[4 ... 24]`` (a batch dim or none) indexed as ``h_n[-1, :, :]`` is ``[4 ? 24]``."""
+    star, at = shape.star, shape.star_index
+    if star is None or at is None or star.most is None:
+        return None
+    need = consumed - shape.min_rank
+    if need > star.most:
+        return None  # more than it can hold: the caller reports it
+    if star.most == 0 or need == star.most:
+        run = tuple(Unknown(star.source) for _ in range(star.most))
+        return Shape(shape.items[:at] + run + shape.items[at + 1 :])
+    return None
+
+
 def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | None:
     """The result shape of ``x[index]``, reporting out-of-range indices."""
     for v in index:
@@ -122,6 +138,19 @@ def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | Non
     n_ell = sum(isinstance(v, EllipsisV) for v in index)
     if n_ell > 1:
         call.error(codes.INVALID_ARG, "an index can only have a single ellipsis ('...')", "index")
+        return None
+    bounded = _bounded_run(shape, consumed) if n_ell == 0 and shape.rank is None else None
+    if bounded is not None:
+        shape = bounded  # the indices say how long a run of at most a few dims is
+    most = shape.min_rank + shape.star.most if shape.star is not None and shape.star.most is not None else None
+    if shape.rank is None and most is not None and consumed > most:
+        # More indices than the dims the tensor can have, whatever its run holds.
+        call.error(
+            codes.INDEX_RANGE,
+            f"too many indices for {render_shape(shape)}: {plural(consumed, 'index', 'indices')}, at most {plural(most, 'dim')}",
+            "index",
+            "index at most as many dims as the tensor has; use None to add a dim",
+        )
         return None
     if shape.rank is not None and consumed > shape.rank:
         call.error(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from ...lang.render import render_dim, render_shape
 from ...model import codes
 from ...model.constraints import Rel
-from ...model.dims import Dim, Unknown, UnknownSource
+from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.text import plural
 from ...model.values import (
@@ -656,7 +656,7 @@ def rnn(call: Call) -> Value:
         call.error(codes.RANK_MISMATCH, f"expected a 2-D (unbatched) or 3-D input, got {render_shape(x)}", "input")
         return UnknownV()
     if x.rank is None:
-        return TupleV((TensorV(Shape.unknown()), UnknownV()))
+        return _rnn_any_rank(call, x, lstm, hin, hid, hout, arith.mul(bi, layers), bi)
     batched = x.rank == 3
     if batched:
         spec = "n l h" if batch_first else "l n h"
@@ -680,6 +680,24 @@ def rnn(call: Call) -> Value:
     if lstm:
         return TupleV((output, TupleV((TensorV(Shape(h)), TensorV(Shape(c))))))
     return TupleV((output, TensorV(Shape(h))))
+
+
+def _rnn_any_rank(
+    call: Call, x: Shape, lstm: bool, hin: Dim | None, hid: Dim | None, hout: Dim | None, states: Dim, bi: int
+) -> Value:
+    """An input of unknown rank is 2-D or 3-D (torch raises otherwise): either way its last dim is
+    ``input_size``, the output's is ``num_directions * hidden``, and the states are ``[D*num_layers
+    ... hidden]`` with a batch dim or none between (an ``hx`` is not checked: its rank is not known)."""
+    if x.items and not isinstance(x.items[-1], Star):
+        call.match({"input": "... input_size"}, None, {"input_size": hin} if hin is not None else None)
+        out = TensorV(Shape((*x.items[:-1], arith.mul(bi, hout) if hout is not None else Unknown())))
+    else:
+        out = TensorV(Shape.unknown())
+    batch = Star(None, UnknownSource.UNANNOTATED, most=1)
+    h = TensorV(Shape((states, batch, hout if hout is not None else Unknown())))
+    if not lstm:
+        return TupleV((out, h))
+    return TupleV((out, TupleV((h, TensorV(Shape((states, batch, hid if hid is not None else Unknown())))))))
 
 
 def _rnn_states(call: Call, lstm: bool, batched: bool, h: tuple[Dim, ...], c: tuple[Dim, ...]) -> bool:

@@ -546,15 +546,24 @@ def _tensor_list(call: Call, name: str) -> tuple[list[TensorV], bool] | None:
     return None
 
 
-@rule("cat")
-def cat(call: Call) -> Value:
-    got = _tensor_list(call, "tensors")
+def _nonempty_list(call: Call, name: str, empty: str) -> tuple[list[TensorV], bool] | Value:
+    """:func:`_tensor_list`, or the result to give when there is none: unknown for a value that is
+    not a list, an error (message ``empty``) for a list known to be empty."""
+    got = _tensor_list(call, name)
     if got is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    tensors, known_len = got
-    if known_len and not tensors:
-        call.error(codes.INVALID_ARG, "expected a non-empty list of tensors", "tensors")
+    if got[1] and not got[0]:
+        call.error(codes.INVALID_ARG, empty, name)
         return _ERR
+    return got
+
+
+@rule("cat")
+def cat(call: Call) -> Value:
+    got = _nonempty_list(call, "tensors", "expected a non-empty list of tensors")
+    if isinstance(got, Value):
+        return got
+    tensors, known_len = got
     # Legacy: 1-D empty tensors are skipped.
     shapes = [t.shape for t in tensors if not (t.shape.rank == 1 and t.shape.items[0] == 0)]
     if not shapes:
@@ -609,13 +618,10 @@ def cat(call: Call) -> Value:
 
 @rule("stack")
 def stack(call: Call) -> Value:
-    got = _tensor_list(call, "tensors")
-    if got is None:
-        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    got = _nonempty_list(call, "tensors", "expected a non-empty list of tensors")
+    if isinstance(got, Value):
+        return got
     tensors, known_len = got
-    if known_len and not tensors:
-        call.error(codes.INVALID_ARG, "expected a non-empty list of tensors", "tensors")
-        return _ERR
     ref = next((t.shape for t in tensors if t.shape.rank is not None), tensors[0].shape)
     for k, t in enumerate(tensors):
         s = t.shape
@@ -644,6 +650,59 @@ def stack(call: Call) -> Value:
     items = list(ref.items)
     items.insert(i, n)
     return TensorV(Shape(tuple(items)), tensors[0].dtype)
+
+
+@rule("pad_sequence")
+def pad_sequence(call: Call) -> Value:
+    """``pad_sequence([L_i *rest])``: ``[B maxL *rest]`` (``batch_first``) or ``[maxL B *rest]``, ``*rest``
+    the first sequence's trailing dims, into which every sequence must broadcast (a tensor ``[B L
+    *rest]`` is its rows)."""
+    v = call.value("sequences")
+    if isinstance(v, TensorV) and v.shape.rank is not None and v.shape.rank >= 2:
+        dims = v.shape.dims
+        rows: Dim = dims[0]
+        longest: Dim = dims[1]
+        trailing: tuple[Item, ...] = dims[2:]
+        dtype = v.dtype
+    else:
+        got = _nonempty_list(call, "sequences", "received an empty list of sequences")
+        if isinstance(got, Value):
+            return got
+        tensors, known_len = got
+        ref = tensors[0].shape
+        if ref.rank is None:
+            return unknown_tensor(UnknownSource.UNSUPPORTED)
+        lengths: list[Dim] = []
+        trailing = ref.dims[1:]
+        for t in tensors:
+            s = t.shape
+            if s.rank is None:
+                return unknown_tensor(UnknownSource.UNSUPPORTED)
+            if s.rank == 0:
+                call.error(codes.INVALID_ARG, "a sequence has no dims (it must be at least 1-D)", "sequences")
+                return _ERR
+            # Each sequence is copied into its rows of the result: it must broadcast to [L_i *trailing].
+            target = (s.dims[0], *trailing)
+            message = (
+                f"a sequence {render_shape(s)} does not fit its rows {render_shape(Shape(target))} of the padded batch"
+            )
+            if s.rank > len(target):
+                call.error(codes.SHAPE_MISMATCH, message, "sequences")
+                return _ERR
+            for a, b in zip(reversed(s.dims), reversed(target)):
+                if a == 1:
+                    continue
+                if call.check(eq3(a, b, call.facts), (a, b), message, rel=Rel.EQ, at="sequences") is Verdict.ERROR:
+                    return _ERR
+            lengths.append(s.dims[0])
+        rows = len(tensors) if known_len else Unknown(UnknownSource.DATA_DEPENDENT)
+        longest = arith.dmax(*lengths) if known_len else Unknown(UnknownSource.DATA_DEPENDENT)
+        dtype = tensors[0].dtype
+    batch_first = call.bool("batch_first")
+    if batch_first is None:
+        return TensorV(Shape((Unknown(), Unknown(), *trailing)), dtype)
+    lead = (rows, longest) if batch_first else (longest, rows)
+    return TensorV(Shape((*lead, *trailing)), dtype)
 
 
 @rule("same_shape")
