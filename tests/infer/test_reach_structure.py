@@ -126,6 +126,43 @@ CASES = {
         x = pad_sequence(seqs, batch_first=True)
         x @ torch.zeros(4, 2)  # E: TS101
         """,
+    "main_after_a_module_level_try_sees_later_functions": """
+        try:
+            from einops.layers.torch import Rearrange
+        except ImportError:
+            Rearrange = None
+
+
+        def pair(t):
+            return t if isinstance(t, tuple) else (t, t)
+
+
+        class Patches(nn.Module):
+            def __init__(self, *, patch_size, channels=3, dim=16):
+                super().__init__()
+                ph, pw = pair(patch_size)
+                self.embed = nn.Sequential(
+                    Rearrange("b c (h p1) (w p2) -> b (h w) (p1 p2 c)", p1=ph, p2=pw),
+                    nn.Linear(channels * ph * pw, dim),
+                )
+                self.pos = nn.Parameter(torch.randn(1, 4, dim))
+
+            def forward(self, img):
+                x = self.embed(img)
+                n = x.shape[1]
+                x += self.pos[:, : (n + 1)]  # E: TS102
+                return x
+
+
+        def main():
+            reveal_shape(torch.zeros(pair(8)))
+            reveal_shape(torch.zeros(pair((2, 3))))
+            Patches(patch_size=4)(torch.randn(2, 3, 12, 12))
+
+
+        if __name__ == "__main__":
+            main()
+        """,
 }
 
 

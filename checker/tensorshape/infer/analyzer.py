@@ -136,11 +136,18 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         info.state = 1
         frame = Frame(info, self.new_context(), generic=True)
         state = State(info.globals)
-        # Statements before the first join write straight into the globals (an import cycle sees
-        # them); after an ``if``/``try``/loop the state is a new one, which the globals take at the end.
-        end = self.exec_block(frame, state, info.tree.body)
-        if end is not None and end.vars is not info.globals:
-            info.globals.update(end.vars)
+        # Statements write straight into the globals (an import cycle sees them); after an
+        # ``if``/``try``/loop the state is a new one, which the globals take at once, so a function
+        # defined after ``try: import einops`` is there when ``main()`` (run below) calls it.
+        cur = state
+        for stmt in info.tree.body:
+            after = self.exec_stmt(frame, cur, stmt)
+            if after is None:
+                break
+            if after.vars is not info.globals:
+                info.globals.update(after.vars)
+                after = State(info.globals, after.facts)
+            cur = after
         info.state = 2
         if info is self.checked:
             self._module_diags.extend(frame.ctx.diagnostics)

@@ -24,6 +24,7 @@ from ..model.values import (
     LoaderV,
     MaybeIntV,
     ModuleV,
+    NoneV,
     SeqKind,
     SeqV,
     StrV,
@@ -443,12 +444,11 @@ class Calls(AnalyzerBase):
         if name == "reversed" and vals and isinstance(vals[0], TupleV):
             return TupleV(tuple(reversed(vals[0].items)), vals[0].kind)
         if name == "isinstance" and len(vals) == 2:
-            cls = vals[1]
-            if isinstance(vals[0], TensorV) and isinstance(cls, ExternalV) and cls.qualname == "torch.Tensor":
+            classes = vals[1].items if isinstance(vals[1], TupleV) else (vals[1],)
+            answers = [_isinstance(vals[0], c) for c in classes]
+            if True in answers:
                 return BoolV(True)
-            if isinstance(vals[0], TensorV) and isinstance(cls, ExternalV) and cls.qualname.startswith("builtins."):
-                return BoolV(False)
-            return BoolV(None)
+            return BoolV(False if answers and all(a is False for a in answers) else None)
         if name == "getattr" and len(vals) >= 2 and isinstance(vals[1], StrV) and vals[1].value:
             if len(vals) >= 3 and isinstance(vals[0], InstanceV) and lacks_attribute(vals[0], vals[1].value):
                 default: Value = vals[2]
@@ -844,6 +844,38 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
         return True
     f = node.func
     return isinstance(f, cst.Name) and f.value == "reveal_shape" and not isinstance(func, (FunctionV, ClassV))
+
+
+#: The builtin classes ``isinstance`` is decided for, by the kinds of value that are instances of each.
+_INSTANCE_OF: dict[str, tuple[type[Value], ...]] = {
+    "int": (IntV, BoolV),
+    "float": (FloatV,),
+    "bool": (BoolV,),
+    "str": (StrV,),
+    "dict": (DictV,),
+}
+
+
+def _isinstance(v: Value, cls: Value) -> bool | None:
+    """``isinstance(v, cls)`` when the value's kind decides it (``pair(t)``'s ``isinstance(t, tuple)``
+    of an int is false), else ``None``."""
+    if not isinstance(cls, ExternalV):
+        return None
+    if isinstance(v, TensorV):
+        return True if cls.qualname == "torch.Tensor" else False if cls.qualname.startswith("builtins.") else None
+    name = cls.qualname.removeprefix("builtins.")
+    if name == cls.qualname or isinstance(v, MaybeIntV):
+        return None  # not a builtin class, or a value that may be a tensor
+    if isinstance(v, TupleV):
+        if name in ("tuple", "list"):
+            return (v.kind is SeqKind.LIST) == (name == "list")  # a ``torch.Size`` is a tuple
+        return False if name in _INSTANCE_OF else None
+    if isinstance(v, (IntV, FloatV, BoolV, StrV, DictV, NoneV)):
+        if name in ("tuple", "list"):
+            return False
+        kinds = _INSTANCE_OF.get(name)
+        return isinstance(v, kinds) if kinds is not None else None
+    return None
 
 
 def _is_builtin(func: Value, name: str) -> bool:
