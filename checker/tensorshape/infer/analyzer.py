@@ -95,6 +95,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self.instance_constraints: dict[ClassV, list[Constraint]] = {}
         self._instances: dict[Any, InstanceV] = {}
         self._hollow = 0
+        #: Calls the depth bound stopped so far (a call with one inside is not memoised).
+        self._cut = 0
         self._generic_instances: dict[ClassV, InstanceV] = {}
         self._active: set[Any] = set()
         self._signatures: dict[int, Signature] = {}

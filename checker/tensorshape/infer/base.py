@@ -34,10 +34,13 @@ if TYPE_CHECKING:
     from .signature import Signature
     from .state import State
 
-__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH"]
+__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH", "MAX_BUILD_DEPTH"]
 
 #: How deep unannotated calls are inlined.
 MAX_DEPTH = 3
+#: How deep constructions nest (``__init__`` and the helpers building the instance, which do not count
+#: toward ``MAX_DEPTH``: ``main`` -> ``ResNet.__init__`` -> ``_make_layer`` -> ``BasicBlock.__init__``).
+MAX_BUILD_DEPTH = 8
 
 #: Ends a ``reveal_shape`` view from a body run with a caller's arguments (not the generic analysis).
 WITH_CALLER = "(with a caller's sizes)"
@@ -56,6 +59,8 @@ class Frame:
     #: While building an instance: the states at each ``return`` (the attributes a helper set before it).
     return_states: list[State] = field(default_factory=list)
     depth: int = 0
+    #: Constructions nested around this one (bounded by ``MAX_BUILD_DEPTH``).
+    build_depth: int = 0
     #: Opaque symbols by path (``config.hidden_size``), shared by one root analysis.
     opaque: dict[str, Dim] = field(default_factory=dict)
     #: Is this a generic analysis (parameters from annotations)?
@@ -102,6 +107,8 @@ class AnalyzerBase:
     _instances: dict[Any, InstanceV]
     #: Constructions the depth bound cut short so far (their instances are not memoised).
     _hollow: int
+    #: Calls the depth bound stopped so far (a result with one inside is not memoised).
+    _cut: int
     _generic_instances: dict[ClassV, InstanceV]
     _active: set[Any]
     _signatures: dict[int, Signature]

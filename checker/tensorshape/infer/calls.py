@@ -41,7 +41,7 @@ from ..unify import arith
 from ..unify.compare import Truth, eq3
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
-from .base import MAX_DEPTH, WITH_CALLER, AnalyzerBase, Frame
+from .base import MAX_BUILD_DEPTH, MAX_DEPTH, WITH_CALLER, AnalyzerBase, Frame
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
 from .state import State, container_items, dict_container, is_list_container, join_states, join_values, with_items
@@ -630,9 +630,14 @@ class Calls(AnalyzerBase):
             hash(key)
         except TypeError:
             key = None
-        if frame.depth >= MAX_DEPTH or (key is not None and key in self._active) or f.node.asynchronous is not None:
+        # Building an instance does not count toward the call depth (a model's constructor calls a
+        # layer helper that builds blocks that call a conv helper), but constructions nest boundedly.
+        too_deep = frame.depth >= MAX_DEPTH if building is None else frame.build_depth >= MAX_BUILD_DEPTH
+        if too_deep or (key is not None and key in self._active) or f.node.asynchronous is not None:
             if building is not None:
                 self._hollow += 1
+            if too_deep:
+                self._cut += 1
             return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
         span = frame.ticket(node)
         what = f"call to `{f.node.name.value}`"
@@ -650,7 +655,8 @@ class Calls(AnalyzerBase):
             self.new_context(),
             f,
             sig,
-            depth=frame.depth + 1,
+            depth=frame.depth + (building is None),
+            build_depth=frame.build_depth + (building is not None),
             opaque=frame.opaque,
             generic=False,
             building=building,
@@ -673,6 +679,7 @@ class Calls(AnalyzerBase):
                 state.vars[p.name] = a.value
         if key is not None:
             self._active.add(key)
+        cut = self._cut
         try:
             end = self.exec_block(callee, state, _body(f.node))
         finally:
@@ -700,7 +707,9 @@ class Calls(AnalyzerBase):
             facts = end.facts if facts is None else facts.join(end.facts)
         learned = facts.relations() if facts else []
         frame.ctx.learned.extend(learned)
-        if key is not None and building is None:
+        if key is not None and building is None and self._cut == cut:
+            # A result the depth bound cut short is not memoised: the same call from a shallower
+            # place (``main()``'s own analysis after the module ran it) goes deeper.
             self._call_memo[key] = (result, list(callee.ctx.diagnostics))
             self._call_constraints[key] = list(callee.ctx.constraints)
             self._call_facts[key] = learned
