@@ -163,6 +163,18 @@ CASES = {
         if __name__ == "__main__":
             main()
         """,
+    "map_a_lambda_over_chunks": """
+        qkv = torch.randn(2, 5, 24).chunk(3, dim=-1)
+        heads = 4
+        q, k, v = map(lambda t: t.view(2, 5, heads, 2).transpose(1, 2), qkv)
+        reveal_shape(q)
+        reveal_shape((lambda a, b: a @ b)(q, k.transpose(-1, -2)))
+        reveal_shape(list(map(lambda t: t.sum(-1), [q, v]))[1])
+        """,
+    "lambda_body_error_on_its_line": """
+        split = lambda t: t.view(2, 5, 3, 2)  # E: TS106
+        split(torch.randn(2, 5, 8))
+        """,
 }
 
 

@@ -53,6 +53,7 @@ from .values import (
     ExternalV,
     FunctionV,
     InstanceV,
+    LambdaV,
     NothingV,
     OpaqueV,
     OptionalV,
@@ -210,6 +211,8 @@ class Calls(AnalyzerBase):
             return call_parser_method(func, args, kwargs)
         if isinstance(func, DictMethodV):
             return _dict_method(func, [a.value for a in args])
+        if isinstance(func, LambdaV):
+            return self.call_lambda(frame, state, func, args, kwargs)
         if isinstance(func, TensorMethodV):
             v = engine.call_method(
                 func.receiver_arg,
@@ -258,6 +261,30 @@ class Calls(AnalyzerBase):
             )
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
         return UnknownV()
+
+    def call_lambda(
+        self, frame: Frame, state: State, f: LambdaV, args: Sequence[Arg], kwargs: Mapping[str, Arg]
+    ) -> Value:
+        """A lambda's body with its parameters bound (positional or keyword, plain parameters only;
+        a lambda made in another module, or with defaults or ``*args``, is unknown)."""
+        params = f.node.params
+        plain = list(params.posonly_params) + list(params.params)
+        if (
+            f.module is not frame.module
+            or params.star_arg is not cst.MaybeSentinel.DEFAULT
+            or params.star_kwarg is not None
+            or params.kwonly_params
+            or any(p.default is not None for p in plain)
+            or len(args) > len(plain)
+        ):
+            return UnknownV()
+        scope = State(dict(f.closure), state.facts)
+        for i, p in enumerate(plain):
+            a = args[i] if i < len(args) else kwargs.get(p.name.value)
+            if a is None:
+                return UnknownV()
+            scope.vars[p.name.value] = a.value
+        return self.eval(frame, scope, f.node.body)
 
     # -- external (torch, einops, builtins) ---------------------------------------------------
     def call_external(
@@ -441,6 +468,14 @@ class Calls(AnalyzerBase):
                 n = min(len(s) for s in seqs)  # type: ignore[arg-type]
                 return TupleV(tuple(TupleV(tuple(s[i] for s in seqs)) for i in range(n)), SeqKind.LIST)  # type: ignore[index]
             return SeqV(TupleV(tuple(self.element_value(v) for v in vals)), SeqKind.LIST)
+        if name == "map" and len(vals) == 2:
+            # ``q, k, v = map(lambda t: rearrange(t, ...), qkv)``: the function applied to each item.
+            items = self.iteration_items(frame, state, vals[1], node)  # type: ignore[arg-type]
+            if items is not None:
+                out = [self.call(frame, state, vals[0], [Arg(item, args[1].span, None)], {}, node) for item in items]
+                return TupleV(tuple(out), SeqKind.LIST)
+            elem = self.element_value(vals[1])
+            return SeqV(self.call(frame, state, vals[0], [Arg(elem, args[1].span, None)], {}, node), SeqKind.LIST)
         if name == "reversed" and vals and isinstance(vals[0], TupleV):
             return TupleV(tuple(reversed(vals[0].items)), vals[0].kind)
         if name == "isinstance" and len(vals) == 2:

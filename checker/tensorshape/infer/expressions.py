@@ -53,6 +53,7 @@ from .values import (
     ExternalV,
     FunctionV,
     InstanceV,
+    LambdaV,
     LazyImportV,
     ModuleNsV,
     NamespaceV,
@@ -318,6 +319,9 @@ class Expressions(AnalyzerBase):
 
     def _eval_ellipsis(self, frame: Frame, state: State, node: cst.Ellipsis) -> Value:
         return ELLIPSIS
+
+    def _eval_lambda(self, frame: Frame, state: State, node: cst.Lambda) -> Value:
+        return LambdaV(node, frame.module, dict(state.vars))
 
     def _eval_named(self, frame: Frame, state: State, node: cst.NamedExpr) -> Value:
         named = self.eval(frame, state, node.value)
@@ -713,6 +717,7 @@ _EVALUATORS: dict[type, Callable[[Expressions, Frame, State, Any], Value]] = {
     cst.GeneratorExp: Expressions.comprehension,
     cst.SetComp: Expressions.comprehension,
     cst.NamedExpr: Expressions._eval_named,
+    cst.Lambda: Expressions._eval_lambda,
 }
 
 

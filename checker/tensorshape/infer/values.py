@@ -39,6 +39,7 @@ __all__ = [
     "RatioV",
     "OptionalV",
     "DictMethodV",
+    "LambdaV",
     "to_core",
     "truthiness",
 ]
@@ -230,6 +231,16 @@ class OptionalV(Value):
     """
 
     inner: Value
+
+
+@dataclass(eq=False, slots=True)
+class LambdaV(Value):
+    """``lambda t: rearrange(t, ...)``: its body is evaluated with the arguments where it is called,
+    seeing the variables of the place that made it (``closure``)."""
+
+    node: cst.Lambda
+    module: ModuleInfo
+    closure: dict[str, Value]
 
 
 @dataclass(frozen=True, slots=True)
