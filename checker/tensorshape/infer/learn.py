@@ -125,6 +125,12 @@ class Learner(AnalyzerBase):
         if got:
             self.learned_params[id(node)] = (node, got)
 
+    def take_learned(self) -> list[tuple[cst.FunctionDef, dict[str, TensorV]]]:
+        """What the parameters learnt since the last call (the language server's piecewise analysis)."""
+        out = list(self.learned_params.values())
+        self.learned_params = {}
+        return out
+
     def learn_args(
         self,
         frame: Frame,

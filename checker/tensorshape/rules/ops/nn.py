@@ -273,13 +273,15 @@ def conv(call: Call) -> Value:
     c_axis = 1 if batched else 0
     c = shape.dims[c_axis]
     in_label = "in_channels" if module else "weight"
+    # With a leading run set aside, the channel dim is counted from the end.
+    c_at = c_axis - len(shape.items) if run else c_axis
     v = call.check(
         eq3(c, cin, call.facts),
         (c, cin),
-        f"expected input with {plural(render_dim(cin), 'channel')}, got {render_shape(shape)} ({plural(render_dim(c), 'channel')} at dim {c_axis})",
+        f"expected input with {plural(render_dim(cin), 'channel')}, got {render_shape(Shape(run + shape.items))} ({plural(render_dim(c), 'channel')} at dim {c_at})",
         rel=Rel.EQ,
         at="input",
-        hint=f"the channel dim ({c_axis}) must equal {in_label}; check the previous layer's out_channels",
+        hint=f"the channel dim ({c_at}) must equal {in_label}; check the previous layer's out_channels",
         checks=[("input", spec_text(run + shape.items[:c_axis] + (cin,) + shape.items[c_axis + 1 :]))],
     )
     if v is Verdict.ERROR:
