@@ -121,6 +121,12 @@ class Net(nn.Module):
         b, n, c = x.shape
         return self.fc(x)
 
+    def maybe(self, x, project: bool):
+        b, n, c = x.shape
+        if project:
+            return self.fc(x)
+        return x
+
 
 def main():
     net = Net()
@@ -128,21 +134,25 @@ def main():
     net.features(torch.zeros(3, 5, 5))
     net.head(torch.zeros(4, 64))
     net.head(torch.zeros(2, 7, 64), torch.zeros(7, 64))
+    net.tokens(torch.zeros(2, 7, 64))
+    net.maybe(torch.zeros(2, 7, 5), False)
 """
 
 
 def test_static_proposals_of_parameters_learnt_from_their_first_use(tmp_path: Path) -> None:
-    """Parameters are proposed as the analysis learnt them, sharing names with the result; a
-    parameter with a default is left alone; a function whose annotation would bring a new error
-    (``c`` written as a name, which ``fc`` requires to be 64) keeps none.  The annotated code checks
-    as clean as before and runs under jaxtyping with beartype."""
+    """Parameters are proposed as the analysis learnt them, sharing names with the result, with
+    what holds where the function returns (``c`` that ``fc`` requires to be 64 is 64); a parameter
+    with a default is left alone; a function whose annotation would bring a new error (``c``
+    written as a name, which ``fc`` requires to be 64 on one path only) keeps none.  The annotated
+    code checks as clean as before and runs under jaxtyping with beartype."""
     from tensorshape.annotate.static import annotate_statically
     from tensorshape.infer import check_source
 
     r = annotate_statically(STATIC_PARAMS, "net.py")
     assert 'def features(self, x: Shaped[Tensor, "*batch 3 h w"]) -> Shaped[Tensor, "*batch 8 h w"]:' in r.source
     assert 'def head(self, x: Shaped[Tensor, "*batch 64"], extra=None):' in r.source
-    assert "def tokens(self, x):" in r.source
+    assert 'def tokens(self, x: Shaped[Tensor, "b n 64"]) -> Shaped[Tensor, "b n 10"]:' in r.source
+    assert "def maybe(self, x, project: bool):" in r.source
     assert any("parameter x inferred from its first use" in m for m in r.messages)
     assert annotate_statically(r.source, "net.py").source == r.source, "idempotent"
     assert check_source(r.source, "net.py").errors == []

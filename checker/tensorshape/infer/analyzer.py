@@ -289,8 +289,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         if self.options.vollo:
             self._vollo_inputs(frame, state, f, sig, instance)
         mark = len(self._nested)
-        self.exec_block(frame, state, list(_body(f.node)))
-        self.finish_learning(frame, f.node)
+        end = self.exec_block(frame, state, list(_body(f.node)))
+        self.finish_learning(frame, f.node, end)
         self._module_diags.extend(frame.ctx.diagnostics)
         self._module_obligations.extend(frame.ctx.obligations)
         self._analyze_nested(mark)

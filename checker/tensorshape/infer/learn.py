@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..model.dims import Star
-from ..model.shape import Shape
+from ..model.shape import Item, Shape
 from ..model.values import TensorV, Value
 from ..rules.context import Arg
+from ..unify.facts import Facts
 from .base import AnalyzerBase
 from .values import InstanceV, OpaqueV
 
@@ -113,12 +114,17 @@ class Learner(AnalyzerBase):
             stars = frozenset(n for n in sig.spec_names())
             frame.learning = Learning(origins, stars)
 
-    def finish_learning(self, frame: Frame, node: cst.FunctionDef) -> None:
-        """Keep what the parameters learnt (functions of the checked file)."""
+    def finish_learning(self, frame: Frame, node: cst.FunctionDef, end: State | None) -> None:
+        """Keep what the parameters learnt (functions of the checked file), with what holds wherever
+        the function returns: ``c`` of ``b, n, c = x.shape`` that ``nn.Linear(64, ...)`` later
+        requires (a runtime obligation) is 64 past it, and so in the shape an annotation would say."""
         lr = frame.learning
         if lr is None or frame.module is not self.checked:
             return
-        got = {name: v for name, v in lr.learned.items() if v is not None}
+        facts = frame.return_facts
+        if end is not None:
+            facts = end.facts if facts is None else facts.join(end.facts)
+        got = {name: _under(v, facts) for name, v in lr.learned.items() if v is not None}
         self.stats["learned-parameters"] += len(got)
         if len(got) < len(lr.learned):
             self.tally("cause:a parameter learnt different shapes on different paths", frame, node.name)
@@ -196,3 +202,19 @@ class Learner(AnalyzerBase):
         for k, v in state.vars.items():
             if v is old:
                 state.vars[k] = new
+
+
+def _under(t: TensorV, facts: Facts | None) -> TensorV:
+    """``t`` with each symbol a fact fixes to a size replaced by it (a name the code gave is kept
+    when it only equals another name)."""
+    if not facts:
+        return t
+    items = tuple(_size_or(d, facts) for d in t.shape.items)
+    return t if items == t.shape.items else TensorV(Shape(items), t.dtype, t.layout, t.names)
+
+
+def _size_or(d: Item, facts: Facts) -> Item:
+    if isinstance(d, (int, Star)):
+        return d
+    got = facts.simplify(d)
+    return got if type(got) is int else d
