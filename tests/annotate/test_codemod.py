@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
+import pytest
 from tensorshape.annotate.propose import annotate_from_trace, load_trace
 
 
@@ -91,3 +95,77 @@ def test_static_proposal_of_an_inferred_result_is_marked_inferred() -> None:
     assert "def unknown(x):\n" in r.source
     assert "from jaxtyping import Float, Shaped\n" in r.source
     assert any("inferred by the analysis" in m for m in r.messages)
+
+
+STATIC_PARAMS = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(64, 10)
+
+    def features(self, x):
+        return self.conv(x)
+
+    def head(self, x, extra=None):
+        y = self.fc(x)
+        if extra is not None:
+            y = y + self.fc(extra)
+        return y
+
+    def tokens(self, x):
+        b, n, c = x.shape
+        return self.fc(x)
+
+    def maybe(self, x, project: bool):
+        b, n, c = x.shape
+        if project:
+            return self.fc(x)
+        return x
+
+
+def main():
+    net = Net()
+    net.features(torch.zeros(2, 3, 5, 5))
+    net.features(torch.zeros(3, 5, 5))
+    net.head(torch.zeros(4, 64))
+    net.head(torch.zeros(2, 7, 64), torch.zeros(7, 64))
+    net.tokens(torch.zeros(2, 7, 64))
+    net.maybe(torch.zeros(2, 7, 5), False)
+"""
+
+
+def test_static_proposals_of_parameters_learnt_from_their_first_use(tmp_path: Path) -> None:
+    """Parameters are proposed as the analysis learnt them, sharing names with the result, with
+    what holds where the function returns (``c`` that ``fc`` requires to be 64 is 64); a parameter
+    with a default is left alone; a function whose annotation would bring a new error (``c``
+    written as a name, which ``fc`` requires to be 64 on one path only) keeps none.  The annotated
+    code checks as clean as before and runs under jaxtyping with beartype."""
+    from tensorshape.annotate.static import annotate_statically
+    from tensorshape.infer import check_source
+
+    r = annotate_statically(STATIC_PARAMS, "net.py")
+    assert 'def features(self, x: Shaped[Tensor, "*batch 3 h w"]) -> Shaped[Tensor, "*batch 8 h w"]:' in r.source
+    assert 'def head(self, x: Shaped[Tensor, "*batch 64"], extra=None):' in r.source
+    assert 'def tokens(self, x: Shaped[Tensor, "b n 64"]) -> Shaped[Tensor, "b n 10"]:' in r.source
+    assert "def maybe(self, x, project: bool):" in r.source
+    assert any("parameter x inferred from its first use" in m for m in r.messages)
+    assert annotate_statically(r.source, "net.py").source == r.source, "idempotent"
+    assert check_source(r.source, "net.py").errors == []
+    pytest.importorskip("torch")
+    (tmp_path / "net.py").write_text(r.source)
+    script = (
+        "import sys\nfrom jaxtyping import install_import_hook\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        'with install_import_hook("net", "beartype.beartype"):\n    import net\n'
+        "net.main()\nimport torch\n"
+        "try:\n    net.Net().features(torch.zeros(2, 4, 5, 5))\nexcept Exception as e:\n"
+        "    print(type(e).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "TypeCheckError" in out.stdout or "BeartypeCallHintParamViolation" in out.stdout, out.stdout

@@ -209,7 +209,7 @@ def test_sizes_from_constructor_parameters_and_config_dataclass() -> None:
         reveal_shape(lm(torch.zeros(2, 7, dtype=torch.long)))
         """
     )
-    assert reveals[0] == "[... hidden]; [2 7 32] (with a caller's sizes)", "generic analysis (the constructor's symbols), then main's call"
+    assert reveals[0] == "[*batch hidden]; [2 7 32] (with a caller's sizes)", "generic analysis (the constructor's symbols), then main's call"
     assert reveals[1] == "[2 7 32]"
     assert problems == []
 

@@ -12,7 +12,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 pytestmark = pytest.mark.lsp
 
-BUG = '''import torch
+BUG = """import torch
 import torch.nn as nn
 
 
@@ -25,15 +25,15 @@ class Head(nn.Module):
         x = torch.randn(8, 32)
         h = self.fc(x)
         return h.sum(dim=1)
-'''
-UNKNOWN = '''import torch
+"""
+UNKNOWN = """import torch
 
 
 def f(t: torch.Tensor):
     w = torch.zeros(4, t.shape[0])
     z = t * 2
     return w, z
-'''
+"""
 FIXED = BUG.replace("torch.randn(8, 32)", "torch.randn(8, 64)")
 
 
@@ -55,7 +55,9 @@ async def client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFa
 async def _open(client: LanguageClient, name: str, text: str) -> str:
     uri = (client.root / name).as_uri()  # type: ignore[attr-defined]
     client.text_document_did_open(
-        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        )
     )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     return uri
@@ -68,7 +70,9 @@ async def test_diagnostic_fix_hover_inlay_actions(client: LanguageClient) -> Non
     assert d.range.start.line == 11 and d.range.start.character == 20  # `x` in self.fc(x)
 
     hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=10, character=12))
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=10, character=12)
+        )
     )
     assert hover is not None and "[8 32]" in hover.contents.value  # type: ignore[union-attr]
 
@@ -115,7 +119,9 @@ async def test_syntax_errors_and_bad_requests_do_not_crash(client: LanguageClien
     (d,) = client.diagnostics[uri]
     assert d.code == "TS003"
     hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=50, character=3))
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=50, character=3)
+        )
     )
     assert hover is None
     # The server still answers after the bad input.
@@ -155,7 +161,9 @@ async def test_edits_are_analysed_incrementally(client: LanguageClient) -> None:
     (d,) = [x for x in client.diagnostics[uri] if x.severity == types.DiagnosticSeverity.Error]
     assert d.range.start.line == 14 and d.range.start.character == 20
     hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=13, character=12))
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=13, character=12)
+        )
     )
     assert hover is not None and "[8 32]" in hover.contents.value  # type: ignore[union-attr]
     # An edit inside the method body, then a syntax error and its fix.
@@ -166,3 +174,54 @@ async def test_edits_are_analysed_incrementally(client: LanguageClient) -> None:
     await _change(client, uri, 5, shifted)
     (d,) = [x for x in client.diagnostics[uri] if x.severity == types.DiagnosticSeverity.Error]
     assert d.code == "TS101" and d.range.start.line == 14
+
+
+LEARNT = """import torch.nn as nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(64, 10)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+
+async def _learnt(client: LanguageClient, uri: str) -> None:
+    lines = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=10, character=0))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=uri), range=lines)
+    )
+    assert [(h.label, h.position.line, h.position.character) for h in hints] == [(": [*batch 64]", 8, 23)]
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=8, character=22)
+        )
+    )
+    assert hover is not None and "[*batch 64]" in hover.contents.value  # type: ignore[union-attr]
+    assert "inferred from its first use" in hover.contents.value  # type: ignore[union-attr]
+    at = types.Range(start=types.Position(line=8, character=22), end=types.Position(line=8, character=22))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=at,
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    (action,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Annotate")]
+    assert action.edit is not None and action.edit.changes is not None
+    (edit,) = action.edit.changes[uri]
+    assert 'def forward(self, x: Shaped[Tensor, "*batch 64"]):' in edit.new_text
+    assert "from jaxtyping import Shaped\n" in edit.new_text
+
+
+async def test_a_parameter_learnt_from_its_first_use_in_hover_inlay_hint_and_code_action(
+    client: LanguageClient,
+) -> None:
+    uri = await _open(client, "learnt.py", LEARNT)
+    await _learnt(client, uri)
+    # After an edit (the piecewise analysis of the changed document) it is still there.
+    await _change(client, uri, 2, LEARNT.replace("nn.Linear(64, 10)", "nn.Linear(64, 12)"))
+    await _learnt(client, uri)

@@ -1,24 +1,22 @@
 """``tensorshape annotate PATH...`` without a trace: propose what the static analysis infers.
 
-Today the analysis knows the result shape of an unannotated function whose tensor parameters are
-annotated (or whose result does not depend on them): every ``return`` of the function has one
-shape without an unknown dim, and that is proposed.  :func:`inferred_slots` is the one place that
-reads the analysis; a richer API of inferred parameter shapes plugs in there.
+The analysis knows the shape an unannotated parameter learnt from its first uses
+(``infer.api.inferred_parameters``) and the result shape of a function every ``return`` of which
+has one shape without an unknown dim; both are proposed, marked as inferred.  :func:`inferred_slots`
+is the one place that reads the analysis.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import libcst as cst
 
-from ..infer.api import CheckSettings, FileResult, check_source
-from ..lang.parse import ShapeSyntaxError, try_parse_shape
-from ..lang.render import render_shape
-from ..model.dims import Star, Unknown
+from ..infer.api import CheckSettings, FileResult, annotation_specs, check_source, inferred_parameters
+from ..model.values import TensorV
 from .codemod import AnnotateResult, FunctionSite, apply_annotations
 from .generalise import RESULT, dtype_class
 
@@ -58,33 +56,103 @@ class _Returns(cst.CSTVisitor):
 
 
 def inferred_slots(result: FileResult) -> dict[str, dict[str, tuple[str, str | None]]]:
-    """qualname -> slot -> (jaxtyping shape string, torch dtype or None) the analysis infers."""
+    """qualname -> slot -> (jaxtyping shape string, torch dtype or None) the analysis infers.
+
+    Parameters: what an unannotated parameter learnt from its first uses (``inferred_parameters``;
+    one with a default is left out: its annotation would have to admit the default).  The result:
+    the one shape, without an unknown part, of every ``return`` of the function.  One function's
+    slots share their names (``x: "*batch 784"`` and ``-> "*batch 10"``)."""
     tree = result.module.tree if result.module is not None else None
     if tree is None or result.analyzer is None:
         return {}
     seen = {id(node): value for node, value in result.analyzer.observations}
     v = _Returns()
     tree.visit(v)
+    learned = inferred_parameters(result)
     out: dict[str, dict[str, tuple[str, str | None]]] = {}
-    for qual, values in v.returns.items():
-        got = {seen.get(id(e)) if e is not None else None for e in values}
-        if len(got) != 1 or None in got:
-            continue
-        (tv,) = got
-        assert tv is not None
-        if any(isinstance(d, Unknown) or (isinstance(d, Star) and not d.name) for d in tv.shape.items):
-            continue
-        spec = render_shape(tv.shape)[1:-1]
-        if isinstance(try_parse_shape(spec), ShapeSyntaxError):  # not in jaxtyping's language
-            continue
-        out[qual] = {RESULT: (spec, tv.dtype)}
+    for qual in dict.fromkeys([*v.returns, *learned]):
+        slots: list[tuple[str, TensorV]] = [
+            (name, p.value) for name, p in learned.get(qual, {}).items() if not p.has_default
+        ]
+        got = {seen.get(id(e)) if e is not None else None for e in v.returns.get(qual, [])}
+        if len(got) == 1 and None not in got:
+            (tv,) = got
+            assert tv is not None
+            slots.append((RESULT, tv))
+        specs = annotation_specs([t.shape for _, t in slots])
+        per = {slot: (spec, t.dtype) for (slot, t), spec in zip(slots, specs) if spec is not None}
+        if per:
+            out[qual] = per
     return out
 
 
-def annotate_statically(source: str, path: str) -> AnnotateResult:
+def annotate_statically(source: str, path: str, only: Callable[[str, str, int], bool] | None = None) -> AnnotateResult:
+    """The inferred annotations written into ``source``.  The annotated code is checked again: a
+    function where an annotation would bring an error the code did not have (a size the code
+    requires that the learnt shape left as a name: rigid once written) keeps none of its own.
+    ``only(qualname, slot, line)`` keeps some slots (``line``: a parameter's, 0 for the result)."""
     result = check_source(source, path, CheckSettings(record=True))
     slots = inferred_slots(result)
+    if only is not None:
+        lines = {(q, n): p.line for q, ps in inferred_parameters(result).items() for n, p in ps.items()}
+        kept = {q: {k: v for k, v in per.items() if only(q, k, lines.get((q, k), 0))} for q, per in slots.items()}
+        slots = {q: per for q, per in kept.items() if per}
+    before = _errors_by_function(source, result)
+    for _ in range(3):
+        annotated = _write(source, path, slots)
+        if annotated.source == source:
+            return annotated
+        new = _errors_by_function(annotated.source, check_source(annotated.source, path, CheckSettings())) - before
+        if not new:
+            return annotated
+        dropped = {qual for qual, _, _ in new if qual in slots}
+        if not dropped:
+            break
+        for q in dropped:
+            del slots[q]
+    return _write(source, path, {})
 
+
+def _errors_by_function(source: str, result: FileResult) -> set[tuple[str, str, str]]:
+    """``(function, code, message)`` of each error (the function by its qualified name; lines move
+    when annotations and imports are written)."""
+    extents = _extents(source)
+    out = set()
+    for d in result.errors:
+        inner = [(end - start, q) for q, (start, end) in extents.items() if start <= d.span.line <= end]
+        out.add((min(inner)[1] if inner else "", d.code.id, d.message))
+    return out
+
+
+def _extents(source: str) -> dict[str, tuple[int, int]]:
+    """qualname -> (first line, last line) of each function of ``source``."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    pos = wrapper.resolve(PositionProvider)
+    out: dict[str, tuple[int, int]] = {}
+    scope: list[str] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            scope.append(node.name.value)
+
+        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+            scope.pop()
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            scope.append(node.name.value)
+            r = pos[node]
+            out[".".join(scope)] = (r.start.line, r.end.line)
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            scope.pop()
+
+    wrapper.visit(_V())
+    return out
+
+
+def _write(source: str, path: str, slots: Mapping[str, Mapping[str, tuple[str, str | None]]]) -> AnnotateResult:
     def propose(
         module: cst.Module, functions: Mapping[str, FunctionSite]
     ) -> tuple[dict[str, dict[str, str]], set[str], list[str]]:
@@ -96,14 +164,15 @@ def annotate_statically(source: str, path: str) -> AnnotateResult:
             if site is None:
                 continue
             for slot, (spec, dtype) in per.items():
-                if slot in site.existing:
+                if slot in site.existing or (slot != RESULT and slot not in site.params):
                     continue
                 cls = dtype_class([dtype]) if dtype else "Shaped"
                 classes.add(cls)
                 text = f" {spec}" if len(spec.split()) == 1 else spec
                 plan.setdefault(qual, {})[slot] = f'{cls}[Tensor, "{text}"]'
                 what = "result" if slot == RESULT else f"parameter {slot}"
-                messages.append(f"{path}:{site.line}:1: note: {qual}: {what} inferred by the analysis, not observed")
+                how = "inferred by the analysis" if slot == RESULT else "inferred from its first use by the analysis"
+                messages.append(f"{path}:{site.line}:1: note: {qual}: {what} {how}, not observed")
         return plan, classes, messages
 
     return apply_annotations(source, propose)

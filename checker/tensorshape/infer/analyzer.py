@@ -54,6 +54,7 @@ from .annotations import Annotation
 from .base import MAX_DEPTH, Frame
 from .calls import Calls
 from .expressions import Expressions
+from .learn import Learner
 from .project import ModuleInfo, Project
 from .refine import Refinements
 from .signature import Signature, signature_of
@@ -71,7 +72,7 @@ UNREACHABLE = "unreachable"
 INTERNAL_ERROR = "internal-error"
 
 
-class Analyzer(Statements, Expressions, Calls, Refinements):
+class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
     """Analyses the files of a project, one checked module at a time."""
 
     def __init__(self, project: Project, options: Options | None = None, *, record: bool = False):
@@ -113,6 +114,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         self._nested: list[FunctionV | ClassV] = []
         #: Functions of the checked file that were not analysed: ``(reason, name node)`` (``--statistics``).
         self.unanalysed: list[tuple[str, cst.Name]] = []
+        self.learned_params: dict[int, tuple[cst.FunctionDef, dict[str, TensorV]]] = {}
 
     # -- contexts and reporting ------------------------------------------------------
     def new_context(self) -> RuleContext:
@@ -292,10 +294,12 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             frame.ctx.symbols = SymbolTable(symbols)
         state = State(dict(f.closure)) if f.closure else State()
         self.bind_generic_params(frame, state, sig, instance)
+        self.start_learning(frame, state, sig, instance)
         if self.options.vollo:
             self._vollo_inputs(frame, state, f, sig, instance)
         mark = len(self._nested)
-        self.exec_block(frame, state, list(_body(f.node)))
+        end = self.exec_block(frame, state, list(_body(f.node)))
+        self.finish_learning(frame, f.node, end)
         self._module_diags.extend(frame.ctx.diagnostics)
         self._module_obligations.extend(frame.ctx.obligations)
         self._analyze_nested(mark)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -11,7 +11,10 @@ import libcst as cst
 
 from ..model import codes
 from ..model.diagnostics import Diagnostic, Severity, Span
+from ..model.dims import Star, Unknown
 from ..model.obligations import Obligation
+from ..model.shape import Shape
+from ..model.values import TensorV
 from ..rules.context import Options
 from .analyzer import Analyzer
 from .base import WITH_CALLER
@@ -27,6 +30,9 @@ __all__ = [
     "crash_result",
     "analyze_module",
     "report",
+    "InferredParameter",
+    "inferred_parameters",
+    "annotation_specs",
 ]
 
 
@@ -309,3 +315,107 @@ def _filter(diags: list[Diagnostic], source: str, settings: CheckSettings) -> li
                 continue
         out.append(d)
     return out
+
+
+# -- what unannotated parameters learnt (hover, ``tensorshape annotate``) -----------------------
+
+
+@dataclass(frozen=True, slots=True)
+class InferredParameter:
+    """The shape an unannotated parameter learnt from its first uses (``infer/learn.py``)."""
+
+    name: str
+    value: TensorV
+    #: Where the parameter's name is (1-based line, 0-based column).
+    line: int
+    column: int
+    #: The parameter has a default (``mask=None``): an annotation would have to say ``| None``.
+    has_default: bool
+
+
+def inferred_parameters(result: FileResult) -> dict[str, dict[str, InferredParameter]]:
+    """``qualname -> parameter -> what it learnt``, for the functions and methods of the checked file
+    (a result checked with ``record``: the analyzer is kept).  ``Class.method`` names a method; a
+    function nested in a function is ``outer.inner``."""
+    an, info = result.analyzer, result.module
+    if an is None or info is None or info.tree is None or info.spans is None or not an.learned_params:
+        return {}
+    out: dict[str, dict[str, InferredParameter]] = {}
+    for qual, node in _qualified_defs(info.tree.body, ()):
+        got = an.learned_params.get(id(node))
+        if got is None:
+            continue
+        params = {p.name.value: p for p in _all_params(node)}
+        for name, value in got[1].items():
+            p = params.get(name)
+            if p is None:
+                continue
+            where = info.spans.resolve(info.spans.ticket(p.name))
+            out.setdefault(qual, {})[name] = InferredParameter(
+                name, value, where.line, where.column, p.default is not None
+            )
+    return out
+
+
+def annotation_specs(shapes: Sequence[Shape]) -> list[str | None]:
+    """Shapes of one function written as jaxtyping shape strings (``"*batch 3 h w"``), sharing their
+    names (a symbol is one name in every string); ``None`` for a shape with an unknown part.  Names
+    are made valid and distinct (``h'`` -> ``h2``)."""
+    from ..lang.parse import ShapeSyntaxError, try_parse_shape
+    from ..lang.render import render_dim
+
+    used = {d.name for s in shapes for d in s.items if isinstance(d, Star) and d.name}
+    names: dict[object, object] = {}
+
+    def clean(sym: object) -> object:
+        got = names.get(sym)
+        if got is None:
+            from ..unify.symbols import sp
+
+            base = re.sub(r"\W", "", str(sym)) or "n"
+            base = base if not base[0].isdigit() else "n" + base
+            name, k = base, 2
+            while name in used:
+                name, k = f"{base}{k}", k + 1
+            used.add(name)
+            got = names[sym] = sp().Symbol(name, integer=True, positive=True)
+        return got
+
+    out: list[str | None] = []
+    for s in shapes:
+        parts: list[str] = []
+        for d in s.items:
+            if isinstance(d, Star):
+                parts.append(f"*{d.name}" if d.name else "")
+            elif isinstance(d, Unknown):
+                parts.append("")
+            elif type(d) is int:
+                parts.append(str(d))
+            else:
+                syms = sorted(d.free_symbols, key=str)  # type: ignore[union-attr]
+                parts.append(render_dim(d.xreplace({x: clean(x) for x in syms})).replace(" ", ""))  # type: ignore[union-attr]
+        text = " ".join(parts)
+        ok = all(parts) and not isinstance(try_parse_shape(text), ShapeSyntaxError)
+        out.append(text if ok else None)
+    return out
+
+
+def _qualified_defs(stmts: Sequence[cst.CSTNode], scope: tuple[str, ...]) -> Iterator[tuple[str, cst.FunctionDef]]:
+    """Every ``def`` under ``stmts`` with its qualified name (through ``if``/``try``/... blocks)."""
+    from .syntax import blocks, suite_body
+
+    for stmt in stmts:
+        if isinstance(stmt, cst.FunctionDef):
+            qual = (*scope, stmt.name.value)
+            yield ".".join(qual), stmt
+            yield from _qualified_defs(suite_body(stmt.body), qual)
+        elif isinstance(stmt, cst.ClassDef):
+            yield from _qualified_defs(suite_body(stmt.body), (*scope, stmt.name.value))
+        else:
+            for block in blocks(stmt):
+                yield from _qualified_defs(block, scope)
+
+
+def _all_params(node: cst.FunctionDef) -> list[cst.Param]:
+    p = node.params
+    return [*p.posonly_params, *p.params, *p.kwonly_params]

@@ -31,6 +31,7 @@ from .values import ClassV, FunctionV, InstanceV, LazyImportV
 if TYPE_CHECKING:
     from ..unify.match import Bindings
     from .annotations import Annotation
+    from .learn import Learning
     from .signature import Signature
     from .state import State
 
@@ -75,6 +76,9 @@ class Frame:
     return_facts: Facts | None = None
     #: Fresh symbols for dims that differ at each join point of this activation (by node).
     widenings: dict[int, Widening] = field(default_factory=dict)
+    #: Parameters learning their shape from their first use (``infer/learn.py``); ``None`` when
+    #: none can (not a generic analysis, no unannotated parameter, or learning is off).
+    learning: Learning | None = None
 
     def widening(self, node: cst.CSTNode) -> Widening:
         """The widening of the join at ``node`` (the same symbols each time it runs)."""
@@ -195,6 +199,7 @@ class AnalyzerBase:
         def _int(self, frame: Frame, v: Value) -> Dim | None: ...
 
         # calls.py
+        def core_arg(self, frame: Frame, a: Arg) -> Arg: ...
         def call(
             self,
             frame: Frame,
@@ -218,6 +223,12 @@ class AnalyzerBase:
         def result_of(
             self, frame: Frame, ann: Annotation | None, b: Bindings, fresh: Callable[[str], Dim] | None = None
         ) -> Value: ...
+
+        # learn.py
+        def learnt(self, frame: Frame, old: object, new: TensorV) -> None: ...
+
+        #: ``(frame, state, args, kwargs, node, ask)``: see :meth:`.learn.Learner.learn_args`.
+        learn_args: Callable[..., tuple[Sequence[Arg], Mapping[str, Arg]]]
 
         # refine.py
         def refine_unpack(

@@ -252,6 +252,10 @@ class Calls(AnalyzerBase):
         if isinstance(func, InstanceV):
             return self.call_instance(frame, state, func, args, kwargs, node)
         if isinstance(func, ModuleV):
+            module = func
+            args, kwargs = self.learn_args(
+                frame, state, args, kwargs, node, lambda a, k, p: engine.required_by_module(module, a, k, p, frame.ctx)
+            )
             v = engine.call_module(
                 func,
                 [self.core_arg(frame, a) for a in args],
@@ -314,6 +318,10 @@ class Calls(AnalyzerBase):
         if q.startswith("torch.utils.data."):
             args = [self.dataset_arg(frame, state, a, node) for a in args]
             kwargs = {k: self.dataset_arg(frame, state, a, node) for k, a in kwargs.items()}
+        if q not in engine.table().classes:
+            args, kwargs = self.learn_args(
+                frame, state, args, kwargs, node, lambda a, k, p: engine.required_by_function(q, a, k, p, frame.ctx)
+            )
         cargs = [self.core_arg(frame, a) for a in args]
         ckw = {k: self.core_arg(frame, a) for k, a in kwargs.items()}
         if q in engine.table().classes:

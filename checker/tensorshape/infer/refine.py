@@ -179,7 +179,9 @@ class Refinements(AnalyzerBase):
         else:
             return None
         if new != s:
+            old = state.vars.get(src)
             state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
+            self.learnt(frame, old, state.vars[src])  # type: ignore[arg-type]
         return TupleV(tuple(IntV(d) for d in new.dims), SeqKind.SIZE)
 
     def refine_dim_read(
@@ -198,7 +200,9 @@ class Refinements(AnalyzerBase):
         d = frame.ctx.fresh(name)
         new = _with_dim(x.shape, i, d)
         if new is not None:
+            old = state.vars.get(src)
             state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
+            self.learnt(frame, old, state.vars[src])  # type: ignore[arg-type]
         return IntV(d)
 
     # -- conditions and asserts --------------------------------------------------------------

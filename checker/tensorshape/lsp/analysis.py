@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..infer.api import CheckSettings, FileResult, check_source
+from ..infer.api import CheckSettings, FileResult, check_source, inferred_parameters
 from ..infer.project import Project
 from ..lang.render import render_shape
 from ..model.diagnostics import Diagnostic, Span
@@ -23,6 +23,8 @@ class ShapeAt:
     target: str | None = None
     #: Nothing is known about the shape (``[...]``): hover says so, an inlay hint would be noise.
     unknown: bool = False
+    #: An unannotated parameter (the span is its name): the shape it learnt from its first use.
+    learnt: bool = False
 
 
 @dataclass
@@ -82,6 +84,10 @@ def _shapes(result: FileResult) -> list[ShapeAt]:
     for node, value in an.observations:
         span = info.spans.resolve(info.spans.ticket(node))
         out.append(ShapeAt(span, render_shape(value.shape), targets.get(id(node)), value.shape.is_unknown))
+    for params in inferred_parameters(result).values():
+        for p in params.values():
+            span = Span(p.line, p.column, p.line, p.column + len(p.name))
+            out.append(ShapeAt(span, render_shape(p.value.shape), p.name, learnt=True))
     return out
 
 

@@ -233,12 +233,18 @@ class IncrementalAnalyser:
 
 def _shapes(observed: _Observed, by_uid: dict[int, Chunk], first_lines: dict[int, int]) -> list[ShapeAt]:
     """Observed shapes for hover and inlay hints, placed in one version of the document."""
-    out: list[tuple[Span, str, str | None, bool]] = []
+    out: list[tuple[Span, str, str | None, bool, bool]] = []
     for span, value, node in observed.values():
+        if isinstance(node, cst.Param):  # a parameter's learnt shape (see ``_take``)
+            out.append((span, render_shape(value.shape), node.name.value, False, True))
+            continue
         target = by_uid[span.line // STRIDE].targets.get(id(node)) if span.line >= STRIDE else None
-        out.append((span, render_shape(value.shape), target, value.shape.is_unknown))
-    located = to_document([_Located(s) for s, _, _, _ in out], first_lines)
-    return [ShapeAt(loc.span, shape, target, unknown) for loc, (_, shape, target, unknown) in zip(located, out)]
+        out.append((span, render_shape(value.shape), target, value.shape.is_unknown, False))
+    located = to_document([_Located(s) for s, *_ in out], first_lines)
+    return [
+        ShapeAt(loc.span, shape, target, unknown, learnt)
+        for loc, (_, shape, target, unknown, learnt) in zip(located, out)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +261,12 @@ def _take(an: RecordingAnalyzer, spans: ChunkSpans) -> _Result:
     seen: _Observed = {}
     for key, (node, value) in observed.items():
         seen[key] = (spans.locate(node) or Span(1, 0, 1, 0), value, node)
+    for fn, learnt in an.take_learned():  # kept as the parameter (no observed expression is one)
+        for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+            got = learnt.get(param.name.value)
+            where = spans.locate(param.name) if got is not None else None
+            if got is not None and where is not None:
+                seen[id(param)] = (where, got, param)
     refs = chunk_uids(vd) | chunk_uids(vo) | chunk_uids(_Located(s) for s, _, _ in seen.values())
     return _Result(
         list(zip(dkeys, vd)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -181,8 +181,9 @@ def build_server() -> TensorshapeServer:
                     best = s
         if best is None:
             return None
+        value = f"shape `{best.shape}`" + (" (inferred from its first use)" if best.learnt else "")
         return lsp.Hover(
-            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=f"shape `{best.shape}`"),
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=value),
             range=_range(lines, best.span),
         )
 
@@ -192,12 +193,18 @@ def build_server() -> TensorshapeServer:
         if a is None:
             return []
         lines = ls.workspace.get_text_document(params.text_document.uri).lines
-        hints: dict[int, lsp.InlayHint] = {}
+        hints: dict[int | tuple[int, int], lsp.InlayHint] = {}
         first, last = params.range.start.line + 1, params.range.end.line + 1
         for s in a.shapes:
             if s.target is None or s.unknown or not first <= s.span.line <= last:
                 continue
             text = lines[s.span.line - 1] if s.span.line - 1 < len(lines) else ""
+            if s.learnt:  # after the parameter's name, as its annotation would be
+                pos = lsp.Position(line=s.span.line - 1, character=utf16_column(text, s.span.end_column))
+                hints[(s.span.line, s.span.column)] = lsp.InlayHint(
+                    position=pos, label=f": {s.shape}", kind=lsp.InlayHintKind.Type, padding_left=False
+                )
+                continue
             col = text.find(s.target)
             if col < 0:
                 continue
@@ -258,6 +265,8 @@ def build_server() -> TensorshapeServer:
                     )
         a = ls.analyses.get(uri)
         if a is not None:
+            out.extend(_annotate_actions(a, uri, doc.source, lines, params.range))
+        if a is not None:
             from ..instrument.edit import instrument_source
 
             want = params.range.start.line + 1
@@ -283,6 +292,45 @@ def build_server() -> TensorshapeServer:
         return out
 
     return server
+
+
+def _annotate_actions(
+    a: Analysis, uri: str, source: str, lines: Sequence[str], where: lsp.Range
+) -> list[lsp.CodeAction]:
+    """ "Annotate `x` with its inferred shape" on an unannotated parameter that learnt one."""
+    from ..annotate.static import annotate_statically
+
+    first, last = where.start.line + 1, where.end.line + 1
+    out = []
+    for s in a.shapes:
+        if not s.learnt or s.target is None or not first <= s.span.line <= last:
+            continue
+        name, line = s.target, s.span.line
+        r = annotate_statically(source, _path(uri), only=_one_slot(name, line))
+        if not r.written:
+            continue  # a default, two shapes on two paths, or it would bring an error: nothing to offer
+        end = lsp.Position(line=len(lines), character=0)
+        out.append(
+            lsp.CodeAction(
+                title=f"Annotate `{name}` with its inferred shape {s.shape}",
+                kind=lsp.CodeActionKind.RefactorRewrite,
+                edit=lsp.WorkspaceEdit(
+                    changes={
+                        uri: [
+                            lsp.TextEdit(
+                                range=lsp.Range(start=lsp.Position(line=0, character=0), end=end), new_text=r.source
+                            )
+                        ]
+                    }
+                ),
+            )
+        )
+    return out
+
+
+def _one_slot(name: str, line: int) -> Callable[[str, str, int], bool]:
+    """Keeps the one parameter ``name`` on ``line``."""
+    return lambda _qual, slot, at: slot == name and at == line
 
 
 def _keepdim_fix(text: str) -> str | None:

@@ -130,6 +130,8 @@ def render_text(
         stat.append(f"Functions analysed: {fn['analysed']}, not analysed: {fn['not_analysed']}")
         for why, entry in fn["not_analysed_by_reason"].items():
             stat.append(f"    {why:<14}{entry['count']:>7}  e.g. {entry['example']}")
+        if s.get("learned_parameters"):
+            stat.append(f"Parameters that learnt a shape from their first use: {s['learned_parameters']}")
         stat.append(f"Loops still changing at the iteration bound: {s['loops_at_bound']}")
         stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
         if s.get("timed_out_files"):

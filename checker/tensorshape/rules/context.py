@@ -32,6 +32,9 @@ class Options:
     #: Clamp symbolic slice bounds exactly (``min(n, size)``) instead of assuming them in range
     #: (shape functions need the exact value; the checker prefers the intent).
     exact_bounds: bool = False
+    #: An unannotated parameter used as a tensor gets a shape from its first uses
+    #: (``b, n, c = x.shape``; ``self.fc(x)``): see ``infer/learn.py``.
+    learn_params: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,9 @@ __all__ = [
     "getitem",
     "PostHook",
     "post_hooks",
+    "required_by_module",
+    "required_by_function",
+    "required_by_method",
 ]
 
 #: Layered analyses (Vollo) see every applied op after its shape rule.
@@ -520,3 +523,42 @@ def unary_op(op: str, operand: Arg, ctx: RuleContext, span: Span | None = None) 
 def getitem(receiver: Arg, index: Arg, ctx: RuleContext, span: Span | None = None) -> Value | None:
     """``x[...]`` on a tensor."""
     return call_method(receiver, "__getitem__", [index], {}, ctx, span)
+
+
+# -- what an op requires of an argument whose shape is unknown (parameters learning from use) --
+
+
+def required_by_module(
+    module: ModuleV, args: Sequence[Arg], kwargs: Mapping[str, Arg], probe: Arg, ctx: RuleContext
+) -> TensorV | None:
+    """The tensor ``module(...)`` accepts for the argument ``probe`` (one of ``args``/``kwargs``)."""
+    from .requires import required_shape
+
+    hit = _first_binding(_member(module.qualname, "forward"), args, kwargs)
+    if hit is None:
+        return None
+    return required_shape(hit[0], hit[1], probe, ctx, module, lambda m, a, k: required_by_module(m, a, k, a[0], ctx))
+
+
+def required_by_function(
+    qualname: str, args: Sequence[Arg], kwargs: Mapping[str, Arg], probe: Arg, ctx: RuleContext
+) -> TensorV | None:
+    """The tensor the function ``qualname`` accepts for the argument ``probe``."""
+    from .requires import required_shape
+
+    hit = _first_binding(table().lookup(qualname), args, kwargs)
+    return required_shape(hit[0], hit[1], probe, ctx) if hit is not None else None
+
+
+def required_by_method(
+    receiver: Arg, name: str, args: Sequence[Arg], kwargs: Mapping[str, Arg], probe: Arg, ctx: RuleContext
+) -> TensorV | None:
+    """The tensor the Tensor method ``name`` accepts for the argument ``probe`` (or the receiver)."""
+    from .requires import required_shape
+
+    for qual in (f"torch.Tensor.{name}", f"torch.{name}"):
+        defs = table().lookup(qual)
+        if defs:
+            hit = _first_binding(defs, [receiver, *args], kwargs)
+            return required_shape(hit[0], hit[1], probe, ctx) if hit is not None else None
+    return None

@@ -49,13 +49,17 @@ def _tuple(call: Call, name: str, n: int, default: int) -> tuple[Dim, ...] | Non
     return v
 
 
-def _spatial(call: Call, input_name: str, n: int) -> tuple[Shape, bool] | None:
-    """The input shape and whether it is batched (``N C *spatial`` vs ``C *spatial``)."""
+def _spatial(call: Call, input_name: str, n: int) -> tuple[Shape, bool, tuple[Item, ...]] | None:
+    """The input shape, whether it is batched (``N C *spatial`` vs ``C *spatial``), and a named run
+    of leading dims set aside (``*batch C *spatial``, as a parameter learns it: a batch dim or none;
+    the rest is handled as an unbatched input, and the run leads the result)."""
     s = call.shape(input_name)
     if s is None:
         return None
+    if s.star_index == 0 and len(s.items) == n + 2 and isinstance(s.items[0], Star) and s.items[0].name:
+        return Shape(s.items[1:]), False, s.items[:1]
     if s.rank is None:
-        return s, True
+        return s, True, ()
     if s.rank not in (n + 1, n + 2):
         call.error(
             codes.RANK_MISMATCH,
@@ -64,7 +68,7 @@ def _spatial(call: Call, input_name: str, n: int) -> tuple[Shape, bool] | None:
             f"a {n}-d layer takes [N C{' L' if n == 1 else ' H W' if n == 2 else ' D H W'}]",
         )
         return None
-    return s, s.rank == n + 2
+    return s, s.rank == n + 2, ()
 
 
 def _conv_out(size: Dim, k: Dim, s: Dim, p: Dim, d: Dim) -> Dim:
@@ -234,7 +238,7 @@ def conv(call: Call) -> Value:
     got = _spatial(call, "input", n)
     if got is None:
         return _ERR
-    shape, batched = got
+    shape, batched, run = got
     module = call.module is not None
     groups = call.int("groups") if call.has("groups") else 1
     if module:
@@ -269,14 +273,16 @@ def conv(call: Call) -> Value:
     c_axis = 1 if batched else 0
     c = shape.dims[c_axis]
     in_label = "in_channels" if module else "weight"
+    # With a leading run set aside, the channel dim is counted from the end.
+    c_at = c_axis - len(shape.items) if run else c_axis
     v = call.check(
         eq3(c, cin, call.facts),
         (c, cin),
-        f"expected input with {plural(render_dim(cin), 'channel')}, got {render_shape(shape)} ({plural(render_dim(c), 'channel')} at dim {c_axis})",
+        f"expected input with {plural(render_dim(cin), 'channel')}, got {render_shape(Shape(run + shape.items))} ({plural(render_dim(c), 'channel')} at dim {c_at})",
         rel=Rel.EQ,
         at="input",
-        hint=f"the channel dim ({c_axis}) must equal {in_label}; check the previous layer's out_channels",
-        checks=[("input", spec_text(shape.items[:c_axis] + (cin,) + shape.items[c_axis + 1 :]))],
+        hint=f"the channel dim ({c_at}) must equal {in_label}; check the previous layer's out_channels",
+        checks=[("input", spec_text(run + shape.items[:c_axis] + (cin,) + shape.items[c_axis + 1 :]))],
     )
     if v is Verdict.ERROR:
         return _ERR
@@ -308,9 +314,9 @@ def conv(call: Call) -> Value:
         and not _mode_padding_fits(call, spatial, padding, shape)
     ):
         return _ERR
-    lead = shape.dims[:c_axis]
+    lead = run + tuple(shape.dims[:c_axis])
     return TensorV(
-        Shape(tuple(lead) + (cout if cout is not None else Unknown(),) + tuple(outs)),
+        Shape(lead + (cout if cout is not None else Unknown(),) + tuple(outs)),
         (call.tensor("input") or unknown_tensor()).dtype,
     )
 
@@ -323,7 +329,7 @@ def pool(call: Call) -> Value:
     got = _spatial(call, "input", n)
     if got is None:
         return _ERR
-    shape, batched = got
+    shape, batched, run = got
     k = _tuple(call, "kernel_size", n, 1)
     stride = k if (not call.has("stride") or call.is_none("stride")) else _tuple(call, "stride", n, 1)
     padding = _tuple(call, "padding", n, 0)
@@ -368,7 +374,7 @@ def pool(call: Call) -> Value:
         outs.append(call.facts.simplify(o))
     if not _check_positive_out(call, outs, shape, "input", "pooling"):
         return _ERR
-    out = Shape(tuple(shape.dims[: c_axis + 1]) + tuple(outs))
+    out = Shape(run + tuple(shape.dims[: c_axis + 1]) + tuple(outs))
     t = call.tensor("input")
     if call.params.get("indices") and (call.bool("return_indices") or False):
         return TupleV((TensorV(out, t.dtype if t else None), TensorV(out, "int64")))
@@ -381,7 +387,7 @@ def adaptive_pool(call: Call) -> Value:
     got = _spatial(call, "input", n)
     if got is None:
         return _ERR
-    shape, batched = got
+    shape, batched, run = got
     v = call.value("output_size")
     if isinstance(v, TupleV):
         sizes: list[Dim | None] = [None if x is NONE or type(x).__name__ == "NoneV" else as_dim(x) for x in v.items]
@@ -404,7 +410,7 @@ def adaptive_pool(call: Call) -> Value:
         )
         return _ERR
     outs = [s if s is not None else sp for s, sp in zip(sizes, spatial)]
-    out = Shape(tuple(shape.dims[: c_axis + 1]) + tuple(outs))
+    out = Shape(run + tuple(shape.dims[: c_axis + 1]) + tuple(outs))
     t = call.tensor("input")
     if call.params.get("indices") and (call.bool("return_indices") or False):
         return TupleV((TensorV(out, t.dtype if t else None), TensorV(out, "int64")))

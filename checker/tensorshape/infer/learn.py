@@ -1,0 +1,220 @@
+"""Unannotated parameters learn their shape from their first use.
+
+In a function's generic analysis, a parameter without a shape annotation (no annotation,
+or a bare ``Tensor``) has no shape.  The first time it meets an op that requires one, it
+takes the shape that op accepts, with fresh opaque symbols for what the op leaves open:
+
+* ``b, n, c = x.shape`` (``refine.py``): rank 3, dims named ``b n c``;
+* ``self.fc(x)`` with ``nn.Linear(784, 10)``: ``[*batch 784]``; ``nn.Conv2d(3, 64, 3)``:
+  ``[*batch 3 h w]`` (a batch dim or none: torch takes both); ``nn.BatchNorm2d(64)``:
+  ``[b 64 h w]``; ``nn.LayerNorm(d)``: ``[*batch d]``; ``nn.Embedding``: ``[*batch]``
+  of ints; a declarative stub's spec for the argument (``rules/requires.py``).
+
+The parameter's variable then holds that tensor on this path, so later code relates to it,
+and what later code tells about it (``b, c, h, w = x.shape`` after the conv) refines it.
+Learning is an assumption drawn from the code's own requirement: the call raises unless
+it holds, so it never makes torch's verdict on a size the code allows an error.  It is
+per path: a use in one branch teaches nothing to the other, so two uses that disagree
+meet only where both run (then torch raises at one of them).
+
+What each parameter learnt is kept per function (:attr:`Learner.learned_params`) for
+hover, ``reveal_shape`` and the annotations ``tensorshape annotate`` proposes.  A
+parameter that learnt different shapes at two places (two branches) proposes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ..model.dims import Star
+from ..model.shape import Item, Shape
+from ..model.values import TensorV, Value
+from ..rules.context import Arg
+from ..unify.facts import Facts
+from .base import AnalyzerBase
+from .values import InstanceV, OpaqueV
+
+if TYPE_CHECKING:
+    from .base import Frame
+    from .signature import Signature
+    from .state import State
+
+__all__ = ["Learning", "Learner", "Ask"]
+
+#: ``(arguments, keywords, probe) -> the tensor the op accepts for the probe`` (``None``: nothing).
+Ask = Callable[[Sequence[Arg], Mapping[str, Arg], Arg], "TensorV | None"]
+
+
+@dataclass(eq=False, slots=True)
+class Learning:
+    """The learning parameters of one generic analysis."""
+
+    #: Each parameter's value at entry (identity marks it: ``y = x`` is the same parameter).
+    origins: dict[str, Value]
+    #: Star names the function's annotations use (a learnt run never takes one of them).
+    taken: frozenset[str] = frozenset()
+    #: What each parameter learnt so far (``None``: two places taught different shapes).
+    learned: dict[str, TensorV | None] = field(default_factory=dict)
+    #: ``id`` of each learnt value -> its parameter (what refines it is learning too).
+    by_learned: dict[int, str] = field(default_factory=dict)
+    #: The learnt values (kept alive: ``by_learned`` is by ``id``).
+    keep: list[TensorV] = field(default_factory=list)
+    #: The value learnt at each use (a loop body runs more than once: the same each time).
+    memo: dict[tuple[str, int], TensorV] = field(default_factory=dict)
+    #: The run name of each parameter's leading dims (``*batch``, then ``*batch_y``...).
+    stars: dict[str, str] = field(default_factory=dict)
+
+    def origin_of(self, v: object) -> str | None:
+        """The parameter whose entry value ``v`` is (by identity)."""
+        for name, o in self.origins.items():
+            if o is v:
+                return name
+        return None
+
+    def record(self, name: str, old: object, new: TensorV) -> None:
+        """``new`` is what ``name`` is now known to be (``old``: its value before)."""
+        prev = self.learned.get(name, old)
+        if prev is new:
+            return
+        if name in self.learned and prev is not old:
+            self.learned[name] = None  # taught at two places: no single shape to propose
+        else:
+            self.learned[name] = new
+        self.by_learned[id(new)] = name
+        self.keep.append(new)
+
+
+class Learner(AnalyzerBase):
+    """Mixin of :class:`~tensorshape.infer.analyzer.Analyzer`: parameters that learn from use."""
+
+    #: What the parameters of each function of the checked file learnt (generic analysis):
+    #: ``id(def node) -> (def node, {parameter: tensor})``.
+    learned_params: dict[int, tuple[cst.FunctionDef, dict[str, TensorV]]]
+
+    def start_learning(self, frame: Frame, state: State, sig: Signature, instance: InstanceV | None) -> None:
+        """Let the parameters without a shape annotation learn (a generic analysis only)."""
+        if not self.options.learn_params:
+            return
+        origins: dict[str, Value] = {}
+        for i, p in enumerate(sig.params):
+            if (i == 0 and sig.is_method) or p.kind in ("var_positional", "var_keyword"):
+                continue
+            v = state.vars.get(p.name)
+            if p.annotation is None:
+                if isinstance(v, OpaqueV) and v.path == p.name:
+                    origins[p.name] = v
+            elif p.annotation.kind == "tensor" and p.annotation.spec is None:
+                if isinstance(v, TensorV) and v.shape.is_unknown:
+                    origins[p.name] = v  # ``x: Tensor``: a tensor, of no shape yet
+        if origins:
+            stars = frozenset(n for n in sig.spec_names())
+            frame.learning = Learning(origins, stars)
+
+    def finish_learning(self, frame: Frame, node: cst.FunctionDef, end: State | None) -> None:
+        """Keep what the parameters learnt (functions of the checked file), with what holds wherever
+        the function returns: ``c`` of ``b, n, c = x.shape`` that ``nn.Linear(64, ...)`` later
+        requires (a runtime obligation) is 64 past it, and so in the shape an annotation would say."""
+        lr = frame.learning
+        if lr is None or frame.module is not self.checked:
+            return
+        facts = frame.return_facts
+        if end is not None:
+            facts = end.facts if facts is None else facts.join(end.facts)
+        got = {name: _under(v, facts) for name, v in lr.learned.items() if v is not None}
+        self.stats["learned-parameters"] += len(got)
+        if len(got) < len(lr.learned):
+            self.tally("cause:a parameter learnt different shapes on different paths", frame, node.name)
+        if got:
+            self.learned_params[id(node)] = (node, got)
+
+    def take_learned(self) -> list[tuple[cst.FunctionDef, dict[str, TensorV]]]:
+        """What the parameters learnt since the last call (the language server's piecewise analysis)."""
+        out = list(self.learned_params.values())
+        self.learned_params = {}
+        return out
+
+    def learn_args(
+        self,
+        frame: Frame,
+        state: State,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+        ask: Ask,
+    ) -> tuple[Sequence[Arg], Mapping[str, Arg]]:
+        """The arguments, each learning parameter replaced by the tensor the op accepts for it."""
+        lr = frame.learning
+        if lr is None:
+            return args, kwargs
+        for key in [*range(len(args)), *kwargs]:
+            a = args[key] if isinstance(key, int) else kwargs[key]
+            name = lr.origin_of(a.value)
+            if name is None:
+                continue
+            t = lr.memo.get((name, id(node)))
+            if t is None:
+                cargs = [self.core_arg(frame, x) for x in args]
+                ckw = {k: self.core_arg(frame, x) for k, x in kwargs.items()}
+                probe = cargs[key] if isinstance(key, int) else ckw[key]
+                got = ask(cargs, ckw, probe)
+                if got is None:
+                    continue
+                t = self._as_parameter(lr, name, got, a.value)
+                lr.memo[(name, id(node))] = t
+            self._substitute(state, a.value, t)
+            lr.record(name, a.value, t)
+            new = Arg(t, a.span, a.text)
+            if isinstance(key, int):
+                args = [*args[:key], new, *args[key + 1 :]]
+            else:
+                kwargs = {**kwargs, key: new}
+        return args, kwargs
+
+    def learnt(self, frame: Frame, old: object, new: TensorV) -> None:
+        """A refinement (``b, t, d = x.shape``) gave a variable that held ``old`` the tensor ``new``."""
+        lr = frame.learning
+        if lr is None:
+            return
+        name = lr.origin_of(old) or lr.by_learned.get(id(old))
+        if name is not None:
+            lr.record(name, old, new)
+
+    def _as_parameter(self, lr: Learning, name: str, t: TensorV, origin: Value) -> TensorV:
+        """The op's answer as this parameter's value: its own run name, the dtype it had."""
+        items = t.shape.items
+        if any(isinstance(d, Star) for d in items):
+            star = lr.stars.get(name)
+            if star is None:
+                used = set(lr.stars.values()) | lr.taken
+                star = next((s for s in ("batch", f"batch_{name}") if s not in used), f"batch_{name}_{len(used)}")
+                lr.stars[name] = star
+            items = tuple(Star(star) if isinstance(d, Star) else d for d in items)
+        dtype = t.dtype if t.dtype is not None else (origin.dtype if isinstance(origin, TensorV) else None)
+        return TensorV(Shape(items), dtype)
+
+    @staticmethod
+    def _substitute(state: State, old: Value, new: TensorV) -> None:
+        """Every variable holding the parameter (``y = x`` too) holds what it learnt."""
+        for k, v in state.vars.items():
+            if v is old:
+                state.vars[k] = new
+
+
+def _under(t: TensorV, facts: Facts | None) -> TensorV:
+    """``t`` with each symbol a fact fixes to a size replaced by it (a name the code gave is kept
+    when it only equals another name)."""
+    if not facts:
+        return t
+    items = tuple(_size_or(d, facts) for d in t.shape.items)
+    return t if items == t.shape.items else TensorV(Shape(items), t.dtype, t.layout, t.names)
+
+
+def _size_or(d: Item, facts: Facts) -> Item:
+    if isinstance(d, (int, Star)):
+        return d
+    got = facts.simplify(d)
+    return got if type(got) is int else d
