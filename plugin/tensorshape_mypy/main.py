@@ -15,7 +15,7 @@ from mypy.types import Type
 # ``disable_error_code``: they are registered when the plugin loads.
 from . import errorcodes as errorcodes
 from .dims import dim_result
-from .session import Findings, Session, is_user_path
+from .session import Session, is_user_path
 
 __all__ = ["TensorShapePlugin"]
 
@@ -28,7 +28,8 @@ class TensorShapePlugin(Plugin):
 
     def __init__(self, options: Options) -> None:
         super().__init__(options)
-        self.session = Session(options.cache_dir)
+        # The daemon keeps the plugin between builds: the worker (its imports, its caches) stays too.
+        self.session = Session(options.cache_dir, keep_worker=options.fine_grained_incremental)
         #: mypy's error collector (one per build): found by the first checker callback.
         self._errors: Errors | None = None
 
@@ -60,13 +61,12 @@ class TensorShapePlugin(Plugin):
         return errors
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
-        """Called when mypy has parsed ``file`` (cold, or stale on a warm run): the worker starts on it."""
-        if (
-            not file.is_stub
-            and is_user_path(file.path)
-            and not self.options.clone_for_module(file.fullname).ignore_errors
-        ):
-            self.session.prefetch(file.path)
+        """Called when mypy has parsed ``file`` (cold, or stale on a warm run): the worker starts on it.
+
+        Not for a module whose errors mypy silences (``follow_imports = silent``, an installed
+        package, ``ignore_errors``): mypy has marked it when it parsed it."""
+        if not file.is_stub and self.reports_on(file.fullname, file.path) is not None:
+            self.session.prefetch(file.path, file.fullname)
         return []
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
@@ -76,19 +76,17 @@ class TensorShapePlugin(Plugin):
             return set()
         from .report import report
 
-        cfg = self.session.config_for(file.path)
-        if cfg.error is not None:
+        result = self.session.result(file.path)
+        if result.config_error is not None:
             from tensorshape.model import codes
 
-            errors.report(1, 0, cfg.error, errorcodes.error_code(codes.CONFIG_ERROR))
+            errors.report(1, 0, result.config_error, errorcodes.error_code(codes.CONFIG_ERROR))
             return set()
-        result = self.session.result(file.path)
         report(errors, result.diagnostics)
-        if not isinstance(result, Findings):
+        if result.reveals:
             from .reveal import rewrite_reveals
 
-            rewrite_reveals(errors, file.path, result)
-        self.session.forget(file.path)
+            rewrite_reveals(errors, file.path, result.reveals)
         return set()
 
     def report_config_data(self, ctx: ReportConfigContext) -> Any:

@@ -38,8 +38,10 @@ if TYPE_CHECKING:
     # The configuration and the analysis are imported when a module is analysed: a warm run
     # that re-checks nothing never pays for them.
     from tensorshape.cli.config import Config
-    from tensorshape.infer.api import CheckSettings, FileResult
+    from tensorshape.infer.api import CheckSettings
     from tensorshape.model.diagnostics import Diagnostic
+
+    from .observe import Reveal
 
 __all__ = ["Session", "is_user_path", "ProjectConfig", "Findings"]
 
@@ -95,25 +97,37 @@ def _file_digest(paths: list[str]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Findings:
-    """A result analysed by the worker process: what reporting and incremental mode read."""
+    """What reporting and incremental mode read of the analysis of one file (pickled by the worker)."""
 
     diagnostics: list[Diagnostic]
+    #: (path, digest) of every file the analysis read.
     dependencies: list[tuple[str, str]]
+    #: The shapes for the file's ``reveal_type`` calls (:func:`tensorshape_mypy.observe.find_reveals`).
+    reveals: list[Reveal]
+    #: The ``pyproject.toml`` the configuration came from (``None``: the defaults).
+    config_source: str | None = None
+    #: Why ``[tool.tensorshape]`` could not be read (then nothing was analysed: a ``config-error``).
+    config_error: str | None = None
 
 
 class Session:
     """The plugin's state for one mypy build (a new plugin instance per build)."""
 
-    def __init__(self, cache_dir: str | None) -> None:
+    def __init__(self, cache_dir: str | None, *, keep_worker: bool = False) -> None:
         self._cache_dir = Path(cache_dir, "tensorshape") if cache_dir and cache_dir != os.devnull else None
-        self._results: dict[str, FileResult | Findings] = {}
+        self._results: dict[str, Findings] = {}
         #: The worker process analysing modules ahead of mypy (``None``: none running).
         self._worker: subprocess.Popen[bytes] | None = None
+        #: Keep the worker between builds (the daemon: its imports and caches serve the next edit).
+        self._keep_worker = keep_worker
+        #: A build of the daemon ended since the projects were made: files may have changed, so the
+        #: next analysis starts from new projects (here and in the worker).
+        self._stale = False
         #: Files sent to the worker whose findings were not read yet.
         self._pending: set[str] = set()
         self._configs: dict[Path, ProjectConfig] = {}
         self._by_folder: dict[str, ProjectConfig] = {}
-        self._projects: dict[tuple[Path, ...], Any] = {}
+        self._projects: dict[Path | None, Any] = {}
         self.analysed = 0
 
     # -- configuration ---------------------------------------------------------------------------
@@ -133,7 +147,7 @@ class Session:
         return cfg
 
     # -- analysis -----------------------------------------------------------------------------
-    def result(self, path: str) -> FileResult | Findings:
+    def result(self, path: str) -> Findings:
         """The core's result for the file at ``path`` (analysed once per run, by the worker if it has it)."""
         key = os.path.realpath(path)
         if key in self._pending:
@@ -141,25 +155,35 @@ class Session:
         r = self._results.get(key)
         if r is None:
             r = self._results[key] = self._analyse(path)
+        # The daemon: the next module parsed (in this build, or the next) is analysed anew.
+        self._stale = self._keep_worker
         return r
 
-    def prefetch(self, path: str) -> None:
+    def prefetch(self, path: str, module: str | None = None) -> None:
         """Have the worker process analyse ``path`` while mypy type checks (mypy has just parsed it).
 
-        A file with ``reveal_type`` is analysed in-process: rewriting mypy's notes needs the analyzer.
+        Unless the findings kept for ``module`` (the last time mypy wrote its cache entry) are still
+        those of the same contents of every file the analysis read: then nothing is analysed.
         """
         key = os.path.realpath(path)
         # mypy parses a file again (the daemon, after an edit): what was found before is stale.
         self._results.pop(key, None)
         if key in self._pending:
             return
+        kept = self._kept(module) if module is not None else None
+        if kept is not None:
+            self._results[key] = kept
+            return
+        reset = self._stale
+        if reset:
+            self._stale = False
+            self.reset()
         try:
-            if b"reveal_type" in Path(path).read_bytes():
-                return
             if self._worker is None:
                 self._worker = _start_worker()
             assert self._worker.stdin is not None
-            self._worker.stdin.write(f"{key}\t{path}\n".encode("utf-8", "surrogateescape"))
+            line = f"{key}\t{path}\t{'reset' if reset else ''}\n"
+            self._worker.stdin.write(line.encode("utf-8", "surrogateescape"))
             self._worker.stdin.flush()
         except (OSError, ValueError):
             self._stop_worker()
@@ -171,14 +195,14 @@ class Session:
         worker = self._worker
         while key in self._pending and worker is not None and worker.stdout is not None:
             try:
-                got, diagnostics, dependencies = pickle.load(worker.stdout)
+                got, findings = pickle.load(worker.stdout)
             except Exception:  # a dead or confused worker: what is pending is analysed here
                 self._stop_worker()
                 return
             self._pending.discard(got)
-            if diagnostics is not None:
-                self._results[got] = Findings(diagnostics, dependencies)
-        if not self._pending:
+            if isinstance(findings, Findings):
+                self._results[got] = findings
+        if not self._pending and not self._keep_worker:
             self._stop_worker()
 
     def _stop_worker(self) -> None:
@@ -202,31 +226,69 @@ class Session:
 
         sp()
 
-    def _analyse(self, path: str) -> FileResult:
+    def _analyse(self, path: str) -> Findings:
         from dataclasses import replace
 
         from tensorshape.infer.api import check_file_guarded
         from tensorshape.infer.project import Project
 
+        from .observe import find_reveals
+
         cfg = self.config_for(path)
-        project = self._projects.get(cfg.roots)
+        source = str(cfg.source) if cfg.source is not None else None
+        if cfg.error is not None:
+            return Findings([], [], [], source, cfg.error)
+        project = self._projects.get(cfg.source)
         if project is None:
-            project = self._projects[cfg.roots] = Project(list(cfg.roots))
+            # The installed packages the CLI follows from source (torchvision, timm...), as it does.
+            project = self._projects[cfg.source] = Project(list(cfg.roots), cfg.config.libraries())
         self.analysed += 1
         # Codes off by default are produced, and mypy keeps them only where its options enable them.
         base = cfg.settings()
         # mypy applies `# type: ignore[...]` itself (and so counts one that silences a shape error as used).
         settings = replace(base, enable=base.enable | _OFF_BY_DEFAULT, record=True, type_ignore=False)
-        return check_file_guarded(path, settings, project)
+        r = check_file_guarded(path, settings, project)
+        # The analyzer and the parsed module are dropped here: only what reporting needs is kept.
+        return Findings(r.diagnostics, r.dependencies, find_reveals(r), source)
+
+    def reset(self) -> None:
+        """Forget every project and configuration: the files they read may have changed since."""
+        self._projects.clear()
+        self._configs.clear()
+        self._by_folder.clear()
 
     def forget(self, path: str) -> None:
-        """Drop what only reporting needed (the analyzer, the parsed module); keep the dependencies."""
-        r = self._results.get(os.path.realpath(path))
-        if r is not None and not isinstance(r, Findings):
-            r.analyzer = None
-            r.module = None
+        """Drop the result for ``path`` (the next :meth:`result` analyses the file again)."""
+        self._results.pop(os.path.realpath(path), None)
 
     # -- incremental mode -------------------------------------------------------------------------
+    def _kept(self, module: str) -> Findings | None:
+        """The findings kept for ``module`` if every file their analysis read is unchanged."""
+        f = self._deps_file(module)
+        deps = self._read_deps(module)
+        if f is None or deps is None:
+            return None
+        try:
+            with f.with_suffix(".findings").open("rb") as stream:
+                stored, findings = pickle.load(stream)
+        except Exception:  # missing, truncated, from another version: analysed again
+            return None
+        fresh = stored == {**base_data(), "files": _file_digest(deps)} and isinstance(findings, Findings)
+        return findings if fresh else None
+
+    def _keep(self, module: str, data: dict[str, str], findings: Findings) -> None:
+        f = self._deps_file(module)
+        if f is None:
+            return
+        f = f.with_suffix(".findings")
+        try:
+            tmp = f.with_suffix(f".{os.getpid()}.tmp")
+            with tmp.open("wb") as stream:
+                pickle.dump((data, findings), stream, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, f)
+        except OSError:
+            pass
+
     def config_data(self, module: str, path: str, is_check: bool, checked: bool) -> Any:
         """``report_config_data`` for one module: mypy re-checks it when this value changes.
 
@@ -237,20 +299,27 @@ class Session:
         """
         if not is_user_path(path):
             return base_data()
+        result = None
         if is_check:
             deps = self._read_deps(module)
         elif checked:
             # The configuration is one of the files the result depends on.
-            read = {p for p, _ in self.result(path).dependencies}
-            source = self.config_for(path).source
-            deps = sorted({os.path.realpath(p) for p in (*read, *([str(source)] if source else []))})
+            result = self.result(path)
+            read = [p for p, _ in result.dependencies]
+            source = [result.config_source] if result.config_source else []
+            deps = sorted({os.path.realpath(p) for p in (*read, *source)})
             self._write_deps(module, deps)
         else:
             self._write_deps(module, None)
             deps = None
         if deps is None:
             return base_data()
-        return {**base_data(), "files": _file_digest(deps)}
+        data = {**base_data(), "files": _file_digest(deps)}
+        if result is not None:
+            # Kept for the next time mypy parses the module with these files unchanged (it re-checks
+            # a dependent whose dependency's interface changed; its own options changed).
+            self._keep(module, data, result)
+        return data
 
     def _deps_file(self, module: str) -> Path | None:
         return self._cache_dir / f"{module}.json" if self._cache_dir is not None else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tensorshape_mypy.session import Findings, Session
+from tensorshape_mypy.session import Session
 
 from tests.expectations import ROOT
 
@@ -15,18 +15,61 @@ def test_the_worker_finds_what_the_analysis_finds() -> None:
     here = Session(None).result(str(BUG))
     session = Session(None)
     session.prefetch(str(BUG))
+    assert session._worker is not None
     there = session.result(str(BUG))
-    assert isinstance(there, Findings)
-    assert there.diagnostics == here.diagnostics and there.diagnostics
-    assert there.dependencies == here.dependencies
+    assert there == here and there.diagnostics
     # Every file sent was collected: the worker has ended.
     assert session._worker is None
 
 
-def test_a_file_with_reveal_type_is_analysed_in_process(tmp_path: Path) -> None:
+def test_reveal_type_shapes_come_from_the_worker(tmp_path: Path) -> None:
     f = tmp_path / "r.py"
-    f.write_text("import torch\nreveal_type(torch.randn(2, 3))\n", encoding="utf-8")
+    f.write_text("import torch\nreveal_type(torch.randn(2, 3))\nreveal_type((torch.randn(4), 1))\n", encoding="utf-8")
     session = Session(None)
     session.prefetch(str(f))
-    assert session._worker is None
-    assert not isinstance(session.result(str(f)), Findings)
+    assert session._worker is not None
+    assert session.result(str(f)).reveals == [(2, 12, 0, ("2, 3",)), (3, 13, 1, ("4",))]
+
+
+def test_a_kept_worker_sees_edits_of_the_file_and_of_what_it_imports(tmp_path: Path) -> None:
+    """The daemon keeps its worker between builds: a file sent again is analysed again, and a module
+    the analysis read in an earlier build is read again."""
+    lib, main = tmp_path / "lib.py", tmp_path / "main.py"
+    lib.write_text("import torch\n\ndef head(x):\n    return x.view(2, 4)\n", encoding="utf-8")
+    main.write_text("import torch\nfrom lib import head\n\nhead(torch.randn(8)) @ torch.randn(4, 3)\n")
+    session = Session(None, keep_worker=True)
+    try:
+        session.prefetch(str(main))
+        assert session.result(str(main)).diagnostics == []
+        worker = session._worker
+        assert worker is not None and worker.poll() is None, "the worker is kept"
+        lib.write_text("import torch\n\ndef head(x):\n    return x.view(4, 2)\n", encoding="utf-8")
+        session.prefetch(str(main))
+        assert [d.code.id for d in session.result(str(main)).diagnostics] == ["TS101"]
+        assert session._worker is worker
+    finally:
+        session._stop_worker()
+
+
+def test_findings_are_kept_for_unchanged_files(tmp_path: Path) -> None:
+    """mypy parses a module again whose files are all unchanged (a dependency's interface changed):
+    the findings kept when mypy wrote its cache entry are used, and nothing is analysed."""
+    cache = tmp_path / "cache"
+    lib, main = tmp_path / "lib.py", tmp_path / "main.py"
+    lib.write_text("import torch\n\ndef head(x):\n    return x.view(2, 4)\n", encoding="utf-8")
+    main.write_text("import torch\nfrom lib import head\n\nhead(torch.randn(8)) @ torch.randn(4, 3)\n")
+    first = Session(str(cache))
+    first.config_data("main", str(main), is_check=False, checked=True)  # mypy writes its cache entry
+    found = first.result(str(main))
+    assert found.diagnostics == [] and found.dependencies
+
+    again = Session(str(cache))
+    again.prefetch(str(main), "main")
+    assert again._worker is None and again.analysed == 0
+    assert again.result(str(main)) == found
+
+    lib.write_text("import torch\n\ndef head(x):\n    return x.view(4, 2)\n", encoding="utf-8")
+    edited = Session(str(cache))
+    edited.prefetch(str(main), "main")
+    assert edited._worker is not None, "a file the analysis read changed: analysed again"
+    assert [d.code.id for d in edited.result(str(main)).diagnostics] == ["TS101"]
