@@ -111,3 +111,63 @@ def test_from_pretrained_counts_its_cause(tmp_path: Path) -> None:
     r = check_file(main, project=Project([main.parent], libs))
     assert "unknown" in r.diagnostics[0].message
     assert r.stats["cause:not followed: from_pretrained reads a configuration downloaded at run time"] == 1
+
+
+DEEP = """
+import torch.nn as nn
+
+
+def conv3x3(cin, cout):
+    return nn.Conv2d(cin, cout, 3, padding=1)
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = conv3x3(cin, cout)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+class Net(nn.Module):
+    def __init__(self, width=8):
+        super().__init__()
+        self.layer = self._make_layer(width)
+
+    def _make_layer(self, width):
+        layers = [Block(3, width)]
+        for _ in range(1, 2):
+            layers.append(Block(width, width))
+        return nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+def _create(**kwargs):
+    return Net(**kwargs)
+
+
+def net_small(**kwargs):
+    return _create(**kwargs)
+"""
+
+
+def test_library_builders_are_followed_deeper_than_user_helpers(tmp_path: Path) -> None:
+    """A library's layers of builders (net_small -> _create -> Net -> _make_layer -> Block ->
+    conv3x3) are inlined in full; a construction cut short by a bound is never memoised, so the
+    same construction from a shallower call is built again (it gave an unknown ``conv``)."""
+    main, libs = _setup(tmp_path)
+    (Path(libs.paths[0]) / "fakelib" / "models.py").write_text(DEEP)
+    main.write_text(
+        "import torch\nfrom fakelib.models import Block, net_small\n\n"
+        "x = torch.randn(2, 3, 16, 16)\n"
+        "reveal_shape(net_small(width=4)(x))\n"
+        "reveal_shape(Block(4, 4).conv(torch.randn(2, 4, 8, 8)))\n"
+    )
+    r = check_file(main, project=Project([main.parent], libs))
+    assert [(d.span.line, d.message) for d in r.diagnostics] == [
+        (5, "revealed shape: [2 4 16 16]"),
+        (6, "revealed shape: [2 4 8 8]"),
+    ]

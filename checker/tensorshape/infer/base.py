@@ -34,10 +34,16 @@ if TYPE_CHECKING:
     from .signature import Signature
     from .state import State
 
-__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH"]
+__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH", "MAX_LIBRARY_DEPTH"]
 
 #: How deep unannotated calls are inlined.
 MAX_DEPTH = 3
+
+#: How deep calls into an installed package's code are inlined: model libraries are built from
+#: layers of small builders (timm's ``create_model -> _create_vision_transformer ->
+#: build_model_with_cfg -> VisionTransformer -> Block -> Attention``), and only what the user's
+#: program constructs and calls is interpreted (a library is never analysed definition by definition).
+MAX_LIBRARY_DEPTH = 10
 
 #: Ends a ``reveal_shape`` view from a body run with a caller's arguments (not the generic analysis).
 WITH_CALLER = "(with a caller's sizes)"

@@ -40,7 +40,7 @@ from ..unify import arith
 from ..unify.compare import Truth, eq3
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
-from .base import MAX_DEPTH, WITH_CALLER, AnalyzerBase, Frame
+from .base import MAX_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
 from .state import State, container_items, is_list_container, join_states, join_values, with_items
@@ -625,9 +625,11 @@ class Calls(AnalyzerBase):
             hash(key)
         except TypeError:
             key = None
-        if frame.depth >= MAX_DEPTH or (key is not None and key in self._active) or f.node.asynchronous is not None:
-            if building is not None:
-                self._hollow += 1
+        limit = MAX_LIBRARY_DEPTH if f.module.library else MAX_DEPTH
+        if frame.depth >= limit or (key is not None and key in self._active) or f.node.asynchronous is not None:
+            # Whatever construction is under way is cut short (a builder's ``conv3x3(...)`` as much as
+            # a nested ``__init__``): its instance is not memoised.
+            self._hollow += 1
             return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
         span = frame.ticket(node)
         what = f"call to `{f.node.name.value}`"
