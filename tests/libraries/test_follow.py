@@ -171,3 +171,43 @@ def test_library_builders_are_followed_deeper_than_user_helpers(tmp_path: Path) 
         (5, "revealed shape: [2 4 16 16]"),
         (6, "revealed shape: [2 4 8 8]"),
     ]
+
+
+CHECKED = """
+import torch
+import torch.nn as nn
+
+
+class PatchEmbed(nn.Module):
+    def __init__(self, img_size=32, patch=8, dim=16):
+        super().__init__()
+        self.img_size = img_size
+        self.proj = nn.Conv2d(3, dim, patch, stride=patch)
+
+    def forward(self, x):
+        n, c, h, w = x.shape
+        torch._assert(h == self.img_size, f"Wrong image height! Expected {self.img_size} but got {h}!")
+        assert w == self.img_size, "Wrong image width"
+        return self.proj(x).flatten(2).transpose(1, 2)
+"""
+
+
+def test_a_library_assert_of_the_callers_size_is_a_check(tmp_path: Path) -> None:
+    """``torch._assert(h == self.img_size, ...)`` (and ``assert``) in a library, run with the user's
+    sizes, is a check: reported at the user's call, raised inside the library; the path ends there."""
+    main, libs = _setup(tmp_path)
+    (Path(libs.paths[0]) / "fakelib" / "models.py").write_text(CHECKED)
+    main.write_text(
+        "import torch\nfrom fakelib.models import PatchEmbed\n\n"
+        "embed = PatchEmbed()\n"
+        "reveal_shape(embed(torch.randn(2, 3, 32, 32)))\n"
+        "embed(torch.randn(2, 3, 24, 24))\n"
+        "embed(torch.randn(2, 3, 32, 24))\n"
+    )
+    r = check_file(main, project=Project([main.parent], libs))
+    notes = [(d.span.line, d.message) for d in r.diagnostics if d.code.id == "TS900"]
+    assert notes == [(5, "revealed shape: [2 16 16]")]
+    errors = [(d.span.line, d.code.id, d.message) for d in r.diagnostics if d.code.id != "TS900"]
+    assert [e[:2] for e in errors] == [(6, "TS101"), (7, "TS101")]
+    assert "24 vs 32" in errors[0][2] and "raised inside fakelib/models.py:14" in errors[0][2]
+    assert "raised inside fakelib/models.py:15" in errors[1][2]

@@ -46,8 +46,12 @@ from .options import PARSER_CLASSES, call_parser_method
 from .state import State, container_items, is_list_container, join_states, join_values, with_items
 from .syntax import simple_text
 from .values import (
+    CONTAINER,
+    DYNAMIC_ATTRS,
     BoundMethodV,
+    ChildrenV,
     ClassV,
+    ContainerInitV,
     ExternalV,
     FunctionV,
     InstanceV,
@@ -62,9 +66,13 @@ from .values import (
     ReturnsSelfV,
     SuperV,
     TensorMethodV,
+    as_container,
     building_key,
     building_prefix,
     lacks_attribute,
+    mentions,
+    module_children,
+    unseen_constructor,
 )
 
 if TYPE_CHECKING:
@@ -200,6 +208,11 @@ class Calls(AnalyzerBase):
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
         if isinstance(func, ReturnsSelfV):
             return func.receiver
+        if isinstance(func, ChildrenV):
+            children = module_children(func.receiver)
+            return TupleV(children, SeqKind.TUPLE) if children is not None else UnknownV()
+        if isinstance(func, ContainerInitV):
+            return self.init_container(frame, state, func, args, kwargs, node)
         if isinstance(func, OptionalV):
             func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
         if isinstance(func, ParserMethodV):
@@ -260,6 +273,11 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         if q.startswith("builtins.") or q.startswith("math."):
             return self.call_builtin(frame, state, q, args, kwargs, node)
+        if q == "collections.OrderedDict" and not args and not kwargs:
+            return DictV(())  # ``layers = OrderedDict()``, then filled by ``layers[name] = block``
+        if q == "typing.cast" and len(args) == 2:
+            cast_value: Value = args[1].value  # ``v = cast(int, v)``: the value itself
+            return cast_value
         if q in PARSER_CLASSES:
             return ParserV()
         if q == "torch.nn.Parameter" or q == "torch.nn.Buffer":
@@ -384,6 +402,12 @@ class Calls(AnalyzerBase):
                 fn = arith.dmin if name == "min" else arith.dmax
                 return IntV(fn(*dims))
             if seq and all(isinstance(v, (IntV, FloatV)) for v in seq):
+                known = [f for f in map(_float_of, seq) if f is not None]
+                if len(known) == len(seq):
+                    # ``max(1.0, width_mult)``: the known value (the first of equals, as Python picks).
+                    best = min(known) if name == "min" else max(known)
+                    picked: Value = seq[known.index(best)]
+                    return picked
                 return FloatV(None)
             return UnknownV()
         if name == "abs" and vals:
@@ -413,6 +437,7 @@ class Calls(AnalyzerBase):
                 and type(v.step) is int
             ):
                 return TupleV(tuple(IntV(v.start + i * v.step) for i in range(v.length)), kind)
+            v = as_container(v)
             if isinstance(v, ModuleV) and v.children:
                 return TupleV(v.children, kind)
             return SeqV(self.element_value(v), kind)
@@ -443,7 +468,7 @@ class Calls(AnalyzerBase):
                 return BoolV(True)
             if isinstance(vals[0], TensorV) and isinstance(cls, ExternalV) and cls.qualname.startswith("builtins."):
                 return BoolV(False)
-            return BoolV(None)
+            return BoolV(_isinstance(vals[0], cls))
         if name == "getattr" and len(vals) >= 2 and isinstance(vals[1], StrV) and vals[1].value:
             if len(vals) >= 3 and isinstance(vals[0], InstanceV) and lacks_attribute(vals[0], vals[1].value):
                 default: Value = vals[2]
@@ -707,7 +732,7 @@ class Calls(AnalyzerBase):
     def instantiate(
         self, frame: Frame, state: State, cls: ClassV, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
     ) -> Value:
-        if cls.dataclass_fields is not None:
+        if cls.dataclass_fields is not None and not isinstance(cls.members.get("__init__"), FunctionV):
             inst = InstanceV(cls, key=f"{cls.qualname}(...)")
             names = [n for n, _ in cls.dataclass_fields]
             for (n, default), i in zip(cls.dataclass_fields, range(len(names))):
@@ -717,6 +742,18 @@ class Calls(AnalyzerBase):
                     inst.attrs[n] = kwargs[n].value
                 elif default is not None:
                     inst.attrs[n] = default
+            inst.open_reason = unseen_constructor(cls, None, False)
+            post = cls.lookup("__post_init__")
+            if isinstance(post, FunctionV) or inst.open_reason is not None or len(args) > len(names):
+                # What ``__post_init__`` (or a decorator's constructor) sets is not the field's value.
+                changed = (
+                    set(names)
+                    if not isinstance(post, FunctionV) or mentions(post.node, DYNAMIC_ATTRS)
+                    else {a for c in cls.lineage() for a in c.assigned_in.get("__post_init__", ())}
+                )
+                for n in changed:
+                    inst.attrs.pop(n, None)
+                inst.open_reason = inst.open_reason or f"`{cls.qualname}.__post_init__` is not analysed"
             return inst
         try:
             key: Any = (
@@ -733,6 +770,7 @@ class Calls(AnalyzerBase):
         if key is not None:
             self._instances[key] = inst
         init = cls.lookup("__init__")
+        inst.open_reason = unseen_constructor(cls, init, bool(args or kwargs))
         if isinstance(init, FunctionV):
             sig = self.signature(init)
             overlay: dict[str, Value] = {}
@@ -760,7 +798,27 @@ class Calls(AnalyzerBase):
             method = inst.cls.lookup("__call__")
         if isinstance(method, FunctionV):
             return self.call_user(frame, state, method, inst, args, kwargs, node)
+        container = as_container(inst)
+        if method is None and container is not inst:
+            return self.call(frame, state, container, args, kwargs, node)  # a ``Sequential`` subclass
         return UnknownV()
+
+    def init_container(
+        self,
+        frame: Frame,
+        state: State,
+        init: ContainerInitV,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+    ) -> Value:
+        """``super().__init__(*layers)`` in a ``Sequential`` subclass's ``__init__``: the container is
+        built as ``nn.Sequential(*layers)`` would be and kept on the instance being built."""
+        inst = init.instance
+        if isinstance(inst, InstanceV) and frame.building is inst:
+            built = self.call_external(frame, state, init.qualname, args, kwargs, node)
+            state.vars[building_key(inst, CONTAINER)] = built
+        return NONE
 
     # -- reveal_shape ------------------------------------------------------------------------------------
     def reveal(self, frame: Frame, args: Sequence[Arg], node: cst.Call) -> Value:
@@ -843,7 +901,52 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
     return isinstance(f, cst.Name) and f.value == "reveal_shape" and not isinstance(func, (FunctionV, ClassV))
 
 
+#: What ``isinstance(v, cls)`` is for a value the analysis knows the Python type of (``IntV``: an
+#: ``int``, never a ``bool``; ``TupleV``: a tuple, list or ``torch.Size``).
+_TYPES: dict[str, tuple[type, ...]] = {
+    "builtins.int": (IntV,),
+    "builtins.float": (FloatV,),
+    "builtins.str": (StrV,),
+    "builtins.bool": (BoolV,),
+    "builtins.tuple": (),
+    "builtins.list": (),
+    "builtins.dict": (DictV,),
+    "collections.abc.Sequence": (StrV,),
+    "typing.Sequence": (StrV,),
+}
+
+
+def _isinstance(v: Value, cls: Value) -> bool | None:
+    """``isinstance(v, cls)`` when ``v``'s Python type is certain (an int, a string, a tuple...), else
+    ``None``; ``cls`` a builtin type or a tuple of them (``isinstance(kernel_size, int)`` in a builder)."""
+    if isinstance(cls, TupleV):
+        parts = [_isinstance(v, c) for c in cls.items]
+        return True if True in parts else (False if parts and all(p is False for p in parts) else None)
+    if not isinstance(cls, ExternalV) or canonical(cls.qualname) not in _TYPES:
+        return None
+    q = canonical(cls.qualname)
+    if isinstance(v, TupleV):
+        if v.kind is SeqKind.TUPLE or v.kind is SeqKind.SIZE:
+            return q in ("builtins.tuple", "collections.abc.Sequence", "typing.Sequence")
+        if v.kind is SeqKind.LIST:
+            return q in ("builtins.list", "collections.abc.Sequence", "typing.Sequence")
+        return None
+    if type(v) in (IntV, FloatV, StrV, BoolV, DictV):
+        return isinstance(v, _TYPES[q])
+    return None
+
+
+def _float_of(v: Value) -> float | None:
+    if type(v) is FloatV and v.value is not None:
+        return float(v.value)
+    if type(v) is IntV and type(v.value) is int:
+        return float(v.value)
+    return None
+
+
 def _is_sequential(func: Value) -> bool:
+    if isinstance(func, ContainerInitV):
+        return func.qualname == "torch.nn.Sequential"  # ``super().__init__(*layers)``
     return isinstance(func, ExternalV) and canonical(func.qualname) == "torch.nn.Sequential"
 
 
@@ -856,6 +959,7 @@ def _range_len(start: Dim, stop: Dim, step: Dim) -> Dim:
 
 
 def _len(v: Value) -> Value:
+    v = as_container(v)
     if isinstance(v, TupleV):
         return IntV(len(v.items))
     if isinstance(v, TensorV):
