@@ -482,7 +482,7 @@ def test_registry_with_a_non_literal_key_is_a_counted_cause(tmp_path: Path) -> N
     path.write_text(HEADER + "import sys\n" + REGISTRY + "reveal_shape(create_model(sys.argv[1])(torch.randn(2, 4)))\n")
     result = check_file(path, CheckSettings(), Project([tmp_path]))
     (reveal,) = [d for d in result.diagnostics if d.code.id == "TS900"]
-    assert reveal.message == "revealed shape: unknown"
+    assert reveal.message == "revealed shape: unknown (registry read with a key that is not a literal)"
     assert result.stats.get("cause:registry read with a key that is not a literal", 0) >= 1
     assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING]
 

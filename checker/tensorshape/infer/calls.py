@@ -208,6 +208,8 @@ class Calls(AnalyzerBase):
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
         if isinstance(func, ReturnsSelfV):
             return func.receiver
+        if isinstance(func, UnknownV) and func.why is not None:
+            return func  # ``model(x)`` of a model that was not followed: unknown for the same cause
         if isinstance(func, ChildrenV):
             children = module_children(func.receiver)
             return TupleV(children, SeqKind.TUPLE) if children is not None else UnknownV()
@@ -245,10 +247,9 @@ class Calls(AnalyzerBase):
             function = func.function if isinstance(func, BoundMethodV) else func
             if function.module.library and function.node.name.value == "from_pretrained":
                 # The model's configuration is downloaded by name at run time: the checker cannot see it.
-                self.tally(
-                    "cause:not followed: from_pretrained reads a configuration downloaded at run time", frame, node
-                )
-                return UnknownV()
+                why = "not followed: from_pretrained reads a configuration downloaded at run time"
+                self.tally(f"cause:{why}", frame, node)
+                return UnknownV(why=why)
             receiver = func.receiver if isinstance(func, BoundMethodV) else None
             return self.call_user(frame, state, function, receiver, args, kwargs, node)
         if isinstance(func, ClassV):
@@ -322,6 +323,7 @@ class Calls(AnalyzerBase):
         why = self.not_followed(q)
         if why is not None:
             self.tally(f"cause:not followed: {why}", frame, node)
+            return UnknownV(why=f"not followed: {why}")
         return UnknownV()
 
     def not_followed(self, q: str) -> str | None:

@@ -413,7 +413,7 @@ class Expressions(AnalyzerBase):
                 # class-level default would be silently wrong.
                 if node is not None:
                     self.tally(f"cause:{recv.open_reason}", frame, node)
-                return UnknownV()
+                return UnknownV(why=recv.open_reason)
             if member is not None:
                 return member
             if recv.cls.is_module and name in ("training",):
@@ -668,7 +668,9 @@ class Expressions(AnalyzerBase):
             found = recv.get(index.value) if isinstance(index, StrV) and index.value is not None else None
             if not (isinstance(index, StrV) and index.value is not None):
                 if any(isinstance(v, (FunctionV, ClassV)) for _, v in recv.items):
-                    self.tally("cause:registry read with a key that is not a literal", frame, node)
+                    why = "registry read with a key that is not a literal"
+                    self.tally(f"cause:{why}", frame, node)
+                    return UnknownV(why=why)
             return found if found is not None else UnknownV()
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):
