@@ -507,3 +507,20 @@ def test_class_level_default_is_never_read_for_an_unseen_constructor(tmp_path: P
     assert reveals == ["revealed shape: [...]", "revealed shape: [2]"]
     assert result.stats.get("cause:the constructor of `config_subclass.Config` is not in its source", 0) == 1
     assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING]
+
+
+def test_children_of_a_module_assigned_twice_are_unknown(tmp_path: Path) -> None:
+    """``self.head = None`` then ``self.head = nn.Linear(...)``: torch registers the module when it is
+    assigned, after ``body``, which the attribute order does not show: unknown, never a wrong order."""
+    path = tmp_path / "children_twice.py"
+    path.write_text(
+        HEADER
+        + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        + "        self.head = None\n        self.body = nn.Linear(4, 8)\n        self.head = nn.Linear(8, 2)\n\n"
+        + "    def forward(self, x):\n        return self.head(self.body(x))\n\n\n"
+        + "reveal_shape(nn.Sequential(*list(Net().children())[:1])(torch.randn(2, 4)))\n"
+        + "reveal_shape(nn.Sequential(*list(Classifier().children())[:1])(torch.randn(2, 4)))\n"
+    )
+    result = check_file(path, CheckSettings(), Project([tmp_path]))
+    reveals = [d.message for d in result.diagnostics if d.code.id == "TS900"]
+    assert reveals == ["revealed shape: unknown", "revealed shape: [2 16]"]

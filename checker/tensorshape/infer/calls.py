@@ -904,9 +904,9 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
 
 
 #: What ``isinstance(v, cls)`` is for a value the analysis knows the Python type of (``IntV``: an
-#: ``int``, never a ``bool``; ``TupleV``: a tuple, list or ``torch.Size``).
+#: ``int``, never a ``bool``, while a ``bool`` is an ``int``; ``TupleV``: a tuple, list or ``torch.Size``).
 _TYPES: dict[str, tuple[type, ...]] = {
-    "builtins.int": (IntV,),
+    "builtins.int": (IntV, BoolV),
     "builtins.float": (FloatV,),
     "builtins.str": (StrV,),
     "builtins.bool": (BoolV,),

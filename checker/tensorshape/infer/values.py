@@ -25,6 +25,7 @@ from ..model.values import (
     StrV,
     TensorV,
     TupleV,
+    UnknownV,
     Value,
 )
 from ..rules.context import Arg
@@ -439,7 +440,15 @@ def module_children(v: Value) -> tuple[Value, ...] | None:
                 return None
         if mentions(c.node, _DYNAMIC_CHILDREN):
             return None
+    counts: dict[str, int] = {}
+    for c in v.cls.lineage():
+        _count_self_assignments(c.node, counts)
     for name, a in v.attrs.items():
+        if counts.get(name, 0) > 1 and name != CONTAINER:
+            # Assigned twice (``self.head = None`` then a module): torch registers a module when it is
+            # first assigned one, which the order of ``attrs`` may not show.
+            if isinstance(a, (ModuleV, InstanceV, UnknownV, OptionalV)):
+                return None
         if name == CONTAINER:
             if not isinstance(a, ModuleV) or (not a.children and a.args):
                 return None
@@ -454,6 +463,30 @@ def module_children(v: Value) -> tuple[Value, ...] | None:
         ) and not (isinstance(a, InstanceV) and not a.cls.is_module):
             return None
     return tuple(out)
+
+
+def _count_self_assignments(node: cst.ClassDef, counts: dict[str, int]) -> None:
+    """Add how many statements of the class assign each ``self.<name>``."""
+
+    class _Visit(cst.CSTVisitor):
+        def _target(self, t: cst.BaseExpression) -> None:
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                counts[t.attr.value] = counts.get(t.attr.value, 0) + 1
+            elif isinstance(t, (cst.Tuple, cst.List)):
+                for el in t.elements:
+                    self._target(el.value)
+
+        def visit_Assign(self, n: cst.Assign) -> None:
+            for t in n.targets:
+                self._target(t.target)
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            self._target(n.target)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            self._target(n.target)
+
+    node.visit(_Visit())
 
 
 def mentions(node: cst.CSTNode, names: frozenset[str]) -> bool:
