@@ -347,6 +347,110 @@ CASES = {
         for blk in blocks:
             y = blk(y)  # E: TS101
         """,
+    "sequential_subclass_and_children": """
+        class ConvNormAct(nn.Sequential):
+            def __init__(self, cin, cout, kernel_size=3, dilation=1, norm_layer=nn.BatchNorm2d, inplace=True):
+                if isinstance(kernel_size, int) and isinstance(dilation, int):
+                    padding = (kernel_size - 1) // 2 * dilation
+                else:
+                    padding = tuple((k - 1) // 2 for k in kernel_size)
+                layers = [nn.Conv2d(cin, cout, kernel_size, padding=padding, dilation=dilation)]
+                if norm_layer is not None:
+                    layers.append(norm_layer(cout))
+                params = {} if inplace is None else {"inplace": inplace}
+                layers.append(nn.ReLU(**params))
+                super().__init__(*layers)
+                self.out_channels = cout
+
+
+        class Conv2dNormAct(ConvNormAct):
+            def __init__(self, cin, cout):
+                super().__init__(cin, cout, kernel_size=5)
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.stem = Conv2dNormAct(3, 8)
+                self.width = 8
+                self.body = nn.Sequential(ConvNormAct(8, 16), ConvNormAct(16, 16))
+                self.pool = nn.AdaptiveAvgPool2d(1)
+                self.fc = nn.Linear(16, 10)
+
+            def forward(self, x):
+                return self.fc(torch.flatten(self.pool(self.body(self.stem(x))), 1))
+
+
+        x = torch.randn(2, 3, 16, 16)
+        block = Conv2dNormAct(3, 8)
+        reveal_shape(block(x))
+        reveal_shape(block[0](x))
+        reveal_shape(torch.zeros(len(block), block.out_channels))
+        for layer in ConvNormAct(3, 4, norm_layer=None):
+            x = layer(x)
+        reveal_shape(x)
+        net = Net()
+        backbone = nn.Sequential(*list(net.children())[:-2])
+        reveal_shape(backbone(torch.randn(2, 3, 16, 16)))
+        reveal_shape(nn.Sequential(*list(net.body.children())[:1])(torch.randn(2, 8, 4, 4)))
+        """,
+    "children_backbone_wrong_head": """
+        backbone = nn.Sequential(*list(Wide().children())[:-1])
+        head = nn.Linear(24, 5)
+        head(backbone(torch.randn(2, 4)))  # E: TS101
+        """,
+    "vgg_style_config_layers": """
+        from collections import OrderedDict
+        from typing import cast
+
+        cfgs = {"A": [8, "M", 16, "M"], "B": [8, 8, "M"]}
+
+
+        def make_layers(cfg, batch_norm=False):
+            layers = []
+            in_channels = 3
+            for v in cfg:
+                if v == "M":
+                    layers += [nn.MaxPool2d(kernel_size=2, stride=2)]
+                else:
+                    v = cast(int, v)
+                    conv2d = nn.Conv2d(in_channels, v, kernel_size=3, padding=1)
+                    if batch_norm:
+                        layers += [conv2d, nn.BatchNorm2d(v), nn.ReLU(inplace=True)]
+                    else:
+                        layers += [conv2d, nn.ReLU(inplace=True)]
+                    in_channels = v
+            return nn.Sequential(*layers)
+
+
+        class Weights:
+            @classmethod
+            def verify(cls, obj):
+                if obj is not None:
+                    raise TypeError("no weights here")
+                return obj
+
+
+        def vgg(cfg, weights=None, **kwargs):
+            weights = Weights.verify(weights)
+            if weights is not None:
+                kwargs["init_weights"] = False
+            return make_layers(cfgs[cfg], **kwargs)
+
+
+        def encoder(depth, width):
+            blocks = OrderedDict()
+            for i in range(depth):
+                blocks[f"block_{i}"] = nn.Linear(width, width)
+            blocks["head"] = nn.Linear(width, 2)
+            return nn.Sequential(blocks)
+
+
+        x = torch.randn(2, 3, 16, 16)
+        reveal_shape(vgg("A")(x))
+        reveal_shape(vgg("B", batch_norm=True)(x))
+        reveal_shape(encoder(3, 6)(torch.randn(5, 6)))
+        """,
     "registry_literal_name": REGISTRY
     + """
 x = torch.randn(2, 4)
@@ -378,6 +482,45 @@ def test_registry_with_a_non_literal_key_is_a_counted_cause(tmp_path: Path) -> N
     path.write_text(HEADER + "import sys\n" + REGISTRY + "reveal_shape(create_model(sys.argv[1])(torch.randn(2, 4)))\n")
     result = check_file(path, CheckSettings(), Project([tmp_path]))
     (reveal,) = [d for d in result.diagnostics if d.code.id == "TS900"]
-    assert reveal.message == "revealed shape: unknown"
+    assert reveal.message == "revealed shape: unknown (registry read with a key that is not a literal)"
     assert result.stats.get("cause:registry read with a key that is not a literal", 0) >= 1
     assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING]
+
+
+def test_class_level_default_is_never_read_for_an_unseen_constructor(tmp_path: Path) -> None:
+    """transformers' configs are made dataclasses by their base's ``__init_subclass__``: the call's
+    ``hidden_size=64`` is stored by a constructor the source does not show, so the attribute is unknown
+    (it was the class-level 768: silently wrong), and the cause is counted."""
+    path = tmp_path / "config_subclass.py"
+    path.write_text(
+        HEADER
+        + "from dataclasses import dataclass\n\n\n"
+        + "@dataclass\nclass Base:\n    name: str = 'base'\n\n"
+        + "    def __init_subclass__(cls, **kwargs):\n        super().__init_subclass__(**kwargs)\n"
+        + "        dataclass(cls, kw_only=True)\n\n\n"
+        + "class Config(Base):\n    hidden_size: int = 768\n    depth = 2\n\n\n"
+        + "cfg = Config(hidden_size=64)\nreveal_shape(torch.zeros(cfg.hidden_size))\n"
+        + "reveal_shape(torch.zeros(Config().depth))\n"
+    )
+    result = check_file(path, CheckSettings(), Project([tmp_path]))
+    reveals = [d.message for d in result.diagnostics if d.code.id == "TS900"]
+    assert reveals == ["revealed shape: [...]", "revealed shape: [2]"]
+    assert result.stats.get("cause:the constructor of `config_subclass.Config` is not in its source", 0) == 1
+    assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING]
+
+
+def test_children_of_a_module_assigned_twice_are_unknown(tmp_path: Path) -> None:
+    """``self.head = None`` then ``self.head = nn.Linear(...)``: torch registers the module when it is
+    assigned, after ``body``, which the attribute order does not show: unknown, never a wrong order."""
+    path = tmp_path / "children_twice.py"
+    path.write_text(
+        HEADER
+        + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        + "        self.head = None\n        self.body = nn.Linear(4, 8)\n        self.head = nn.Linear(8, 2)\n\n"
+        + "    def forward(self, x):\n        return self.head(self.body(x))\n\n\n"
+        + "reveal_shape(nn.Sequential(*list(Net().children())[:1])(torch.randn(2, 4)))\n"
+        + "reveal_shape(nn.Sequential(*list(Classifier().children())[:1])(torch.randn(2, 4)))\n"
+    )
+    result = check_file(path, CheckSettings(), Project([tmp_path]))
+    reveals = [d.message for d in result.diagnostics if d.code.id == "TS900"]
+    assert reveals == ["revealed shape: unknown", "revealed shape: [2 16]"]

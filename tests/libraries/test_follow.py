@@ -95,7 +95,7 @@ def test_c_extension_call_counts_its_cause(tmp_path: Path) -> None:
     (Path(libs.paths[0]) / "fakelib" / "_ops.cpython-312-x86_64-linux-gnu.so").write_bytes(b"")
     main.write_text("import torch\nfrom fakelib._ops import fused\n\nreveal_shape(fused(torch.randn(2, 3)))\n")
     r = check_file(main, project=Project([main.parent], libs))
-    assert "unknown" in r.diagnostics[0].message
+    assert r.diagnostics[0].message == "revealed shape: unknown (not followed: C extension)"
     assert r.stats["cause:not followed: C extension"] == 1
 
 
@@ -109,5 +109,106 @@ def test_from_pretrained_counts_its_cause(tmp_path: Path) -> None:
         "net = Net.from_pretrained('org/net')\nreveal_shape(net(torch.randn(2, 3, 16, 16)))\n"
     )
     r = check_file(main, project=Project([main.parent], libs))
-    assert "unknown" in r.diagnostics[0].message
-    assert r.stats["cause:not followed: from_pretrained reads a configuration downloaded at run time"] == 1
+    why = "not followed: from_pretrained reads a configuration downloaded at run time"
+    assert r.diagnostics[0].message == f"revealed shape: unknown ({why})"  # ``net(x)`` says why too
+    assert r.stats[f"cause:{why}"] == 1
+
+
+DEEP = """
+import torch.nn as nn
+
+
+def conv3x3(cin, cout):
+    return nn.Conv2d(cin, cout, 3, padding=1)
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = conv3x3(cin, cout)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+class Net(nn.Module):
+    def __init__(self, width=8):
+        super().__init__()
+        self.layer = self._make_layer(width)
+
+    def _make_layer(self, width):
+        layers = [Block(3, width)]
+        for _ in range(1, 2):
+            layers.append(Block(width, width))
+        return nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+def _create(**kwargs):
+    return Net(**kwargs)
+
+
+def net_small(**kwargs):
+    return _create(**kwargs)
+"""
+
+
+def test_library_builders_are_followed_deeper_than_user_helpers(tmp_path: Path) -> None:
+    """A library's layers of builders (net_small -> _create -> Net -> _make_layer -> Block ->
+    conv3x3) are inlined in full; a construction cut short by a bound is never memoised, so the
+    same construction from a shallower call is built again (it gave an unknown ``conv``)."""
+    main, libs = _setup(tmp_path)
+    (Path(libs.paths[0]) / "fakelib" / "models.py").write_text(DEEP)
+    main.write_text(
+        "import torch\nfrom fakelib.models import Block, net_small\n\n"
+        "x = torch.randn(2, 3, 16, 16)\n"
+        "reveal_shape(net_small(width=4)(x))\n"
+        "reveal_shape(Block(4, 4).conv(torch.randn(2, 4, 8, 8)))\n"
+    )
+    r = check_file(main, project=Project([main.parent], libs))
+    assert [(d.span.line, d.message) for d in r.diagnostics] == [
+        (5, "revealed shape: [2 4 16 16]"),
+        (6, "revealed shape: [2 4 8 8]"),
+    ]
+
+
+CHECKED = """
+import torch
+import torch.nn as nn
+
+
+class PatchEmbed(nn.Module):
+    def __init__(self, img_size=32, patch=8, dim=16):
+        super().__init__()
+        self.img_size = img_size
+        self.proj = nn.Conv2d(3, dim, patch, stride=patch)
+
+    def forward(self, x):
+        n, c, h, w = x.shape
+        torch._assert(h == self.img_size, f"Wrong image height! Expected {self.img_size} but got {h}!")
+        assert w == self.img_size, "Wrong image width"
+        return self.proj(x).flatten(2).transpose(1, 2)
+"""
+
+
+def test_a_library_assert_of_the_callers_size_is_a_check(tmp_path: Path) -> None:
+    """``torch._assert(h == self.img_size, ...)`` (and ``assert``) in a library, run with the user's
+    sizes, is a check: reported at the user's call, raised inside the library; the path ends there."""
+    main, libs = _setup(tmp_path)
+    (Path(libs.paths[0]) / "fakelib" / "models.py").write_text(CHECKED)
+    main.write_text(
+        "import torch\nfrom fakelib.models import PatchEmbed\n\n"
+        "embed = PatchEmbed()\n"
+        "reveal_shape(embed(torch.randn(2, 3, 32, 32)))\n"
+        "embed(torch.randn(2, 3, 24, 24))\n"
+        "embed(torch.randn(2, 3, 32, 24))\n"
+    )
+    r = check_file(main, project=Project([main.parent], libs))
+    notes = [(d.span.line, d.message) for d in r.diagnostics if d.code.id == "TS900"]
+    assert notes == [(5, "revealed shape: [2 16 16]")]
+    errors = [(d.span.line, d.code.id, d.message) for d in r.diagnostics if d.code.id != "TS900"]
+    assert [e[:2] for e in errors] == [(6, "TS101"), (7, "TS101")]
+    assert "24 vs 32" in errors[0][2] and "raised inside fakelib/models.py:14" in errors[0][2]
+    assert "raised inside fakelib/models.py:15" in errors[1][2]

@@ -35,13 +35,19 @@ if TYPE_CHECKING:
     from .signature import Signature
     from .state import State
 
-__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH", "MAX_BUILD_DEPTH"]
+__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH", "MAX_BUILD_DEPTH", "MAX_LIBRARY_DEPTH"]
 
 #: How deep unannotated calls are inlined.
 MAX_DEPTH = 3
 #: How deep constructions nest (``__init__`` and the helpers building the instance, which do not count
 #: toward ``MAX_DEPTH``: ``main`` -> ``ResNet.__init__`` -> ``_make_layer`` -> ``BasicBlock.__init__``).
 MAX_BUILD_DEPTH = 8
+
+#: How deep calls into an installed package's code are inlined: model libraries are built from
+#: layers of small builders (timm's ``create_model -> _create_vision_transformer ->
+#: build_model_with_cfg -> VisionTransformer -> Block -> Attention``), and only what the user's
+#: program constructs and calls is interpreted (a library is never analysed definition by definition).
+MAX_LIBRARY_DEPTH = 10
 
 #: Ends a ``reveal_shape`` view from a body run with a caller's arguments (not the generic analysis).
 WITH_CALLER = "(with a caller's sizes)"
@@ -243,7 +249,7 @@ class AnalyzerBase:
             self, frame: Frame, state: State, value_node: cst.BaseExpression, name: str, value: Value
         ) -> Value: ...
         def refine_condition(self, frame: Frame, state: State, test: cst.BaseExpression, truth: bool) -> None: ...
-        def exec_assert(self, frame: Frame, state: State, stmt: cst.Assert) -> None: ...
+        def exec_assert(self, frame: Frame, state: State, stmt: cst.Assert) -> bool: ...
         def check_return(self, frame: Frame, state: State, value: Value, node: cst.CSTNode) -> None: ...
         def check_against(
             self, frame: Frame, state: State, value: Value, ann: Annotation, node: cst.CSTNode, what: str

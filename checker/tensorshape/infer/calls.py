@@ -41,14 +41,18 @@ from ..unify import arith
 from ..unify.compare import Truth, eq3
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
-from .base import MAX_BUILD_DEPTH, MAX_DEPTH, WITH_CALLER, AnalyzerBase, Frame
+from .base import MAX_BUILD_DEPTH, MAX_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
 from .state import State, container_items, dict_container, is_list_container, join_states, join_values, with_items
 from .syntax import simple_text
 from .values import (
+    CONTAINER,
+    DYNAMIC_ATTRS,
     BoundMethodV,
+    ChildrenV,
     ClassV,
+    ContainerInitV,
     DictMethodV,
     ExternalV,
     FunctionV,
@@ -65,9 +69,13 @@ from .values import (
     ReturnsSelfV,
     SuperV,
     TensorMethodV,
+    as_container,
     building_key,
     building_prefix,
     lacks_attribute,
+    mentions,
+    module_children,
+    unseen_constructor,
 )
 
 if TYPE_CHECKING:
@@ -205,6 +213,13 @@ class Calls(AnalyzerBase):
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
         if isinstance(func, ReturnsSelfV):
             return func.receiver
+        if isinstance(func, UnknownV) and func.why is not None:
+            return func  # ``model(x)`` of a model that was not followed: unknown for the same cause
+        if isinstance(func, ChildrenV):
+            children = module_children(func.receiver)
+            return TupleV(children, SeqKind.TUPLE) if children is not None else UnknownV()
+        if isinstance(func, ContainerInitV):
+            return self.init_container(frame, state, func, args, kwargs, node)
         if isinstance(func, OptionalV):
             func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
         if isinstance(func, ParserMethodV):
@@ -241,10 +256,9 @@ class Calls(AnalyzerBase):
             function = func.function if isinstance(func, BoundMethodV) else func
             if function.module.library and function.node.name.value == "from_pretrained":
                 # The model's configuration is downloaded by name at run time: the checker cannot see it.
-                self.tally(
-                    "cause:not followed: from_pretrained reads a configuration downloaded at run time", frame, node
-                )
-                return UnknownV()
+                why = "not followed: from_pretrained reads a configuration downloaded at run time"
+                self.tally(f"cause:{why}", frame, node)
+                return UnknownV(why=why)
             receiver = func.receiver if isinstance(func, BoundMethodV) else None
             return self.call_user(frame, state, function, receiver, args, kwargs, node)
         if isinstance(func, ClassV):
@@ -297,6 +311,11 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         if q.startswith("builtins.") or q.startswith("math."):
             return self.call_builtin(frame, state, q, args, kwargs, node)
+        if q == "collections.OrderedDict" and not args and not kwargs:
+            return DictV(())  # ``layers = OrderedDict()``, then filled by ``layers[name] = block``
+        if q == "typing.cast" and len(args) == 2:
+            cast_value: Value = args[1].value  # ``v = cast(int, v)``: the value itself
+            return cast_value
         if q in PARSER_CLASSES:
             return ParserV()
         if q == "torch.nn.Parameter" or q == "torch.nn.Buffer":
@@ -345,6 +364,7 @@ class Calls(AnalyzerBase):
         why = self.not_followed(q)
         if why is not None:
             self.tally(f"cause:not followed: {why}", frame, node)
+            return UnknownV(why=f"not followed: {why}")
         return UnknownV()
 
     def not_followed(self, q: str) -> str | None:
@@ -425,6 +445,12 @@ class Calls(AnalyzerBase):
                 fn = arith.dmin if name == "min" else arith.dmax
                 return IntV(fn(*dims))
             if seq and all(isinstance(v, (IntV, FloatV)) for v in seq):
+                known = [f for f in map(_float_of, seq) if f is not None]
+                if len(known) == len(seq):
+                    # ``max(1.0, width_mult)``: the known value (the first of equals, as Python picks).
+                    best = min(known) if name == "min" else max(known)
+                    picked: Value = seq[known.index(best)]
+                    return picked
                 return FloatV(None)
             return UnknownV()
         if name == "abs" and vals:
@@ -454,6 +480,7 @@ class Calls(AnalyzerBase):
                 and type(v.step) is int
             ):
                 return TupleV(tuple(IntV(v.start + i * v.step) for i in range(v.length)), kind)
+            v = as_container(v)
             if isinstance(v, ModuleV) and v.children:
                 return TupleV(v.children, kind)
             return SeqV(self.element_value(v), kind)
@@ -675,10 +702,13 @@ class Calls(AnalyzerBase):
             key = None
         # Building an instance does not count toward the call depth (a model's constructor calls a
         # layer helper that builds blocks that call a conv helper), but constructions nest boundedly.
-        too_deep = frame.depth >= MAX_DEPTH if building is None else frame.build_depth >= MAX_BUILD_DEPTH
+        # Calls into an installed package are inlined deeper (layers of small builders).
+        limit = MAX_LIBRARY_DEPTH if f.module.library else MAX_DEPTH
+        too_deep = frame.depth >= limit if building is None else frame.build_depth >= MAX_BUILD_DEPTH
         if too_deep or (key is not None and key in self._active) or f.node.asynchronous is not None:
-            if building is not None:
-                self._hollow += 1
+            # Whatever construction is under way is cut short (a builder's ``conv3x3(...)`` as much as
+            # a nested ``__init__``): its instance is not memoised.
+            self._hollow += 1
             if too_deep:
                 self._cut += 1
             return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
@@ -762,7 +792,7 @@ class Calls(AnalyzerBase):
     def instantiate(
         self, frame: Frame, state: State, cls: ClassV, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
     ) -> Value:
-        if cls.dataclass_fields is not None:
+        if cls.dataclass_fields is not None and not isinstance(cls.members.get("__init__"), FunctionV):
             inst = InstanceV(cls, key=f"{cls.qualname}(...)")
             names = [n for n, _ in cls.dataclass_fields]
             for (n, default), i in zip(cls.dataclass_fields, range(len(names))):
@@ -772,6 +802,18 @@ class Calls(AnalyzerBase):
                     inst.attrs[n] = kwargs[n].value
                 elif default is not None:
                     inst.attrs[n] = default
+            inst.open_reason = unseen_constructor(cls, None, False)
+            post = cls.lookup("__post_init__")
+            if isinstance(post, FunctionV) or inst.open_reason is not None or len(args) > len(names):
+                # What ``__post_init__`` (or a decorator's constructor) sets is not the field's value.
+                changed = (
+                    set(names)
+                    if not isinstance(post, FunctionV) or mentions(post.node, DYNAMIC_ATTRS)
+                    else {a for c in cls.lineage() for a in c.assigned_in.get("__post_init__", ())}
+                )
+                for n in changed:
+                    inst.attrs.pop(n, None)
+                inst.open_reason = inst.open_reason or f"`{cls.qualname}.__post_init__` is not analysed"
             return inst
         try:
             key: Any = (
@@ -788,6 +830,7 @@ class Calls(AnalyzerBase):
         if key is not None:
             self._instances[key] = inst
         init = cls.lookup("__init__")
+        inst.open_reason = unseen_constructor(cls, init, bool(args or kwargs))
         if isinstance(init, FunctionV):
             sig = self.signature(init)
             overlay: dict[str, Value] = {}
@@ -815,7 +858,27 @@ class Calls(AnalyzerBase):
             method = inst.cls.lookup("__call__")
         if isinstance(method, FunctionV):
             return self.call_user(frame, state, method, inst, args, kwargs, node)
+        container = as_container(inst)
+        if method is None and container is not inst:
+            return self.call(frame, state, container, args, kwargs, node)  # a ``Sequential`` subclass
         return UnknownV()
+
+    def init_container(
+        self,
+        frame: Frame,
+        state: State,
+        init: ContainerInitV,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+    ) -> Value:
+        """``super().__init__(*layers)`` in a ``Sequential`` subclass's ``__init__``: the container is
+        built as ``nn.Sequential(*layers)`` would be and kept on the instance being built."""
+        inst = init.instance
+        if isinstance(inst, InstanceV) and frame.building is inst:
+            built = self.call_external(frame, state, init.qualname, args, kwargs, node)
+            state.vars[building_key(inst, CONTAINER)] = built
+        return NONE
 
     # -- reveal_shape ------------------------------------------------------------------------------------
     def reveal(self, frame: Frame, args: Sequence[Arg], node: cst.Call) -> Value:
@@ -908,6 +971,9 @@ _INSTANCE_OF: dict[str, tuple[type[Value], ...]] = {
 }
 
 
+_SEQUENCE_ABCS = frozenset({"collections.abc.Sequence", "typing.Sequence"})
+
+
 def _isinstance(v: Value, cls: Value) -> bool | None:
     """``isinstance(v, cls)`` when the value's kind decides it (``pair(t)``'s ``isinstance(t, tuple)``
     of an int is false), else ``None``."""
@@ -915,6 +981,11 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
         return None
     if isinstance(v, TensorV):
         return True if cls.qualname == "torch.Tensor" else False if cls.qualname.startswith("builtins.") else None
+    if canonical(cls.qualname) in _SEQUENCE_ABCS and not isinstance(v, MaybeIntV):
+        # ``isinstance(img_size, Sequence)`` in a builder: tuples, lists and strings are sequences.
+        if isinstance(v, (TupleV, StrV)):
+            return True
+        return False if isinstance(v, (IntV, FloatV, BoolV, DictV, NoneV)) else None
     name = cls.qualname.removeprefix("builtins.")
     if name == cls.qualname or isinstance(v, MaybeIntV):
         return None  # not a builtin class, or a value that may be a tensor
@@ -941,7 +1012,17 @@ def _transpose(rows: SeqV) -> Value:
     return SeqV(SeqV(UnknownV(), SeqKind.TUPLE), SeqKind.LIST)
 
 
+def _float_of(v: Value) -> float | None:
+    if type(v) is FloatV and v.value is not None:
+        return float(v.value)
+    if type(v) is IntV and type(v.value) is int:
+        return float(v.value)
+    return None
+
+
 def _is_sequential(func: Value) -> bool:
+    if isinstance(func, ContainerInitV):
+        return func.qualname == "torch.nn.Sequential"  # ``super().__init__(*layers)``
     return isinstance(func, ExternalV) and canonical(func.qualname) == "torch.nn.Sequential"
 
 
@@ -954,6 +1035,7 @@ def _range_len(start: Dim, stop: Dim, step: Dim) -> Dim:
 
 
 def _len(v: Value) -> Value:
+    v = as_container(v)
     if isinstance(v, TupleV):
         return IntV(len(v.items))
     if isinstance(v, TensorV):

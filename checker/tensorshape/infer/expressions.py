@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from ..model.values import (
 )
 from ..rules import engine
 from ..rules.context import Arg
+from ..rules.names import canonical
 from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import Truth, eq3
@@ -45,10 +47,13 @@ from .options import option_value
 from .state import State, dict_container, join_values
 from .syntax import simple_text
 from .values import (
+    CONTAINER_CLASSES,
     MODULE_SELF_METHODS,
     AnnotationV,
     BoundMethodV,
+    ChildrenV,
     ClassV,
+    ContainerInitV,
     DictMethodV,
     ExternalV,
     FunctionV,
@@ -68,6 +73,7 @@ from .values import (
     ReturnsSelfV,
     SuperV,
     TensorMethodV,
+    as_container,
     building_key,
     to_core,
     truthiness,
@@ -244,7 +250,27 @@ class Expressions(AnalyzerBase):
         return StrV(text if isinstance(text, str) else None)
 
     def _eval_fstring(self, frame: Frame, state: State, node: cst.FormattedString) -> Value:
-        return StrV(None)
+        """``f"encoder_layer_{i}"``: the text when every part is a known int or string (a layer's
+        name in a loop); else an unknown string."""
+        out: list[str] = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                out.append(part.value)
+                continue
+            assert isinstance(part, cst.FormattedStringExpression)
+            v = self.eval(frame, state, part.expression)
+            if part.conversion is not None or part.format_spec is not None or part.equal is not None:
+                return StrV(None)
+            if isinstance(v, StrV) and v.value is not None:
+                out.append(v.value)
+            elif type(v) is IntV and type(v.value) is int:
+                out.append(str(v.value))
+            else:
+                return StrV(None)
+        text = "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
+        if "{" in text or "\\" in text or "b" in node.prefix.lower():
+            return StrV(None)  # ``{{`` and backslash escapes, bytes: not worth decoding
+        return StrV("".join(out))
 
     def _eval_binary(self, frame: Frame, state: State, node: cst.BinaryOperation) -> Value:
         op = _BINOPS.get(type(node.operator))
@@ -296,7 +322,10 @@ class Expressions(AnalyzerBase):
             key = self.eval(frame, state, de.key) if isinstance(de, cst.DictElement) else None
             value = self.eval(frame, state, de.value)
             if entries is not None and isinstance(key, StrV) and key.value is not None:
-                entries = [(k, v) for k, v in entries if k != key.value] + [(key.value, value)]
+                if any(k == key.value for k, _ in entries):  # a repeated key keeps its first place
+                    entries = [(k, value if k == key.value else v) for k, v in entries]
+                else:
+                    entries.append((key.value, value))
             else:
                 entries = None
         return DictV(tuple(entries)) if entries is not None else UnknownV()
@@ -381,13 +410,23 @@ class Expressions(AnalyzerBase):
                     return self.call_user(frame, state, member, recv, [], {}, node)
                 if "staticmethod" in decos:
                     return member
+                if "classmethod" in decos:
+                    return BoundMethodV(recv.cls, member)
                 return BoundMethodV(recv, member)
+            if member is not None and recv.open_reason is not None and not isinstance(member, (ClassV, PartialV)):
+                # The instance may hold its own value (``BertConfig(hidden_size=64).hidden_size``): the
+                # class-level default would be silently wrong.
+                if node is not None:
+                    self.tally(f"cause:{recv.open_reason}", frame, node)
+                return UnknownV(why=recv.open_reason)
             if member is not None:
                 return member
             if recv.cls.is_module and name in ("training",):
                 return BoolV(None)
             if recv.cls.is_module and name in MODULE_SELF_METHODS:
                 return ReturnsSelfV(recv)
+            if recv.cls.is_module and name == "children":
+                return ChildrenV(recv)
             return UnknownV()
         if isinstance(recv, DictV) and name in DICT_METHODS:
             return DictMethodV(recv, name)
@@ -403,6 +442,8 @@ class Expressions(AnalyzerBase):
             v = engine.module_attr(recv, name, frame.ctx)
             if v is None and name in MODULE_SELF_METHODS:
                 return ReturnsSelfV(recv)
+            if v is None and name == "children":
+                return ChildrenV(recv)
             return v if v is not None else UnknownV()
         if isinstance(recv, ModuleNsV):
             self.run_module(recv.info)
@@ -415,6 +456,8 @@ class Expressions(AnalyzerBase):
             return StrV(recv.node.name.value)  # ``_registry[fn.__name__] = fn`` in a registering decorator
         if isinstance(recv, ClassV):
             member = recv.lookup(name)
+            if isinstance(member, FunctionV) and "classmethod" in {_deco(d) for d in member.node.decorators}:
+                return BoundMethodV(recv, member)  # ``Weights.verify(weights)``: ``cls`` is bound
             return member if member is not None else UnknownV()
         if isinstance(recv, OpaqueV):
             return OpaqueV(f"{recv.path}.{name}")
@@ -426,6 +469,10 @@ class Expressions(AnalyzerBase):
                         m = b.lookup(name)
                         if isinstance(m, FunctionV):
                             return BoundMethodV(recv.instance, m)
+                if name == "__init__":
+                    for b in cls.bases:
+                        if isinstance(b, ExternalV) and canonical(b.qualname) in CONTAINER_CLASSES:
+                            return ContainerInitV(recv.instance, canonical(b.qualname))
             return UnknownV()
         return UnknownV()
 
@@ -483,6 +530,8 @@ class Expressions(AnalyzerBase):
                 except (KeyError, ZeroDivisionError, OverflowError, ValueError):
                     return FloatV(None)
             return FloatV(None)
+        if op == "+" and isinstance(left, SeqV) and isinstance(left.elem, NothingV) and isinstance(right, TupleV):
+            left = TupleV((), left.kind)  # ``layers = []`` then ``layers += [conv, nn.ReLU()]``: exact
         if isinstance(left, TupleV) and isinstance(right, TupleV) and op == "+":
             kind = left.kind if left.kind is not SeqKind.SIZE else SeqKind.SIZE
             return TupleV(left.items + right.items, kind)
@@ -568,9 +617,24 @@ class Expressions(AnalyzerBase):
                 if isinstance(left, NoneV):
                     known = True
                 elif isinstance(
-                    left, (TensorV, IntV, ModuleV, InstanceV, TupleV, StrV, FloatV, FunctionV, ClassV, PartialV)
-                ):
-                    known = False
+                    left,
+                    (
+                        TensorV,
+                        IntV,
+                        BoolV,
+                        ModuleV,
+                        InstanceV,
+                        TupleV,
+                        SeqV,
+                        DictV,
+                        StrV,
+                        FloatV,
+                        FunctionV,
+                        ClassV,
+                        PartialV,
+                    ),
+                ) or (isinstance(left, ExternalV) and left.qualname.startswith("torch.")):
+                    known = False  # ``norm_layer is not None`` of ``norm_layer=nn.BatchNorm2d``
             return BoolV(None if known is None else (known if isinstance(op, cst.Is) else not known))
         li, ri = self._int(frame, left), self._int(frame, right)
         if li is not None and ri is not None:
@@ -580,16 +644,16 @@ class Expressions(AnalyzerBase):
                 if t is Truth.UNKNOWN:
                     return BoolV(None)
                 return BoolV((t is Truth.TRUE) == isinstance(op, cst.Equal))
-            if type(li) is int and type(ri) is int:
-                fn = {
-                    cst.LessThan: int.__lt__,
-                    cst.LessThanEqual: int.__le__,
-                    cst.GreaterThan: int.__gt__,
-                    cst.GreaterThanEqual: int.__ge__,
-                }.get(type(op))
-                if fn is not None:
-                    return BoolV(bool(fn(li, ri)))
+            fn = _ORDER.get(type(op))
+            if type(li) is int and type(ri) is int and fn is not None:
+                return BoolV(bool(fn(li, ri)))
             return BoolV(None)
+        lf, rf = _float(left), _float(right)
+        if lf is not None and rf is not None and (isinstance(left, FloatV) or isinstance(right, FloatV)):
+            # ``new_v < 0.9 * v`` in a width rounding helper (MobileNet's ``_make_divisible``)
+            fn = _ORDER.get(type(op)) or {cst.Equal: operator.eq, cst.NotEqual: operator.ne}.get(type(op))
+            if fn is not None:
+                return BoolV(bool(fn(lf, rf)))
         if isinstance(left, StrV) and isinstance(right, StrV) and left.value is not None and right.value is not None:
             if isinstance(op, cst.Equal):
                 return BoolV(left.value == right.value)
@@ -598,11 +662,15 @@ class Expressions(AnalyzerBase):
         if isinstance(left, TupleV) and isinstance(right, TupleV) and isinstance(op, (cst.Equal, cst.NotEqual)):
             if len(left.items) != len(right.items):
                 return BoolV(isinstance(op, cst.NotEqual))
+        if isinstance(op, (cst.Equal, cst.NotEqual)) and _never_equal(left, right):
+            return BoolV(isinstance(op, cst.NotEqual))  # ``v == "M"`` of an int in a layer config
         return BoolV(None)
 
     # -- subscripts ------------------------------------------------------------------------------
     def subscript(self, frame: Frame, state: State, node: cst.Subscript) -> Value:
         recv = self.eval(frame, state, node.value)
+        if isinstance(recv, InstanceV) and recv.cls.lookup("__getitem__") is None:
+            recv = as_container(recv)
         index = self.index_value(frame, state, node)
         if isinstance(recv, (TensorV, LevelTensorV)):
             v = engine.getitem(
@@ -615,7 +683,9 @@ class Expressions(AnalyzerBase):
             found = recv.get(index.value) if isinstance(index, StrV) and index.value is not None else None
             if not (isinstance(index, StrV) and index.value is not None):
                 if any(isinstance(v, (FunctionV, ClassV)) for _, v in recv.items):
-                    self.tally("cause:registry read with a key that is not a literal", frame, node)
+                    why = "registry read with a key that is not a literal"
+                    self.tally(f"cause:{why}", frame, node)
+                    return UnknownV(why=why)
             return found if found is not None else UnknownV()
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):
@@ -774,6 +844,23 @@ def _narrows(test: cst.BaseExpression) -> bool:
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
     )
+
+
+#: Order comparisons of two known numbers.
+_ORDER: dict[type, Callable[[Any, Any], bool]] = {
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+}
+
+
+def _never_equal(a: Value, b: Value) -> bool:
+    """A string and a value certainly of another type (an int, a float, a tuple, ``None``) compare unequal."""
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, StrV) and type(y) in (IntV, FloatV, BoolV, TupleV, NoneV):
+            return True
+    return False
 
 
 def _maybe_tensor(v: Value) -> bool:

@@ -323,18 +323,32 @@ class Refinements(AnalyzerBase):
         if new is not None:
             state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
 
-    def exec_assert(self, frame: Frame, state: State, stmt: cst.Assert) -> None:
+    def exec_assert(self, frame: Frame, state: State, stmt: cst.Assert) -> bool:
+        """Check and assume ``stmt``; ``True`` when it always fails (reported; the path ends there)."""
         test = self.eval(frame, state, stmt.test, observe=False)
-        if isinstance(test, BoolV) and test.value is False and _is_shape_test(stmt.test):
-            self.report(
-                frame,
-                codes.SHAPE_MISMATCH,
-                f"this assertion always fails: {_explain(self, frame, state, stmt.test)}",
-                frame.ticket(stmt.test),
-                "the shapes reaching here cannot satisfy the assertion",
-            )
-            return
+        if isinstance(test, BoolV) and test.value is False:
+            if _is_shape_test(stmt.test) or self._decided_by_ints(frame, state, stmt.test):
+                self.report(
+                    frame,
+                    codes.SHAPE_MISMATCH,
+                    f"this assertion always fails: {_explain(self, frame, state, stmt.test)}",
+                    frame.ticket(stmt.test),
+                    "the shapes reaching here cannot satisfy the assertion",
+                )
+                return True
         self.refine_condition(frame, state, stmt.test, True, assertion=stmt)
+        return False
+
+    def _decided_by_ints(self, frame: Frame, state: State, test: cst.BaseExpression) -> bool:
+        """An installed package's check of the caller's sizes (``h == self.image_size`` after ``n, c, h,
+        w = x.shape``): a comparison of two known ints, in a body run with the caller's arguments."""
+        if not frame.module.library or frame.generic:
+            return False
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return False
+        sides = (test.left, test.comparisons[0].comparator)
+        values = [self.eval(frame, state, e, observe=False) for e in sides]
+        return all(isinstance(v, IntV) and type(v.value) is int for v in values)
 
     def _asserted(self, frame: Frame, state: State, stmt: cst.Assert | None, rel: Rel, a: Dim, b: Dim) -> None:
         """An ``assert`` the analysis relies on is a constraint of the function (shape functions check it)."""

@@ -51,6 +51,7 @@ from .values import (
     ModuleNsV,
     NothingV,
     RangeV,
+    as_container,
     building_key,
     truthiness,
     with_attr,
@@ -145,6 +146,10 @@ class Statements(AnalyzerBase):
     # -- simple statements -----------------------------------------------------------
     def exec_small(self, frame: Frame, state: State, stmt: cst.BaseSmallStatement) -> State | None:
         if isinstance(stmt, cst.Expr):
+            check = self.assert_call(frame, state, stmt.value)
+            if check is not None:
+                # ``torch._assert(h == self.image_size, msg)``: an ``assert`` (a library's input check).
+                return None if self.exec_assert(frame, state, check) else state
             if not isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
                 self.eval(frame, state, stmt.value)  # docstrings and `...` say nothing
             return state
@@ -175,8 +180,7 @@ class Statements(AnalyzerBase):
                 self.eval(frame, state, stmt.exc)
             return None
         if isinstance(stmt, cst.Assert):
-            self.exec_assert(frame, state, stmt)
-            return state
+            return None if self.exec_assert(frame, state, stmt) else state  # a failing one ends the path
         if isinstance(stmt, cst.Break):
             if frame.loops:
                 frame.loops[-1].breaks.append(state)
@@ -197,6 +201,22 @@ class Statements(AnalyzerBase):
                     state.vars.pop(el.value, None)
             return state
         return state
+
+    def assert_call(self, frame: Frame, state: State, e: cst.BaseExpression) -> cst.Assert | None:
+        """``torch._assert(test, msg)`` (timm's ``_assert``, torchvision's ``torch._assert``) as the
+        ``assert test, msg`` it is; ``None`` for any other expression."""
+        if not (isinstance(e, cst.Call) and e.args and isinstance(e.func, (cst.Name, cst.Attribute))):
+            return None
+        if not (isinstance(e.func, cst.Name) and e.func.value == "_assert") and not (
+            isinstance(e.func, cst.Attribute) and e.func.attr.value == "_assert"
+        ):
+            return None
+        func = self.eval(frame, state, e.func, observe=False)
+        if not (isinstance(func, ExternalV) and func.qualname == "torch._assert"):
+            return None
+        if e.args[0].star or e.args[0].keyword is not None:
+            return None
+        return cst.Assert(test=e.args[0].value)
 
     def exec_annassign(self, frame: Frame, state: State, stmt: cst.AnnAssign) -> State:
         ann = read_annotation(
@@ -422,6 +442,7 @@ class Statements(AnalyzerBase):
     # -- iteration ---------------------------------------------------------------------------
     def iteration_items(self, frame: Frame, state: State, it: Value, node: cst.BaseExpression) -> list[Value] | None:
         """The values a loop target takes, when the sequence is known and short."""
+        it = as_container(it)
         if isinstance(it, TupleV) and len(it.items) <= MAX_UNROLL:
             return list(it.items)
         if isinstance(it, ModuleV) and it.children and len(it.children) <= MAX_UNROLL:
@@ -436,6 +457,7 @@ class Statements(AnalyzerBase):
         return None
 
     def element_value(self, it: Value) -> Value:
+        it = as_container(it)
         if isinstance(it, LoaderV):
             return it.batch
         if isinstance(it, DatasetV):
@@ -540,7 +562,11 @@ class Statements(AnalyzerBase):
         dict unknown (a later read could be that entry)."""
         key = self.index_value(frame, state, target)
         if isinstance(key, StrV) and key.value is not None:
-            updated: Value = DictV((*((k, v) for k, v in base.items if k != key.value), (key.value, value)))
+            # A key already there keeps its place (a dict's order is that of first insertion).
+            if base.get(key.value) is not None:
+                updated: Value = DictV(tuple((k, value if k == key.value else v) for k, v in base.items))
+            else:
+                updated = DictV((*base.items, (key.value, value)))
         else:
             updated = UnknownV()
         if name in state.vars or frame.function is None:

@@ -13,8 +13,23 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..model.dims import Dim
-from ..model.values import BoolV, DictV, FloatV, IntV, MaybeIntV, NoneV, StrV, Value
+from ..model.values import (
+    BoolV,
+    DictV,
+    FloatV,
+    IntV,
+    MaybeIntV,
+    ModuleV,
+    NoneV,
+    SeqV,
+    StrV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+)
 from ..rules.context import Arg
+from ..rules.names import canonical
 
 if TYPE_CHECKING:
     from .annotations import Annotation
@@ -42,6 +57,14 @@ __all__ = [
     "LambdaV",
     "to_core",
     "truthiness",
+    "CONTAINER",
+    "ContainerInitV",
+    "ChildrenV",
+    "as_container",
+    "module_children",
+    "unseen_constructor",
+    "mentions",
+    "DYNAMIC_ATTRS",
 ]
 
 
@@ -156,6 +179,10 @@ class InstanceV(Value):
     key: str = ""
     #: Methods that ran while ``__init__`` built the instance (their assignments are construction).
     setup: set[str] = field(default_factory=set)
+    #: Why the instance may have attributes ``attrs`` does not show (its constructor was not seen:
+    #: a class decorator, an external base's ``__init__``, a ``__post_init__`` setting them by name):
+    #: then reading one that is not in ``attrs`` is unknown, never the class-level default.
+    open_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,11 +304,11 @@ def building_key(inst: InstanceV, name: str) -> str:
 
 def with_attr(inst: InstanceV, name: str, value: Value) -> InstanceV:
     """A copy of ``inst`` with attribute ``name`` set (an edit after construction: ``model.fc = ...``)."""
-    return InstanceV(inst.cls, {**inst.attrs, name: value}, f"{inst.key}+{name}", set(inst.setup))
+    return InstanceV(inst.cls, {**inst.attrs, name: value}, f"{inst.key}+{name}", set(inst.setup), inst.open_reason)
 
 
 #: Names by which a class's code can give its instances attributes its source does not spell out.
-_DYNAMIC_ATTRS = frozenset({"setattr", "__dict__", "__getattr__", "__getattribute__", "__setattr__", "vars"})
+DYNAMIC_ATTRS = frozenset({"setattr", "__dict__", "__getattr__", "__getattribute__", "__setattr__", "vars"})
 
 
 def lacks_attribute(inst: InstanceV, name: str) -> bool:
@@ -290,7 +317,7 @@ def lacks_attribute(inst: InstanceV, name: str) -> bool:
     Only when every class in its line is the project's, undecorated or a dataclass, assigns
     ``self.<name>`` nowhere, and sets no attributes dynamically (``setattr``, ``__dict__``).
     """
-    if name in inst.attrs or inst.cls.lookup(name) is not None:
+    if name in inst.attrs or inst.cls.lookup(name) is not None or inst.open_reason is not None:
         return False
     for c in inst.cls.lineage():
         if any(isinstance(b, ExternalV) and b.qualname not in ("object", "builtins.object") for b in c.bases):
@@ -299,21 +326,9 @@ def lacks_attribute(inst: InstanceV, name: str) -> bool:
             return False
         if c.dataclass_fields is None and c.node.decorators:
             return False
-        if any(name in attrs for attrs in c.assigned_in.values()) or _sets_attributes(c.node):
+        if any(name in attrs for attrs in c.assigned_in.values()) or mentions(c.node, DYNAMIC_ATTRS):
             return False
     return True
-
-
-def _sets_attributes(node: cst.ClassDef) -> bool:
-    found = False
-
-    class _Visit(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            nonlocal found
-            found = found or n.value in _DYNAMIC_ATTRS
-
-    node.visit(_Visit())
-    return found
 
 
 def building_prefix(inst: InstanceV) -> str:
@@ -390,3 +405,151 @@ class ReturnsSelfV(Value):
     """``model.to`` before it is called: calling it gives ``receiver`` back, whatever the arguments."""
 
     receiver: Value
+
+
+#: The attribute under which an ``nn.Sequential``/``nn.ModuleList``/``nn.ModuleDict`` subclass keeps the
+#: container its ``super().__init__(*layers)`` built (not a Python identifier: no code can read it).
+CONTAINER = "(modules)"
+
+#: torch's container classes a project class may subclass and initialise through ``super().__init__``.
+CONTAINER_CLASSES = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerInitV(Value):
+    """``super().__init__`` of a project class whose base is a torch container (``nn.Sequential``):
+    calling it builds the container, kept on ``instance`` (see :data:`CONTAINER`)."""
+
+    instance: Value
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChildrenV(Value):
+    """``model.children`` before it is called: calling it gives the module's children in order."""
+
+    receiver: Value
+
+
+def as_container(v: Value) -> Value:
+    """The torch container a ``Sequential`` subclass's instance is (indexing, iterating and calling it
+    use the container), when its class does not define the operation itself; else ``v``."""
+    if isinstance(v, InstanceV):
+        c = v.attrs.get(CONTAINER)
+        if isinstance(c, ModuleV):
+            return c
+    return v
+
+
+#: Names by which a module's code can register children its attribute assignments do not show.
+_DYNAMIC_CHILDREN = DYNAMIC_ATTRS | {"add_module", "register_module", "_modules"}
+
+
+def module_children(v: Value) -> tuple[Value, ...] | None:
+    """``tuple(v.children())`` of a module: a container's modules, then a project module's submodule
+    attributes in the order ``__init__`` first assigned them (torch's registration order); ``None``
+    when that is not certain (an attribute of unknown value, or an optional module, or a class that
+    registers children dynamically or derives from a torch module other than ``nn.Module``)."""
+    if isinstance(v, ModuleV):
+        return v.children if v.children else None
+    if not isinstance(v, InstanceV) or not v.cls.is_module:
+        return None
+    out: list[Value] = []
+    for c in v.cls.lineage():
+        for b in c.bases:
+            if isinstance(b, ExternalV) and canonical(b.qualname) not in ("torch.nn.Module", *CONTAINER_CLASSES):
+                return None
+        if mentions(c.node, _DYNAMIC_CHILDREN):
+            return None
+    counts: dict[str, int] = {}
+    for c in v.cls.lineage():
+        _count_self_assignments(c.node, counts)
+    for name, a in v.attrs.items():
+        if counts.get(name, 0) > 1 and name != CONTAINER:
+            # Assigned twice (``self.head = None`` then a module): torch registers a module when it is
+            # first assigned one, which the order of ``attrs`` may not show.
+            if isinstance(a, (ModuleV, InstanceV, UnknownV, OptionalV)):
+                return None
+        if name == CONTAINER:
+            if not isinstance(a, ModuleV) or (not a.children and a.args):
+                return None
+            out.extend(a.children)
+        elif isinstance(a, ModuleV) or (isinstance(a, InstanceV) and a.cls.is_module):
+            if v.cls.reassigned(name, v.setup):
+                return None
+            out.append(a)
+        elif not isinstance(
+            a,
+            (TensorV, IntV, FloatV, BoolV, StrV, NoneV, ExternalV, ClassV, FunctionV, PartialV, TupleV, SeqV, DictV),
+        ) and not (isinstance(a, InstanceV) and not a.cls.is_module):
+            return None
+    return tuple(out)
+
+
+def _count_self_assignments(node: cst.ClassDef, counts: dict[str, int]) -> None:
+    """Add how many statements of the class assign each ``self.<name>``."""
+
+    class _Visit(cst.CSTVisitor):
+        def _target(self, t: cst.BaseExpression) -> None:
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                counts[t.attr.value] = counts.get(t.attr.value, 0) + 1
+            elif isinstance(t, (cst.Tuple, cst.List)):
+                for el in t.elements:
+                    self._target(el.value)
+
+        def visit_Assign(self, n: cst.Assign) -> None:
+            for t in n.targets:
+                self._target(t.target)
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            self._target(n.target)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            self._target(n.target)
+
+    node.visit(_Visit())
+
+
+def mentions(node: cst.CSTNode, names: frozenset[str]) -> bool:
+    """Does the code under ``node`` use any of ``names`` (``setattr``, ``add_module``)?"""
+    found = False
+
+    class _Visit(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            nonlocal found
+            found = found or n.value in names
+
+    node.visit(_Visit())
+    return found
+
+
+#: Bases whose ``__init__`` sets no attributes from the constructor's arguments.
+_PLAIN_BASES = frozenset(
+    {"object", "builtins.object", "torch.nn.Module", "abc.ABC", "typing.Generic", "typing.Protocol", *CONTAINER_CLASSES}
+)
+
+
+def unseen_constructor(cls: ClassV, init: Value | None, called_with_arguments: bool) -> str | None:
+    """Why an instance of ``cls`` may get attributes its analysed ``__init__`` does not show (``None``:
+    it cannot): no ``__init__`` in the project's classes although the call passes arguments (a
+    dataclass made by ``__init_subclass__``, a class decorator's constructor), an external base
+    that is not a plain ``object``/``nn.Module``, or a class decorator that is not ``@dataclass``."""
+    for c in cls.lineage():
+        for b in c.bases:
+            if isinstance(b, ExternalV) and canonical(b.qualname) not in _PLAIN_BASES:
+                return f"the constructor of base `{b.qualname}` is not analysed"
+            if not isinstance(b, (ClassV, ExternalV)):
+                return "a base class is not known"
+        for d in c.node.decorators:
+            if not _is_dataclass_deco(d.decorator):
+                return f"class decorator `{cst.Module([]).code_for_node(d.decorator)}` is not analysed"
+    if not isinstance(init, FunctionV) and called_with_arguments:
+        return f"the constructor of `{cls.qualname}` is not in its source"
+    return None
+
+
+def _is_dataclass_deco(e: cst.BaseExpression) -> bool:
+    if isinstance(e, cst.Call):
+        e = e.func
+    name = e.attr.value if isinstance(e, cst.Attribute) else e.value if isinstance(e, cst.Name) else ""
+    return name == "dataclass"

@@ -121,5 +121,5 @@ def describe_value(v: Value, other: Callable[[Value], str | None] | None = None)
         last = "" if v.last is None else f", last batch {describe_value(v.last, other)}"
         return f"loader of {describe_value(v.batch, other)}{last}"
     if isinstance(v, UnknownV):
-        return "unknown"
+        return "unknown" if v.why is None else f"unknown ({v.why})"
     return type(v).__name__.removesuffix("V").lower()

@@ -253,6 +253,9 @@ class UnknownV(Value):
     """A value the analysis knows nothing about."""
 
     source: UnknownSource = UnknownSource.UNANNOTATED
+    #: Why, when a cause outside the code explains it (a library call that was not followed), shown
+    #: by ``reveal_shape`` and hover: ``"not followed: C extension"``.
+    why: str | None = None
 
 
 UNKNOWN = UnknownV()

@@ -13,6 +13,7 @@ from ...model.shape import Item, Shape
 from ...model.text import plural
 from ...model.values import (
     NONE,
+    DictV,
     IntV,
     ModuleV,
     SeqV,
@@ -936,6 +937,8 @@ def container_init(call: Call) -> Value:
         v = v.items[0]  # ``Sequential(*blocks)`` with a list of unknown length
     if isinstance(v, SeqV):
         return ModuleV(qual, {name: v}, ())
+    if isinstance(v, TupleV) and len(v.items) == 1 and isinstance(v.items[0], DictV) and qual.endswith("Sequential"):
+        return ModuleV(qual, {}, tuple(m for _, m in v.items[0].items))  # ``Sequential(OrderedDict(...))``
     children: tuple[Value, ...] = ()
     if isinstance(v, TupleV):
         if len(v.items) == 1 and isinstance(v.items[0], TupleV) and qual.endswith("Sequential"):

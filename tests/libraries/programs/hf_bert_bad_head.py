@@ -1,0 +1,11 @@
+# known-miss: BertConfig is made a dataclass by its base's __init_subclass__ and decorated by huggingface_hub's @strict (not followed): config.hidden_size is unknown, so the 64-wide output is not known
+import torch
+import torch.nn as nn
+from transformers import BertConfig, BertModel
+
+config = BertConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
+encoder = BertModel(config)
+head = nn.Linear(768, 3)
+ids = torch.randint(0, 100, (2, 16))
+pooled = encoder(ids).pooler_output
+logits = head(pooled)  # E: TS101

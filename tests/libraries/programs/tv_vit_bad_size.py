@@ -1,0 +1,6 @@
+import torch
+from torchvision.models.vision_transformer import VisionTransformer
+
+model = VisionTransformer(image_size=224, patch_size=16, num_layers=2, num_heads=4, hidden_dim=64, mlp_dim=128, num_classes=5)
+x = torch.randn(2, 3, 128, 128)
+y = model(x)  # E: TS101
