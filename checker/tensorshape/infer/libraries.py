@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..rules.stubdir import stubs_dir
+from .summaries import DEFAULT_MAX_BYTES
 
 __all__ = ["Libraries", "NEVER_FOLLOWED", "DEFAULT_EXCLUDE", "environment_paths", "stub_modules"]
 
@@ -113,6 +114,10 @@ class Libraries:
     exclude: tuple[str, ...] = ()
     #: When set, only these packages are followed; an include also overrides a default exclude.
     include: tuple[str, ...] | None = None
+    #: The folder of library summaries kept across runs (:mod:`.summaries`; ``None``: parse each run).
+    summaries: str | None = None
+    #: The bound of that folder, in bytes.
+    summaries_max_bytes: int = DEFAULT_MAX_BYTES
 
     @classmethod
     def of_environment(
@@ -121,8 +126,10 @@ class Libraries:
         python_path: tuple[str, ...] = (),
         exclude: tuple[str, ...] = (),
         include: tuple[str, ...] | None = None,
+        summaries: str | None = None,
+        summaries_max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> Libraries:
-        return cls(environment_paths(python_executable, python_path), exclude, include)
+        return cls(environment_paths(python_executable, python_path), exclude, include, summaries, summaries_max_bytes)
 
     def refusal(self, module: str) -> str | None:
         """Why ``module`` is not followed from source (``None``: it may be)."""

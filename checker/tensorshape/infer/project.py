@@ -23,6 +23,7 @@ from ..model.values import Value
 from .libraries import Libraries
 from .nesting import scan_nesting
 from .spans import SpanTable
+from .summaries import SummaryCache
 
 __all__ = ["ModuleInfo", "Project", "ParseFailure"]
 
@@ -61,6 +62,11 @@ class ModuleInfo:
     @property
     def package(self) -> str:
         return self.name if self.is_package else self.name.rpartition(".")[0]
+
+
+def text_digest(text: str) -> str:
+    """The content digest of a module's text."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def module_name_for(path: Path) -> tuple[str, Path, bool]:
@@ -214,6 +220,10 @@ class Project:
         self.by_path: dict[str, ModuleInfo] = {}
         self._found: dict[str, Path | None] = {}
         self._raw: dict[Path, bytes] = {}
+        #: Summaries of installed modules kept across runs (``None``: each run parses them).
+        self.summaries: SummaryCache | None = None
+        if libraries is not None and libraries.summaries:
+            self.summaries = SummaryCache(Path(libraries.summaries), libraries.summaries_max_bytes)
 
     def add_source(self, source: str, path: str = "<string>", name: str | None = None) -> ModuleInfo:
         """A module from text (the LSP's unsaved buffers, tests)."""
@@ -247,11 +257,22 @@ class Project:
             spans,
             is_pkg,
             failure=failure,
-            digest=hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
+            digest=text_digest(source),
         )
         self.by_name[name] = info
         self.by_path[path] = info
         return info
+
+    def _add_library(self, source: str, path: str, name: str, summaries: SummaryCache) -> ModuleInfo:
+        """An installed module, from its summary when one was kept (else parsed, and kept)."""
+        digest = text_digest(source)
+        tree = summaries.load(digest)
+        failure = None
+        if tree is None:
+            tree, failure = parse_source(source)
+            if tree is not None:
+                summaries.store(digest, tree)
+        return self.add_parsed(source, tree, SpanTable(tree, source) if tree is not None else None, path, name, failure)
 
     def _add_root(self, root: Path) -> None:
         r = root.resolve()
@@ -342,8 +363,12 @@ class Project:
             else:
                 text, _ = read_source(cand)
                 if text is not None:
-                    found = self.add_source(text, key, name)
-                    found.library = cand in self._library_files
+                    library = cand in self._library_files
+                    if library and self.summaries is not None:
+                        found = self._add_library(text, key, name, self.summaries)
+                    else:
+                        found = self.add_source(text, key, name)
+                    found.library = library
         self.by_name[name] = found
         return found
 

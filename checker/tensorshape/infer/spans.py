@@ -25,6 +25,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from ..model.diagnostics import Span
+from .summaries import holder
 
 __all__ = ["SpanTable", "map_spans"]
 
@@ -101,6 +102,8 @@ class SpanTable:
         node = self._nodes[i]
         if self._positions is None and self._first_lines():
             hint = self._hints[i]
+            if hint < 0:  # found by identity: generating the code of every statement before it costs more
+                hint = holder(self.module, node)
             if hint >= 0:
                 rng = self._statement(hint).get(node)
                 if rng is not None:

@@ -41,7 +41,8 @@ from .base import AnalyzerBase
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, join_states
-from .syntax import blocks, definitions, suite_body
+from .summaries import LazyFunctionDef
+from .syntax import definitions, self_assignments, suite_body
 from .values import (
     ClassV,
     ExternalV,
@@ -890,38 +891,8 @@ def _is_dataclass_decorator(d: cst.Decorator) -> bool:
     return name in ("dataclass", "define", "frozen", "attrs")
 
 
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "update", "__setitem__"})
-
-
-def _targets(t: cst.BaseExpression, out: set[str]) -> None:
-    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-        out.add(t.attr.value)
-    elif isinstance(t, (cst.Tuple, cst.List)):
-        for e in t.elements:
-            _targets(e.value, out)
-
-
-def _scan(stmts: Sequence[cst.CSTNode], out: set[str]) -> None:
-    """Walk statements (not expressions): cheap, and enough to find ``self.x = ...``."""
-    for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            _scan(stmt.body, out)
-        elif isinstance(stmt, cst.Assign):
-            for t in stmt.targets:
-                _targets(t.target, out)
-        elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
-            _targets(stmt.target, out)
-        elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
-            f = stmt.value.func
-            if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
-                _targets(f.value, out)
-        else:
-            for block in blocks(stmt):
-                _scan(block, out)
-
-
 def _self_assignments(fn: cst.FunctionDef) -> set[str]:
-    """Attributes of ``self`` a method assigns or mutates."""
-    out: set[str] = set()
-    _scan(suite_body(fn.body), out)
-    return out
+    """Attributes of ``self`` a method assigns or mutates (a library summary knows them without
+    loading the method's body)."""
+    known = fn.self_assigned if isinstance(fn, LazyFunctionDef) else None
+    return set(known) if known is not None else self_assignments(fn)

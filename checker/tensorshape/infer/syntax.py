@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-__all__ = ["simple_text", "blocks", "definitions", "suite_body"]
+__all__ = ["simple_text", "blocks", "definitions", "self_assignments", "suite_body"]
 
 
 def simple_text(node: cst.CSTNode | None) -> str | None:
@@ -67,3 +67,40 @@ def definitions(stmts: Sequence[cst.CSTNode]) -> Iterator[cst.FunctionDef | cst.
         else:
             for block in blocks(stmt):
                 yield from definitions(block)
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "update", "__setitem__"})
+
+
+def _targets(t: cst.BaseExpression, out: set[str]) -> None:
+    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+        out.add(t.attr.value)
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            _targets(e.value, out)
+
+
+def _scan(stmts: Sequence[cst.CSTNode], out: set[str]) -> None:
+    """Walk statements (not expressions): cheap, and enough to find ``self.x = ...``."""
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            _scan(stmt.body, out)
+        elif isinstance(stmt, cst.Assign):
+            for t in stmt.targets:
+                _targets(t.target, out)
+        elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
+            _targets(stmt.target, out)
+        elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+            f = stmt.value.func
+            if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
+                _targets(f.value, out)
+        else:
+            for block in blocks(stmt):
+                _scan(block, out)
+
+
+def self_assignments(fn: cst.FunctionDef) -> set[str]:
+    """Attributes of ``self`` a method's body assigns or mutates."""
+    out: set[str] = set()
+    _scan(suite_body(fn.body), out)
+    return out
