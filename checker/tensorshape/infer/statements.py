@@ -41,8 +41,8 @@ from .base import AnalyzerBase
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, join_states
-from .summaries import LazyFunctionDef
-from .syntax import definitions, self_assignments, suite_body
+from .summaries import LazyClassDef, LazyFunctionDef
+from .syntax import class_level_reads, definitions, self_assignments, suite_body
 from .values import (
     ClassV,
     ExternalV,
@@ -726,7 +726,8 @@ class Statements(AnalyzerBase):
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
         # Only the names the class-level code reads are copied: copying every global per class made
         # a module of n classes cost n * globals (a 5 MB generated model).
-        ns = State({k: state.vars[k] for k in _class_level_reads(body) if k in state.vars}, state.facts)
+        reads = node.level_reads if isinstance(node, LazyClassDef) else class_level_reads(body)
+        ns = State({k: state.vars[k] for k in reads if k in state.vars}, state.facts)
         before = set(ns.vars)
         fields: list[tuple[str, Value | None]] = []
         for stmt in body:
@@ -817,24 +818,6 @@ def _del_targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(node, (cst.Tuple, cst.List)):
         return [e.value for e in node.elements]
     return [node]
-
-
-def _class_level_reads(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> set[str]:
-    """The names (and ``name.attr`` overlay keys) read by a class body outside its methods' bodies."""
-    out: set[str] = set()
-    todo: list[cst.CSTNode] = list(body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, cst.Name):
-            out.add(n.value)
-        elif isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name):
-            out.add(f"{n.value.value}.{n.attr.value}")
-        if isinstance(n, cst.FunctionDef):  # its body is analysed later, against the module's globals
-            todo.extend(d for d in n.decorators)
-            todo.extend(p for p in (n.params, n.returns) if p is not None)
-            continue
-        todo.extend(n.children)
-    return out
 
 
 def _own_names(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> set[str]:

@@ -33,11 +33,12 @@ from typing import Any
 
 import libcst as cst
 
-from .syntax import self_assignments
+from .syntax import child_nodes, class_level_reads, self_assignments, suite_body
 
 __all__ = [
     "FORMAT",
     "DEFAULT_MAX_BYTES",
+    "LazyClassDef",
     "LazyFunctionDef",
     "SummaryCache",
     "checker_digest",
@@ -151,6 +152,29 @@ def _lazy_def(fields: tuple[Any, ...], blob: bytes, self_assigned: frozenset[str
     return node
 
 
+class LazyClassDef(cst.ClassDef):
+    """A ``class`` read from a summary, with the names its class-level code reads (its methods'
+    bodies left out) known without walking it."""
+
+    __slots__ = ("level_reads",)  # type: ignore[misc]
+
+    level_reads: frozenset[str]
+
+
+LazyClassDef.__name__ = "ClassDef"
+LazyClassDef.__qualname__ = "ClassDef"
+
+_CLASS_SLOTS: dict[str, Any] = {str(name): cst.ClassDef.__dict__[name] for name in vars(cst.ClassDef)["__slots__"]}
+
+
+def _lazy_class(fields: tuple[Any, ...], level_reads: frozenset[str]) -> LazyClassDef:
+    node = object.__new__(LazyClassDef)
+    for slot, value in zip(_CLASS_SLOTS.values(), fields):
+        slot.__set__(node, value)
+    object.__setattr__(node, "level_reads", level_reads)
+    return node
+
+
 class _Pickler(pickle.Pickler):
     """Writes every ``def`` with its body as a separate blob (nested ``def``\\ s inside it too)."""
 
@@ -158,10 +182,23 @@ class _Pickler(pickle.Pickler):
         super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
         self.facts = facts
 
+    def persistent_id(self, obj: Any) -> str | None:
+        # Whitespace is two fifths of a tree's nodes and nearly always "", " " or a newline: written
+        # as a reference to one shared node (rebuilding each costs most of a load).
+        t = type(obj)
+        if t is cst.SimpleWhitespace:
+            return "w" + obj.value  # type: ignore[no-any-return]
+        if t is cst.Newline and obj.value is None:
+            return "n"
+        return None
+
     def reducer_override(self, obj: Any) -> Any:
         if type(obj) is cst.FunctionDef:
             fields = tuple(getattr(obj, name) for name in _FIELDS)
             return _lazy_def, (fields, _dumps(obj.body, self.facts), self.facts(obj))
+        if type(obj) is cst.ClassDef:
+            fields = tuple(getattr(obj, name) for name in _CLASS_SLOTS)
+            return _lazy_class, (fields, frozenset(class_level_reads(suite_body(obj.body))))
         return NotImplemented
 
 
@@ -171,13 +208,25 @@ def _dumps(obj: object, facts: Callable[[cst.FunctionDef], frozenset[str]]) -> b
     return out.getvalue()
 
 
+#: The whitespace nodes every summary shares (see :meth:`_Pickler.persistent_id`).
+_SHARED: dict[str, cst.CSTNode] = {"n": cst.Newline()}
+
+
 class _Unpickler(pickle.Unpickler):
     """Only libcst's node classes, this module's loader and plain containers may be named in an
     entry (a tampered file cannot make the checker call anything else)."""
 
+    def persistent_load(self, pid: Any) -> Any:
+        node = _SHARED.get(pid)
+        if node is None:
+            if not (isinstance(pid, str) and pid.startswith("w")):
+                raise pickle.UnpicklingError(f"unknown shared node {pid!r}")
+            node = _SHARED[pid] = cst.SimpleWhitespace(pid[1:])  # libcst checks it is whitespace
+        return node
+
     def find_class(self, module: str, name: str) -> Any:
-        if module == __name__ and name == "_lazy_def":
-            return _lazy_def
+        if module == __name__ and name in ("_lazy_def", "_lazy_class"):
+            return _lazy_def if name == "_lazy_def" else _lazy_class
         if module.startswith("libcst._nodes.") or module == "libcst._maybe_sentinel":
             return super().find_class(module, name)
         if module == "builtins" and name in ("frozenset", "set", "tuple", "list", "dict"):
@@ -189,28 +238,18 @@ def _loads(data: bytes) -> Any:
     return _Unpickler(io.BytesIO(data)).load()
 
 
-@functools.cache
-def _node_fields(cls: type) -> tuple[str, ...]:
-    return tuple(name for k in cls.__mro__ for name in k.__dict__.get("__slots__", ()) if name != "__weakref__")
-
-
 def holder(module: cst.Module, node: cst.CSTNode) -> int:
     """The index of the top-level statement of ``module`` that holds ``node`` (-1: none), found by
     identity through the loaded part of the tree only: a body still serialised cannot hold a node
     the analysis met, and is not loaded to look."""
     for k, stmt in enumerate(module.body):
-        todo: list[object] = [stmt]
+        todo: list[cst.CSTNode] = [stmt]
         while todo:
             n = todo.pop()
             if n is node:
                 return k
-            if isinstance(n, (list, tuple)):
-                todo.extend(n)
-            elif isinstance(n, cst.CSTNode):
-                for name in _node_fields(type(n)):
-                    v = _BODY.__get__(n) if name == "body" and isinstance(n, LazyFunctionDef) else getattr(n, name)
-                    if isinstance(v, (cst.CSTNode, list, tuple)):
-                        todo.append(v)
+            unloaded = isinstance(n, LazyFunctionDef) and isinstance(_BODY.__get__(n), _Blob)
+            todo.extend(child_nodes(n, "body" if unloaded else ""))
     return -1
 
 
