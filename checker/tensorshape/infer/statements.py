@@ -726,7 +726,8 @@ class Statements(AnalyzerBase):
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
         # Only the names the class-level code reads are copied: copying every global per class made
         # a module of n classes cost n * globals (a 5 MB generated model).
-        reads = node.level_reads if isinstance(node, LazyClassDef) else class_level_reads(body)
+        known = node.level_reads if isinstance(node, LazyClassDef) else None
+        reads = class_level_reads(body) if known is None else known
         ns = State({k: state.vars[k] for k in reads if k in state.vars}, state.facts)
         before = set(ns.vars)
         fields: list[tuple[str, Value | None]] = []

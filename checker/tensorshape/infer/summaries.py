@@ -33,7 +33,7 @@ from typing import Any
 
 import libcst as cst
 
-from .syntax import child_nodes, class_level_reads, self_assignments, suite_body
+from .syntax import class_level_reads, node_layout, self_assignments, suite_body
 
 __all__ = [
     "FORMAT",
@@ -43,7 +43,8 @@ __all__ = [
     "SummaryCache",
     "checker_digest",
     "default_directory",
-    "holder",
+    "body_loads",
+    "statement_index",
     "user_cache_dir",
 ]
 
@@ -110,12 +111,22 @@ class _Blob:
         self.data = data
 
 
+_loaded_bodies = 0
+
+
+def body_loads() -> int:
+    """How many function bodies were loaded from summaries so far (in this process)."""
+    return _loaded_bodies
+
+
 def _get_body(node: LazyFunctionDef) -> cst.BaseSuite:
+    global _loaded_bodies
     body = _BODY.__get__(node)
     if isinstance(body, _Blob):
         body = _loads(body.data)
         _BODY.__set__(node, body)
         object.__setattr__(node, "loaded", True)
+        _loaded_bodies += 1
     return body  # type: ignore[no-any-return]
 
 
@@ -158,75 +169,90 @@ class LazyClassDef(cst.ClassDef):
 
     __slots__ = ("level_reads",)  # type: ignore[misc]
 
-    level_reads: frozenset[str]
+    #: ``None``: not known (a class inside a function body); walk the body.
+    level_reads: frozenset[str] | None
 
 
 LazyClassDef.__name__ = "ClassDef"
 LazyClassDef.__qualname__ = "ClassDef"
 
-_CLASS_SLOTS: dict[str, Any] = {str(name): cst.ClassDef.__dict__[name] for name in vars(cst.ClassDef)["__slots__"]}
 
-
-def _lazy_class(fields: tuple[Any, ...], level_reads: frozenset[str]) -> LazyClassDef:
+def _lazy_class(fields: tuple[Any, ...], level_reads: frozenset[str] | None) -> LazyClassDef:
     node = object.__new__(LazyClassDef)
-    for slot, value in zip(_CLASS_SLOTS.values(), fields):
+    for slot, value in zip(node_layout(cst.ClassDef)[1], fields):
         slot.__set__(node, value)
     object.__setattr__(node, "level_reads", level_reads)
     return node
 
 
-class _Pickler(pickle.Pickler):
-    """Writes every ``def`` with its body as a separate blob (nested ``def``\\ s inside it too)."""
-
-    def __init__(self, out: io.BytesIO, facts: Callable[[cst.FunctionDef], frozenset[str]]):
-        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
-        self.facts = facts
-
-    def persistent_id(self, obj: Any) -> str | None:
-        # Whitespace is two fifths of a tree's nodes and nearly always "", " " or a newline: written
-        # as a reference to one shared node (rebuilding each costs most of a load).
-        t = type(obj)
-        if t is cst.SimpleWhitespace:
-            return "w" + obj.value  # type: ignore[no-any-return]
-        if t is cst.Newline and obj.value is None:
-            return "n"
-        return None
-
-    def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is cst.FunctionDef:
-            fields = tuple(getattr(obj, name) for name in _FIELDS)
-            return _lazy_def, (fields, _dumps(obj.body, self.facts), self.facts(obj))
-        if type(obj) is cst.ClassDef:
-            fields = tuple(getattr(obj, name) for name in _CLASS_SLOTS)
-            return _lazy_class, (fields, frozenset(class_level_reads(suite_body(obj.body))))
-        return NotImplemented
+def _node(cls: type, values: tuple[Any, ...]) -> cst.CSTNode:
+    if not issubclass(cls, cst.CSTNode):
+        raise pickle.UnpicklingError(f"{cls.__name__} is not a libcst node")
+    node = object.__new__(cls)
+    for slot, value in zip(node_layout(cls)[1], values):
+        slot.__set__(node, value)
+    return node
 
 
-def _dumps(obj: object, facts: Callable[[cst.FunctionDef], frozenset[str]]) -> bytes:
-    out = io.BytesIO()
-    _Pickler(out, facts).dump(obj)
-    return out.getvalue()
-
-
-#: The whitespace nodes every summary shares (see :meth:`_Pickler.persistent_id`).
+#: The whitespace nodes every summary shares (see :meth:`_Pickler.reducer_override`).
 _SHARED: dict[str, cst.CSTNode] = {"n": cst.Newline()}
 
 
+def _shared(key: str) -> cst.CSTNode:
+    node = _SHARED.get(key)
+    if node is None:
+        if not key.startswith("w"):
+            raise pickle.UnpicklingError(f"unknown shared node {key!r}")
+        node = _SHARED[key] = cst.SimpleWhitespace(key[1:])  # libcst checks that it is whitespace
+    return node
+
+
+class _Pickler(pickle.Pickler):
+    """Writes every ``def`` with its body as a separate blob (nested ``def``\\ s inside it too), and
+    every other node as its class and its fields (libcst's own ``__getstate__`` asks
+    :func:`dataclasses.fields` for every node: most of the time of a write)."""
+
+    def __init__(self, out: io.BytesIO, facts: Callable[[cst.FunctionDef], frozenset[str]], in_body: bool):
+        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
+        self.facts = facts
+        self.in_body = in_body
+
+    def reducer_override(self, obj: Any) -> Any:
+        t: type = type(obj)
+        # Whitespace is two fifths of a tree's nodes and nearly always "", " " or a newline: written
+        # as a reference to one shared node.
+        if t is cst.SimpleWhitespace:
+            return _shared, ("w" + obj.value,)
+        if t is cst.Newline and obj.value is None:
+            return _shared, ("n",)
+        if t is cst.FunctionDef:
+            fields = tuple(getattr(obj, name) for name in _FIELDS)
+            return _lazy_def, (fields, _dumps(obj.body, self.facts, True), self.facts(obj))
+        if t is cst.ClassDef:
+            # A class inside a function body is rarely built: what it reads is found when it is.
+            reads = None if self.in_body else frozenset(class_level_reads(suite_body(obj.body)))
+            return _lazy_class, (node_layout(t)[0](obj), reads)
+        if isinstance(obj, cst.CSTNode):
+            return _node, (t, node_layout(t)[0](obj))
+        return NotImplemented
+
+
+def _dumps(obj: object, facts: Callable[[cst.FunctionDef], frozenset[str]], in_body: bool = False) -> bytes:
+    out = io.BytesIO()
+    _Pickler(out, facts, in_body).dump(obj)
+    return out.getvalue()
+
+
+_LOADERS = {"_lazy_def": _lazy_def, "_lazy_class": _lazy_class, "_node": _node, "_shared": _shared}
+
+
 class _Unpickler(pickle.Unpickler):
-    """Only libcst's node classes, this module's loader and plain containers may be named in an
+    """Only libcst's node classes, this module's loaders and plain containers may be named in an
     entry (a tampered file cannot make the checker call anything else)."""
 
-    def persistent_load(self, pid: Any) -> Any:
-        node = _SHARED.get(pid)
-        if node is None:
-            if not (isinstance(pid, str) and pid.startswith("w")):
-                raise pickle.UnpicklingError(f"unknown shared node {pid!r}")
-            node = _SHARED[pid] = cst.SimpleWhitespace(pid[1:])  # libcst checks it is whitespace
-        return node
-
     def find_class(self, module: str, name: str) -> Any:
-        if module == __name__ and name in ("_lazy_def", "_lazy_class"):
-            return _lazy_def if name == "_lazy_def" else _lazy_class
+        if module == __name__ and name in _LOADERS:
+            return _LOADERS[name]
         if module.startswith("libcst._nodes.") or module == "libcst._maybe_sentinel":
             return super().find_class(module, name)
         if module == "builtins" and name in ("frozenset", "set", "tuple", "list", "dict"):
@@ -238,19 +264,34 @@ def _loads(data: bytes) -> Any:
     return _Unpickler(io.BytesIO(data)).load()
 
 
-def holder(module: cst.Module, node: cst.CSTNode) -> int:
-    """The index of the top-level statement of ``module`` that holds ``node`` (-1: none), found by
-    identity through the loaded part of the tree only: a body still serialised cannot hold a node
-    the analysis met, and is not loaded to look."""
+@functools.cache
+def _inner(cls: type) -> bool:
+    """Whether nodes of ``cls`` can hold what the analysis takes spans of (whitespace, commas and
+    operators hold nothing of interest: two thirds of a tree)."""
+    return cls.__module__ not in ("libcst._nodes.whitespace", "libcst._nodes.op")
+
+
+def statement_index(module: cst.Module) -> dict[int, int]:
+    """The index of the top-level statement that holds each node of ``module`` (by ``id``; not
+    whitespace or operators), through the loaded part of the tree only: a body still serialised
+    cannot hold a node the analysis met, and is not loaded to look."""
+    out: dict[int, int] = {}
     for k, stmt in enumerate(module.body):
-        todo: list[cst.CSTNode] = [stmt]
+        todo: list[Any] = [stmt]
         while todo:
             n = todo.pop()
-            if n is node:
-                return k
-            unloaded = isinstance(n, LazyFunctionDef) and isinstance(_BODY.__get__(n), _Blob)
-            todo.extend(child_nodes(n, "body" if unloaded else ""))
-    return -1
+            if isinstance(n, (list, tuple)):
+                todo.extend(n)
+                continue
+            t: type = type(n)
+            if not isinstance(n, cst.CSTNode) or not _inner(t):
+                continue
+            out[id(n)] = k
+            if t is LazyFunctionDef and isinstance(_BODY.__get__(n), _Blob):
+                todo.extend(getattr(n, name) for name in _FIELDS)
+            else:
+                todo.extend(node_layout(t)[0](n))
+    return out
 
 
 # -- the folder --------------------------------------------------------------------------------

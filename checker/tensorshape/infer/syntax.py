@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+import operator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import libcst as cst
 
-__all__ = ["simple_text", "blocks", "child_nodes", "class_level_reads", "definitions", "self_assignments", "suite_body"]
+__all__ = [
+    "simple_text",
+    "blocks",
+    "child_nodes",
+    "class_level_reads",
+    "definitions",
+    "node_layout",
+    "self_assignments",
+    "suite_body",
+]
 
 
 def simple_text(node: cst.CSTNode | None) -> str | None:
@@ -108,17 +119,25 @@ def self_assignments(fn: cst.FunctionDef) -> set[str]:
 
 
 @functools.cache
-def _node_fields(cls: type) -> tuple[str, ...]:
-    return tuple(name for k in cls.__mro__ for name in k.__dict__.get("__slots__", ()) if name != "__weakref__")
+def node_layout(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[Any, ...]]:
+    """The fields of a libcst node class: a getter of all of them at once, and the slot
+    descriptors that set them."""
+    names: list[str] = []
+    descriptors: list[Any] = []
+    for k in cls.__mro__:
+        for name in k.__dict__.get("__slots__", ()):
+            if name != "__weakref__":
+                names.append(name)
+                descriptors.append(k.__dict__[name])
+    if len(names) > 1:
+        return operator.attrgetter(*names), tuple(descriptors)
+    return (lambda o: tuple(getattr(o, n) for n in names)), tuple(descriptors)
 
 
-def child_nodes(node: cst.CSTNode, skip: str = "") -> Iterator[cst.CSTNode]:
-    """The nodes ``node`` holds (its field ``skip`` left out), read from its fields: libcst's
-    ``children`` rebuilds the node through its visitor machinery, several times slower."""
-    for name in _node_fields(type(node)):
-        if name == skip:
-            continue
-        v = getattr(node, name)
+def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes ``node`` holds, read from its fields: libcst's ``children`` rebuilds the node
+    through its visitor machinery, several times slower."""
+    for v in node_layout(type(node))[0](node):
         if isinstance(v, cst.CSTNode):
             yield v
         elif isinstance(v, (list, tuple)):
