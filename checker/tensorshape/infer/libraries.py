@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -152,14 +153,35 @@ class Libraries:
         if not self.paths or not module:
             return None, None
         why = self.refusal(module)
-        rel = module.replace(".", "/")
-        leaf = rel.rpartition("/")[2]
+        folder, _, leaf = module.replace(".", "/").rpartition("/")
         for root in self.paths:
-            base = Path(root)
-            for cand in (base / f"{rel}.py", base / rel / "__init__.py"):
-                if cand.is_file():
-                    return (None, why) if why else (cand, None)
-            parent = (base / rel).parent
-            if parent.is_dir() and (any(parent.glob(f"{leaf}.*.so")) or any(parent.glob(f"{leaf}.*.pyd"))):
+            parent = os.path.join(root, folder) if folder else root
+            names = _listing(parent)
+            if not names:
+                continue
+            for cand in (f"{leaf}.py", f"{leaf}/__init__.py"):
+                if cand.partition("/")[0] in names and os.path.isfile(p := os.path.join(parent, cand)):
+                    return (None, why) if why else (Path(p), None)
+            prefix = leaf + "."
+            if any(n.startswith(prefix) and n.endswith((".so", ".pyd")) for n in names):
                 return None, why or "C extension"
         return None, None
+
+
+def _listing(folder: str) -> frozenset[str]:
+    """The names in a folder (empty: none, or not a folder), read once per change of the folder:
+    probing each candidate file and globbing for compiled extensions cost seconds over a package
+    of many modules."""
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except OSError:
+        return frozenset()
+    return _listing_at(folder, mtime)
+
+
+@functools.lru_cache(maxsize=4096)
+def _listing_at(folder: str, mtime: int) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(folder))
+    except OSError:
+        return frozenset()

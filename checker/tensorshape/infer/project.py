@@ -220,6 +220,7 @@ class Project:
         self.by_path: dict[str, ModuleInfo] = {}
         self._found: dict[str, Path | None] = {}
         self._raw: dict[Path, bytes] = {}
+        self._stars_of: dict[Path, tuple[str, ...]] = {}
         #: Summaries of installed modules kept across runs (``None``: each run parses them).
         self.summaries: SummaryCache | None = None
         if libraries is not None and libraries.summaries:
@@ -320,12 +321,18 @@ class Project:
             text = self._raw[path] = raw
         if name.encode() in text:
             return True
-        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        for m in _STAR_IMPORT.finditer(text):
-            target = absolute_module(package, m.group(2).decode(), len(m.group(1)))
-            if self.may_define(target, name, seen):
-                return True
-        return False
+        return any(self.may_define(target, name, seen) for target in self._star_targets(module, path, text))
+
+    def _star_targets(self, module: str, path: Path, text: bytes) -> tuple[str, ...]:
+        """The modules ``module`` star-imports (found once per file: a big package's ``__init__`` is
+        asked about every name looked up in it)."""
+        found = self._stars_of.get(path)
+        if found is None:
+            package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+            found = self._stars_of[path] = tuple(
+                absolute_module(package, m.group(2).decode(), len(m.group(1))) for m in _STAR_IMPORT.finditer(text)
+            )
+        return found
 
     def find_module(self, name: str) -> Path | None:
         """The file of a project module, without reading it (``None``: external)."""

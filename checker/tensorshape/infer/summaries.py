@@ -18,6 +18,7 @@ size bound (least recently used entries go first).
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import io
@@ -186,9 +187,8 @@ def _lazy_class(fields: tuple[Any, ...], level_reads: frozenset[str] | None) -> 
 
 
 def _node(cls: type, values: tuple[Any, ...]) -> cst.CSTNode:
-    if not issubclass(cls, cst.CSTNode):
-        raise pickle.UnpicklingError(f"{cls.__name__} is not a libcst node")
-    node = object.__new__(cls)
+    # ``cls`` is a libcst node class: the only classes :meth:`_Unpickler.find_class` gives.
+    node: cst.CSTNode = object.__new__(cls)
     for slot, value in zip(node_layout(cls)[1], values):
         slot.__set__(node, value)
     return node
@@ -254,7 +254,9 @@ class _Unpickler(pickle.Unpickler):
         if module == __name__ and name in _LOADERS:
             return _LOADERS[name]
         if module.startswith("libcst._nodes.") or module == "libcst._maybe_sentinel":
-            return super().find_class(module, name)
+            found = super().find_class(module, name)
+            if isinstance(found, type) and issubclass(found, (cst.CSTNode, enum.Enum)):
+                return found
         if module == "builtins" and name in ("frozenset", "set", "tuple", "list", "dict"):
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a library summary")
