@@ -16,7 +16,7 @@ import libcst as cst
 from tensorshape.infer.api import FileResult, check_file
 from tensorshape.infer.libraries import Libraries
 from tensorshape.infer.project import Project, parse_source
-from tensorshape.infer.summaries import LazyFunctionDef, SummaryCache
+from tensorshape.infer.summaries import LazyClassDef, LazyFunctionDef, SummaryCache
 from tensorshape.infer.syntax import self_assignments
 
 from tests.libraries.test_follow import _setup as follow_setup
@@ -216,3 +216,41 @@ def test_cli_counts_the_cache_in_statistics(tmp_path: Path) -> None:
     assert first["summary"]["library_cache"]["miss"] == 2 and first["summary"]["library_cache"]["written"] == 2
     assert second["summary"]["library_cache"]["hit"] == 2 and second["summary"]["library_cache"]["miss"] == 0
     assert len(list((tmp_path / "lc").rglob("*.pkl"))) == 2
+
+
+NESTED = """
+import torch.nn as nn
+
+
+def build(width):
+    scale = 2
+
+    class Head(nn.Module):
+        factor = scale
+
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 16)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    return Head()
+"""
+
+
+def test_a_class_inside_a_function_body_is_built_from_a_summary(tmp_path: Path) -> None:
+    main, libs = _setup(tmp_path)
+    (Path(libs.paths[0]) / "fakelib" / "models.py").write_text(NESTED)
+    (Path(libs.paths[0]) / "fakelib" / "__init__.py").write_text("from .models import build\n")
+    main.write_text("import torch\nfrom fakelib import build\n\nreveal_shape(build(8)(torch.randn(3, 8)))\n")
+    first, _ = _check(main, libs)
+    second, p = _check(main, libs)
+    assert p.summaries is not None and p.summaries.counts["hit"] == 2
+    assert _view(first) == _view(second)
+    assert (4, 0, "TS900", "revealed shape: [3 16]", []) in _view(second)
+    info = p.by_name["fakelib.models"]
+    assert info is not None and info.tree is not None
+    fn = next(s for s in info.tree.body if isinstance(s, LazyFunctionDef))
+    nested = next(s for s in fn.body.body if isinstance(s, LazyClassDef))
+    assert nested.level_reads is None  # found when built: a class in a function body rarely is
