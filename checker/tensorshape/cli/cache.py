@@ -16,35 +16,14 @@ from pathlib import Path
 
 from .. import __version__
 from ..infer.api import FileResult
-from ..infer.project import read_source
+from ..infer.project import read_source, text_digest
+from ..infer.summaries import checker_digest
 from ..rules.stubdir import stubs_digest
 from .serialize import dump_result, load_result
 
-__all__ = ["Cache", "text_digest", "stubs_digest"]
+__all__ = ["Cache", "checker_digest", "text_digest", "stubs_digest"]
 
 _FORMAT = 3  # 3: results carry the example location of each counted cause
-
-
-def checker_digest() -> str:
-    """A fingerprint of tensorshape's own modules (name, size, modification time).
-
-    The version alone does not change while the checker is developed or patched in place
-    (an editable install): a result computed by other code must not be served.  Stat calls
-    only, about a millisecond.
-    """
-    h = hashlib.blake2b(digest_size=16)
-    root = Path(__file__).resolve().parent.parent
-    for p in sorted(root.rglob("*.py")):
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        h.update(f"{p.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    return h.hexdigest()
-
-
-def text_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 class Cache:

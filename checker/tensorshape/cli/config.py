@@ -18,6 +18,8 @@
     python_path = ["vendor"]             # more folders of installed packages, searched first
     library_exclude = ["mylib"]          # installed packages never followed
     library_include = ["torchvision"]    # when given, only these are followed
+    library_cache_dir = "~/.cache/tensorshape/libraries"  # summaries of installed packages (shared)
+    library_cache_max_mb = 1024          # bound of that folder; least recently used go first
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ _KEYS = {
     "python_path",
     "library_exclude",
     "library_include",
+    "library_cache_dir",
+    "library_cache_max_mb",
 }
 
 
@@ -91,10 +95,15 @@ class Config:
     python_path: list[str] = field(default_factory=list)
     library_exclude: list[str] = field(default_factory=list)
     library_include: list[str] | None = None
+    #: The folder of library summaries (None: :func:`~tensorshape.infer.summaries.default_directory`).
+    library_cache_dir: Path | None = None
+    library_cache_max_mb: int = 1024
 
-    def libraries(self) -> Libraries | None:
-        """The installed packages followed from source (``None``: none)."""
+    def libraries(self, summaries: bool = True) -> Libraries | None:
+        """The installed packages followed from source (``None``: none); ``summaries``: keep their
+        summaries in the library cache folder across runs."""
         from ..infer.libraries import Libraries
+        from ..infer.summaries import default_directory
 
         if not self.follow_libraries:
             return None
@@ -103,6 +112,8 @@ class Config:
             tuple(str(self.root / p) for p in self.python_path),
             tuple(self.library_exclude),
             tuple(self.library_include) if self.library_include is not None else None,
+            str(self.library_cache_dir or default_directory()) if summaries else None,
+            self.library_cache_max_mb << 20,
         )
 
 
@@ -236,6 +247,16 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
         if not isinstance(table["cache_dir"], str) or not table["cache_dir"]:
             raise ConfigError(f"{path}: [tool.tensorshape] cache_dir must be a folder name, got {table['cache_dir']!r}")
         cfg.cache_dir = path.parent.absolute() / table["cache_dir"]
+    if "library_cache_dir" in table:
+        d = table["library_cache_dir"]
+        if not isinstance(d, str) or not d:
+            raise ConfigError(f"{path}: [tool.tensorshape] library_cache_dir must be a folder name, got {d!r}")
+        cfg.library_cache_dir = path.parent.absolute() / Path(d).expanduser()
+    if "library_cache_max_mb" in table:
+        mb = table["library_cache_max_mb"]
+        if type(mb) is not int or mb < 1:
+            raise ConfigError(f"{path}: [tool.tensorshape] library_cache_max_mb must be a positive integer")
+        cfg.library_cache_max_mb = mb
     if "jobs" in table:
         if type(table["jobs"]) is not int or table["jobs"] < 0:
             raise ConfigError(f"{path}: [tool.tensorshape] jobs must be a non-negative integer")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -167,6 +168,7 @@ def analyze_module(
         )
         return FileResult(path, [d], dependencies=deps)
     before = set(project.unfollowed)
+    cached_before = Counter(project.summaries.counts) if project.summaries is not None else Counter()
     an = Analyzer(project, settings.options, record=settings.record)
     an.report_unknown_ops = codes.UNKNOWN_OP.id in settings.enable
     raw, obligations = an.analyze(info)
@@ -188,6 +190,9 @@ def analyze_module(
     for module, why in project.unfollowed.items():  # installed modules first met by this file, not followed
         if module not in before and why not in ("modelled by stubs", "standard library"):
             stats[f"not-followed:{why}"] = stats.get(f"not-followed:{why}", 0) + 1
+    if project.summaries is not None:  # installed modules this file read: from their summaries, or parsed
+        for what, n in (project.summaries.counts - cached_before).items():
+            stats[f"library-cache:{what}"] = n
     return FileResult(
         path,
         diags,

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..rules.stubdir import stubs_dir
+from .summaries import DEFAULT_MAX_BYTES
 
 __all__ = ["Libraries", "NEVER_FOLLOWED", "DEFAULT_EXCLUDE", "environment_paths", "stub_modules"]
 
@@ -113,6 +115,10 @@ class Libraries:
     exclude: tuple[str, ...] = ()
     #: When set, only these packages are followed; an include also overrides a default exclude.
     include: tuple[str, ...] | None = None
+    #: The folder of library summaries kept across runs (:mod:`.summaries`; ``None``: parse each run).
+    summaries: str | None = None
+    #: The bound of that folder, in bytes.
+    summaries_max_bytes: int = DEFAULT_MAX_BYTES
 
     @classmethod
     def of_environment(
@@ -121,8 +127,10 @@ class Libraries:
         python_path: tuple[str, ...] = (),
         exclude: tuple[str, ...] = (),
         include: tuple[str, ...] | None = None,
+        summaries: str | None = None,
+        summaries_max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> Libraries:
-        return cls(environment_paths(python_executable, python_path), exclude, include)
+        return cls(environment_paths(python_executable, python_path), exclude, include, summaries, summaries_max_bytes)
 
     def refusal(self, module: str) -> str | None:
         """Why ``module`` is not followed from source (``None``: it may be)."""
@@ -145,14 +153,35 @@ class Libraries:
         if not self.paths or not module:
             return None, None
         why = self.refusal(module)
-        rel = module.replace(".", "/")
-        leaf = rel.rpartition("/")[2]
+        folder, _, leaf = module.replace(".", "/").rpartition("/")
         for root in self.paths:
-            base = Path(root)
-            for cand in (base / f"{rel}.py", base / rel / "__init__.py"):
-                if cand.is_file():
-                    return (None, why) if why else (cand, None)
-            parent = (base / rel).parent
-            if parent.is_dir() and (any(parent.glob(f"{leaf}.*.so")) or any(parent.glob(f"{leaf}.*.pyd"))):
+            parent = os.path.join(root, folder) if folder else root
+            names = _listing(parent)
+            if not names:
+                continue
+            for cand in (f"{leaf}.py", f"{leaf}/__init__.py"):
+                if cand.partition("/")[0] in names and os.path.isfile(p := os.path.join(parent, cand)):
+                    return (None, why) if why else (Path(p), None)
+            prefix = leaf + "."
+            if any(n.startswith(prefix) and n.endswith((".so", ".pyd")) for n in names):
                 return None, why or "C extension"
         return None, None
+
+
+def _listing(folder: str) -> frozenset[str]:
+    """The names in a folder (empty: none, or not a folder), read once per change of the folder:
+    probing each candidate file and globbing for compiled extensions cost seconds over a package
+    of many modules."""
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except OSError:
+        return frozenset()
+    return _listing_at(folder, mtime)
+
+
+@functools.lru_cache(maxsize=4096)
+def _listing_at(folder: str, mtime: int) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(folder))
+    except OSError:
+        return frozenset()

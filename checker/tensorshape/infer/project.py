@@ -23,6 +23,7 @@ from ..model.values import Value
 from .libraries import Libraries
 from .nesting import scan_nesting
 from .spans import SpanTable
+from .summaries import SummaryCache
 
 __all__ = ["ModuleInfo", "Project", "ParseFailure"]
 
@@ -61,6 +62,11 @@ class ModuleInfo:
     @property
     def package(self) -> str:
         return self.name if self.is_package else self.name.rpartition(".")[0]
+
+
+def text_digest(text: str) -> str:
+    """The content digest of a module's text."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def module_name_for(path: Path) -> tuple[str, Path, bool]:
@@ -214,6 +220,11 @@ class Project:
         self.by_path: dict[str, ModuleInfo] = {}
         self._found: dict[str, Path | None] = {}
         self._raw: dict[Path, bytes] = {}
+        self._stars_of: dict[Path, tuple[str, ...]] = {}
+        #: Summaries of installed modules kept across runs (``None``: each run parses them).
+        self.summaries: SummaryCache | None = None
+        if libraries is not None and libraries.summaries:
+            self.summaries = SummaryCache(Path(libraries.summaries), libraries.summaries_max_bytes)
 
     def add_source(self, source: str, path: str = "<string>", name: str | None = None) -> ModuleInfo:
         """A module from text (the LSP's unsaved buffers, tests)."""
@@ -247,11 +258,22 @@ class Project:
             spans,
             is_pkg,
             failure=failure,
-            digest=hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
+            digest=text_digest(source),
         )
         self.by_name[name] = info
         self.by_path[path] = info
         return info
+
+    def _add_library(self, source: str, path: str, name: str, summaries: SummaryCache) -> ModuleInfo:
+        """An installed module, from its summary when one was kept (else parsed, and kept)."""
+        digest = text_digest(source)
+        tree = summaries.load(digest)
+        failure = None
+        if tree is None:
+            tree, failure = parse_source(source)
+            if tree is not None:
+                summaries.store(digest, tree)
+        return self.add_parsed(source, tree, SpanTable(tree, source) if tree is not None else None, path, name, failure)
 
     def _add_root(self, root: Path) -> None:
         r = root.resolve()
@@ -299,12 +321,18 @@ class Project:
             text = self._raw[path] = raw
         if name.encode() in text:
             return True
-        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        for m in _STAR_IMPORT.finditer(text):
-            target = absolute_module(package, m.group(2).decode(), len(m.group(1)))
-            if self.may_define(target, name, seen):
-                return True
-        return False
+        return any(self.may_define(target, name, seen) for target in self._star_targets(module, path, text))
+
+    def _star_targets(self, module: str, path: Path, text: bytes) -> tuple[str, ...]:
+        """The modules ``module`` star-imports (found once per file: a big package's ``__init__`` is
+        asked about every name looked up in it)."""
+        found = self._stars_of.get(path)
+        if found is None:
+            package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+            found = self._stars_of[path] = tuple(
+                absolute_module(package, m.group(2).decode(), len(m.group(1))) for m in _STAR_IMPORT.finditer(text)
+            )
+        return found
 
     def find_module(self, name: str) -> Path | None:
         """The file of a project module, without reading it (``None``: external)."""
@@ -342,8 +370,12 @@ class Project:
             else:
                 text, _ = read_source(cand)
                 if text is not None:
-                    found = self.add_source(text, key, name)
-                    found.library = cand in self._library_files
+                    library = cand in self._library_files
+                    if library and self.summaries is not None:
+                        found = self._add_library(text, key, name, self.summaries)
+                    else:
+                        found = self.add_source(text, key, name)
+                    found.library = library
         self.by_name[name] = found
         return found
 

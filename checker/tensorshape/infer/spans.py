@@ -25,6 +25,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from ..model.diagnostics import Span
+from .summaries import body_loads, statement_index
 
 __all__ = ["SpanTable", "map_spans"]
 
@@ -34,7 +35,7 @@ T = TypeVar("T")
 class SpanTable:
     __slots__ = (
         "module", "_nodes", "_index", "_positions", "_offsets", "_whole", "_source", "_first", "_by_stmt",
-        "_hints", "at_statement",
+        "_hints", "at_statement", "_holders", "_holders_at",
     )  # fmt: skip
 
     def __init__(self, module: cst.Module, source: str | bytes | None = None):
@@ -54,6 +55,9 @@ class SpanTable:
         self._hints: list[int] = []
         #: The index of the top-level statement under analysis (set by the analyser; -1: unknown).
         self.at_statement = -1
+        #: The top-level statement of each node, by ``id`` (made when a ticket has no statement).
+        self._holders: dict[int, int] | None = None
+        self._holders_at = 0  # the count of function bodies loaded from summaries when it was made
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         """A placeholder span for ``node`` (optionally a character range inside it)."""
@@ -101,6 +105,8 @@ class SpanTable:
         node = self._nodes[i]
         if self._positions is None and self._first_lines():
             hint = self._hints[i]
+            if hint < 0:  # found by identity: generating the code of every statement before it costs more
+                hint = self._holder(node)
             if hint >= 0:
                 rng = self._statement(hint).get(node)
                 if rng is not None:
@@ -111,6 +117,14 @@ class SpanTable:
                     if rng is not None:
                         return rng
         return self._provider().get(node)
+
+    def _holder(self, node: cst.CSTNode) -> int:
+        """The top-level statement holding ``node`` (-1: none); the index is made again when a node
+        is missing from it and function bodies were loaded since."""
+        loads = body_loads()
+        if self._holders is None or (id(node) not in self._holders and loads != self._holders_at):
+            self._holders, self._holders_at = statement_index(self.module), loads
+        return self._holders.get(id(node), -1)
 
     def resolve(self, span: Span) -> Span:
         """The real span of a ticket (other spans pass through)."""

@@ -41,7 +41,8 @@ from .base import AnalyzerBase
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, dict_container, join_states
-from .syntax import blocks, definitions, suite_body
+from .summaries import LazyClassDef, LazyFunctionDef
+from .syntax import class_level_reads, definitions, self_assignments, suite_body
 from .values import (
     ClassV,
     ExternalV,
@@ -764,7 +765,9 @@ class Statements(AnalyzerBase):
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
         # Only the names the class-level code reads are copied: copying every global per class made
         # a module of n classes cost n * globals (a 5 MB generated model).
-        ns = State({k: state.vars[k] for k in _class_level_reads(body) if k in state.vars}, state.facts)
+        known = node.level_reads if isinstance(node, LazyClassDef) else None
+        reads = class_level_reads(body) if known is None else known
+        ns = State({k: state.vars[k] for k in reads if k in state.vars}, state.facts)
         before = set(ns.vars)
         fields: list[tuple[str, Value | None]] = []
         for stmt in body:
@@ -857,24 +860,6 @@ def _del_targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
-def _class_level_reads(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> set[str]:
-    """The names (and ``name.attr`` overlay keys) read by a class body outside its methods' bodies."""
-    out: set[str] = set()
-    todo: list[cst.CSTNode] = list(body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, cst.Name):
-            out.add(n.value)
-        elif isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name):
-            out.add(f"{n.value.value}.{n.attr.value}")
-        if isinstance(n, cst.FunctionDef):  # its body is analysed later, against the module's globals
-            todo.extend(d for d in n.decorators)
-            todo.extend(p for p in (n.params, n.returns) if p is not None)
-            continue
-        todo.extend(n.children)
-    return out
-
-
 def _own_names(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> set[str]:
     out: set[str] = set()
     for stmt in body:
@@ -929,38 +914,8 @@ def _is_dataclass_decorator(d: cst.Decorator) -> bool:
     return name in ("dataclass", "define", "frozen", "attrs")
 
 
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "update", "__setitem__"})
-
-
-def _targets(t: cst.BaseExpression, out: set[str]) -> None:
-    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-        out.add(t.attr.value)
-    elif isinstance(t, (cst.Tuple, cst.List)):
-        for e in t.elements:
-            _targets(e.value, out)
-
-
-def _scan(stmts: Sequence[cst.CSTNode], out: set[str]) -> None:
-    """Walk statements (not expressions): cheap, and enough to find ``self.x = ...``."""
-    for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            _scan(stmt.body, out)
-        elif isinstance(stmt, cst.Assign):
-            for t in stmt.targets:
-                _targets(t.target, out)
-        elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
-            _targets(stmt.target, out)
-        elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
-            f = stmt.value.func
-            if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
-                _targets(f.value, out)
-        else:
-            for block in blocks(stmt):
-                _scan(block, out)
-
-
 def _self_assignments(fn: cst.FunctionDef) -> set[str]:
-    """Attributes of ``self`` a method assigns or mutates."""
-    out: set[str] = set()
-    _scan(suite_body(fn.body), out)
-    return out
+    """Attributes of ``self`` a method assigns or mutates (a library summary knows them without
+    loading the method's body)."""
+    known = fn.self_assigned if isinstance(fn, LazyFunctionDef) else None
+    return set(known) if known is not None else self_assignments(fn)

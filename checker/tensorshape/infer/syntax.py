@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import functools
+import operator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import libcst as cst
 
-__all__ = ["simple_text", "blocks", "definitions", "suite_body"]
+__all__ = [
+    "simple_text",
+    "blocks",
+    "child_nodes",
+    "class_level_reads",
+    "definitions",
+    "node_layout",
+    "self_assignments",
+    "suite_body",
+]
 
 
 def simple_text(node: cst.CSTNode | None) -> str | None:
@@ -67,3 +79,84 @@ def definitions(stmts: Sequence[cst.CSTNode]) -> Iterator[cst.FunctionDef | cst.
         else:
             for block in blocks(stmt):
                 yield from definitions(block)
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "update", "__setitem__"})
+
+
+def _targets(t: cst.BaseExpression, out: set[str]) -> None:
+    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+        out.add(t.attr.value)
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            _targets(e.value, out)
+
+
+def _scan(stmts: Sequence[cst.CSTNode], out: set[str]) -> None:
+    """Walk statements (not expressions): cheap, and enough to find ``self.x = ...``."""
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            _scan(stmt.body, out)
+        elif isinstance(stmt, cst.Assign):
+            for t in stmt.targets:
+                _targets(t.target, out)
+        elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
+            _targets(stmt.target, out)
+        elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+            f = stmt.value.func
+            if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
+                _targets(f.value, out)
+        else:
+            for block in blocks(stmt):
+                _scan(block, out)
+
+
+def self_assignments(fn: cst.FunctionDef) -> set[str]:
+    """Attributes of ``self`` a method's body assigns or mutates."""
+    out: set[str] = set()
+    _scan(suite_body(fn.body), out)
+    return out
+
+
+@functools.cache
+def node_layout(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[Any, ...]]:
+    """The fields of a libcst node class: a getter of all of them at once, and the slot
+    descriptors that set them."""
+    names: list[str] = []
+    descriptors: list[Any] = []
+    for k in cls.__mro__:
+        for name in k.__dict__.get("__slots__", ()):
+            if name != "__weakref__":
+                names.append(name)
+                descriptors.append(k.__dict__[name])
+    if len(names) > 1:
+        return operator.attrgetter(*names), tuple(descriptors)
+    return (lambda o: tuple(getattr(o, n) for n in names)), tuple(descriptors)
+
+
+def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes ``node`` holds, read from its fields: libcst's ``children`` rebuilds the node
+    through its visitor machinery, several times slower."""
+    for v in node_layout(type(node))[0](node):
+        if isinstance(v, cst.CSTNode):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (c for c in v if isinstance(c, cst.CSTNode))
+
+
+def class_level_reads(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> set[str]:
+    """The names (and ``name.attr`` overlay keys) read by a class body outside its methods' bodies."""
+    out: set[str] = set()
+    todo: list[cst.CSTNode] = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+        elif isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name):
+            out.add(f"{n.value.value}.{n.attr.value}")
+        if isinstance(n, cst.FunctionDef):  # its body is analysed later, against the module's globals
+            todo.extend(d for d in n.decorators)
+            todo.extend(p for p in (n.params, n.returns) if p is not None)
+            continue
+        todo.extend(child_nodes(n))
+    return out

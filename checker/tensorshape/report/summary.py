@@ -75,6 +75,11 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         "libraries_not_followed": {
             k.split(":", 1)[1]: v for k, v in sorted(stats.items()) if k.startswith("not-followed:")
         },
+        #: Installed modules read through the library summary cache: ``hit`` (loaded from a summary),
+        #: ``miss`` (parsed), ``corrupt`` (an unreadable entry, ignored and rewritten), ``written``.
+        "library_cache": {
+            what: stats[f"library-cache:{what}"] for what in ("hit", "miss", "corrupt", "written", "pruned")
+        },
     }
 
 

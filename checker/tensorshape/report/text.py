@@ -140,6 +140,12 @@ def render_text(
         stat.append(f"Installed modules not followed: {sum(not_followed.values())}")
         for why, n in not_followed.items():
             stat.append(f"    {why:<26}{n:>7}")
+        lc = s.get("library_cache", {})
+        if any(lc.values()):
+            stat.append(
+                f"Installed modules from the library cache: {lc['hit']}, parsed: {lc['miss']}"
+                f" (corrupt entries rewritten: {lc['corrupt']}, entries written: {lc['written']})"
+            )
         blocks.append("\n".join(stat))
     return "\n\n".join(blocks) + "\n"
 
