@@ -131,6 +131,8 @@ def render_text(
         for why, entry in fn["not_analysed_by_reason"].items():
             stat.append(f"    {why:<14}{entry['count']:>7}  e.g. {entry['example']}")
         stat.append(f"Loops still changing at the iteration bound: {s['loops_at_bound']}")
+        if s.get("expressions_at_bound"):
+            stat.append(f"Expressions past the size bound (too-complex): {s['expressions_at_bound']}")
         stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
         if s.get("timed_out_files"):
             stat.append(f"    past file_timeout{s['timed_out_files']:>7}")
