@@ -225,3 +225,10 @@ def test_mypy_plugin_reports_a_file_past_file_timeout(tmp_path: Path, worker: bo
     r = session.result(str(f))
     (d,) = r.diagnostics
     assert d.code.id == codes.FILE_SKIPPED.id and "took more than 1e-06 s (file_timeout)" in d.message
+
+
+@pytest.mark.slow
+def test_cat_of_a_100000_item_literal_is_one_bounded_expression() -> None:
+    r = check_source(_cat(100_000, "z = y + torch.zeros(5, 4)\n"))
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
+    assert r.stats["expression-bound"] == 1

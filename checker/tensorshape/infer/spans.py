@@ -71,7 +71,8 @@ class SpanTable:
             self._index[key] = i
         if start or length:
             return Span(-(i + 1), start, -(i + 1), start + length)
-        whole = self._whole[key] = Span(-(i + 1), 0, -(i + 1), -1)
+        line = -(i + 1)  # one int object for both ends (a ticket is taken for most nodes)
+        whole = self._whole[key] = Span(line, 0, line, -1)
         return whole
 
     def use_positions(self, positions: dict[cst.CSTNode, object]) -> None:
