@@ -45,16 +45,24 @@ def _emit(text: str, encoding: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..infer.deadline import FileTimeout
     from ..instrument import instrument_source, remove
     from ..instrument.edit import split_lines
     from ..instrument.files import read_source, unified_diff, write_atomic
+    from ..model import codes
+    from .config import ConfigError, check_settings, load_config
     from .files import collect_files
 
+    try:
+        settings = check_settings(load_config(None, Path(args.paths[0])))
+    except ConfigError as e:
+        _say(f"tensorshape: {codes.CONFIG_ERROR.id} {codes.CONFIG_ERROR.name}: {e}")
+        return 2
     files = collect_files(args.paths, Path.cwd())
     if not files:
         _say("tensorshape instrument: no Python files found")
         return 2
-    checks = decorated = skipped = changed = failed = 0
+    checks = decorated = skipped = changed = failed = timed_out = 0
     for f in files:
         try:
             src = read_source(f)
@@ -67,13 +75,17 @@ def run(args: argparse.Namespace) -> int:
             if args.remove:
                 new = common = remove(source)
             else:
-                r = instrument_source(source, str(f), every_boundary=args.all)
+                r = instrument_source(source, str(f), every_boundary=args.all, file_timeout=settings.file_timeout)
                 new, common = r.source, r.original
                 checks += r.checks
                 decorated += r.decorated
                 skipped += len(r.skipped)
                 for why in r.skipped:
                     _say(f"{f}: skipped: {why}")
+        except FileTimeout:
+            _say(f"{f}: skipped: not instrumented: the analysis took more than {settings.file_timeout:g} s (file_timeout)")
+            timed_out += 1
+            continue
         except RecursionError:
             _say(f"{f}: error: not instrumented: nested too deeply to analyse")
             failed += 1
@@ -98,5 +110,6 @@ def run(args: argparse.Namespace) -> int:
     what = "removed checks from" if args.remove else f"{checks} checks and {decorated} decorated functions in"
     verb = "wrote" if args.write else "would change"
     tail = f"; {failed} file(s) failed" if failed else ""
+    tail += f"; {timed_out} file(s) skipped past file_timeout" if timed_out else ""
     _say(f"tensorshape instrument: {what} {changed} file(s) ({verb}); {skipped} obligation(s) skipped{tail}")
     return 2 if failed else 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -309,7 +309,17 @@ class Expressions(AnalyzerBase):
                     continue
                 return SeqV(UnknownV(), kind)
             items.append(item)
+        if len(items) > MAX_EXACT_ITEMS:
+            return self.beyond_exact_items(frame, node, items, kind)
         return TupleV(tuple(items), kind)
+
+    def beyond_exact_items(self, frame: Frame, node: cst.CSTNode, items: Sequence[Value], kind: SeqKind) -> Value:
+        """A sequence too long to track item by item: a list of unknown length whose items all look
+        like the join of its items (counted: ``expression-bound`` and a cause in ``--statistics``)."""
+        self.stats["expression-bound"] += 1
+        self.tally(f"cause:sequence of more than {MAX_EXACT_ITEMS:,} items (too-complex)", frame, node)
+        distinct = list({id(v): v for v in items}.values())  # most long literals repeat a few values
+        return SeqV(join_all(distinct), kind)
 
     def _eval_set(self, frame: Frame, state: State, node: cst.Set) -> Value:
         for el in node.elements:
@@ -534,13 +544,15 @@ class Expressions(AnalyzerBase):
             left = TupleV((), left.kind)  # ``layers = []`` then ``layers += [conv, nn.ReLU()]``: exact
         if isinstance(left, TupleV) and isinstance(right, TupleV) and op == "+":
             kind = left.kind if left.kind is not SeqKind.SIZE else SeqKind.SIZE
+            if len(left.items) + len(right.items) > MAX_EXACT_ITEMS:
+                return self.beyond_exact_items(frame, node, left.items + right.items, kind)
             return TupleV(left.items + right.items, kind)
         if op == "+" and isinstance(left, (TupleV, SeqV)) and isinstance(right, (TupleV, SeqV)):
             elems = [e for s in (left, right) for e in (s.items if isinstance(s, TupleV) else (s.elem,))]
             return SeqV(join_all(elems) if elems else UnknownV(), left.kind)
         if isinstance(left, TupleV) and op == "*" and isinstance(right, IntV) and type(right.value) is int:
-            if len(left.items) * right.value > MAX_SEQUENCE:  # ``[x] * 10**9``: never built
-                return UnknownV(UnknownSource.TOO_COMPLEX)
+            if left.items and len(left.items) * right.value > MAX_EXACT_ITEMS:  # ``[x] * 10**9``: never built
+                return self.beyond_exact_items(frame, node, left.items, left.kind)
             return TupleV(left.items * max(right.value, 0), left.kind)
         if isinstance(left, StrV) or isinstance(right, StrV):
             return StrV(None)
@@ -890,8 +902,9 @@ def _deco(d: cst.Decorator) -> str:
     return ""
 
 
-#: Sequences longer than this (``[x] * n``) are not built: their value is unknown.
-MAX_SEQUENCE = 100_000
+#: Sequences longer than this (a literal, ``[x] * n``) are not tracked item by item: one expression's
+#: cost stays bounded (``torch.cat`` of a 100,000-item literal checked 100,000 tensors).
+MAX_EXACT_ITEMS = 1_000
 
 _INT_OPS = {
     "+": arith.add,

@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,9 +22,10 @@ import libcst as cst
 
 from ..model.values import Value
 from .libraries import Libraries
-from .nesting import scan_nesting
+from .nesting import TooDeep, scan_nesting
 from .spans import SpanTable
 from .summaries import SummaryCache
+from .toplevel import LineScanner, split, split_lines
 
 __all__ = ["ModuleInfo", "Project", "ParseFailure"]
 
@@ -112,12 +114,97 @@ def _no_validation(self: object) -> None:
     return None
 
 
+#: Text longer than this is parsed a group of top-level statements (about :data:`PIECE_CHARS`
+#: long) at a time: while it parses, libcst's native parser holds about 600 bytes of memory per
+#: byte of source (a whole 5 MB file took 3 GB), and the process keeps that memory.
+PIECES_FROM = 64 * 1024
+PIECE_CHARS = 4 * 1024
+
+
 def parse_source(source: str) -> tuple[cst.Module | None, ParseFailure | None]:
     """The libcst tree of ``source``, or why there is none.
 
     Text nested deeper than libcst's native parser can take is never handed to it (it would die
     with SIGSEGV or take minutes): :func:`scan_nesting` finds it in one linear pass first."""
+    tree, failure, _ = parse_source_lines(source)
+    return tree, failure
+
+
+def parse_source_lines(source: str) -> tuple[cst.Module | None, ParseFailure | None, list[int] | None]:
+    """:func:`parse_source`, and the first line of each top-level statement (its leading lines
+    included) when the text was parsed in pieces (else None: :class:`SpanTable` finds them)."""
     deep = scan_nesting(source)
+    if deep is None and len(source) > PIECES_FROM:
+        pieces = parse_pieces(source)
+        if pieces is not None:
+            return pieces[0], None, pieces[1]
+    tree, failure = _parse_whole(source, deep)
+    return tree, failure, None
+
+
+def parse_pieces(source: str, piece_chars: int = PIECE_CHARS) -> tuple[cst.Module, list[int]] | None:
+    """``source`` parsed a group of top-level statements (about ``piece_chars`` long) at a time and
+    assembled into the module a whole parse gives, with the first line of each top-level statement;
+    None when a piece does not parse or the pieces disagree on the layout (then parse it whole)."""
+    lines = split_lines(source)
+    code = [first for first, is_code, _ in split(lines, LineScanner().starts(lines)) if is_code]
+    cuts = [0]
+    size = 0
+    k = 0
+    for i, line in enumerate(lines):
+        if k < len(code) and code[k] == i:
+            k += 1
+            if size >= piece_chars:
+                cuts.append(i)
+                size = 0
+        size += len(line)
+    cuts.append(len(lines))
+    body: list[cst.BaseStatement] = []
+    carried: list[cst.EmptyLine] = []  # lines between pieces: the next statement's leading lines
+    first: cst.Module | None = None
+    last: cst.Module | None = None
+    indent: str | None = None  # the indentation of the first piece with an indented block
+    for a, b in zip(cuts, cuts[1:]):
+        try:
+            piece = _parse_unvalidated("".join(lines[a:b]))
+        except Exception:  # noqa: BLE001 - a wrong boundary; the whole parse decides
+            return None
+        if any(isinstance(getattr(s, "body", None), cst.IndentedBlock) for s in piece.body):
+            # Blocks indented as the piece's default record no indentation of their own.
+            indent = indent or piece.default_indent
+            if piece.default_indent != indent:
+                return None
+        if first is None:
+            first = piece
+        else:
+            if piece.default_newline != first.default_newline:
+                return None
+            carried.extend(piece.header)
+        stmts = list(piece.body)
+        if stmts and carried:
+            stmts[0] = stmts[0].with_changes(leading_lines=[*carried, *stmts[0].leading_lines])
+            carried = []
+        body.extend(stmts)
+        carried.extend(piece.footer)
+        last = piece
+    if first is None or last is None:
+        return None
+    module = first.with_changes(
+        body=body,
+        footer=carried,
+        default_indent=indent or first.default_indent,
+        has_trailing_newline=last.has_trailing_newline,
+    )
+    starts: list[int] = []
+    if len(code) == len(body):
+        for at, stmt in zip(code, body):
+            leading: Sequence[cst.EmptyLine] = getattr(stmt, "leading_lines", ())
+            decorators: Sequence[cst.Decorator] = getattr(stmt, "decorators", ())
+            starts.append(at + 1 - len(leading) - (len(decorators[0].leading_lines) if decorators else 0))
+    return module, starts
+
+
+def _parse_whole(source: str, deep: TooDeep | None) -> tuple[cst.Module | None, ParseFailure | None]:
     if deep is not None:
         failure = ParseFailure(f"not analysed: {deep.what}", deep.line, deep.column, skipped=True)
     else:
@@ -228,8 +315,9 @@ class Project:
 
     def add_source(self, source: str, path: str = "<string>", name: str | None = None) -> ModuleInfo:
         """A module from text (the LSP's unsaved buffers, tests)."""
-        tree, failure = parse_source(source)
-        return self.add_parsed(source, tree, SpanTable(tree, source) if tree is not None else None, path, name, failure)
+        tree, failure, first = parse_source_lines(source)
+        spans = SpanTable(tree, source, first) if tree is not None else None
+        return self.add_parsed(source, tree, spans, path, name, failure)
 
     def add_parsed(
         self,

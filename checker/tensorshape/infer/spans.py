@@ -38,7 +38,7 @@ class SpanTable:
         "_hints", "at_statement", "_holders", "_holders_at",
     )  # fmt: skip
 
-    def __init__(self, module: cst.Module, source: str | bytes | None = None):
+    def __init__(self, module: cst.Module, source: str | bytes | None = None, first: list[int] | None = None):
         self.module = module
         self._nodes: list[cst.CSTNode] = []
         self._index: dict[int, int] = {}
@@ -48,7 +48,8 @@ class SpanTable:
         self._whole: dict[int, Span] = {}
         #: The module's text (for the first line of each top-level statement); None: whole-module positions.
         self._source = source
-        self._first: list[int] | None = None
+        #: The first line of each top-level statement (given when the module was parsed in pieces).
+        self._first: list[int] | None = first or None
         #: Positions of the nodes of each top-level statement whose positions were computed, by its index.
         self._by_stmt: dict[int, Mapping[cst.CSTNode, object]] = {}
         #: The top-level statement being analysed when each node's ticket was taken (index; -1: unknown).
@@ -74,8 +75,13 @@ class SpanTable:
             self._index[key] = i
         if start or length:
             return Span(-(i + 1), start, -(i + 1), start + length)
-        whole = self._whole[key] = Span(-(i + 1), 0, -(i + 1), -1)
+        line = -(i + 1)  # one int object for both ends (a ticket is taken for most nodes)
+        whole = self._whole[key] = Span(line, 0, line, -1)
         return whole
+
+    def use_positions(self, positions: dict[cst.CSTNode, object]) -> None:
+        """Take the positions of every node of the module, computed elsewhere (``instrument`` has them)."""
+        self._positions = positions
 
     @staticmethod
     def is_ticket(span: Span) -> bool:

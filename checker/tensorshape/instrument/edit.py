@@ -21,8 +21,9 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..infer.api import CheckSettings, check_source
-from ..infer.project import parse_source
+from ..infer.api import CheckSettings, analyze_module
+from ..infer.deadline import DEFAULT_FILE_TIMEOUT, deadline
+from ..infer.project import Project, parse_source
 from ..model.obligations import Obligation, ObligationKind
 from .locate import FunctionSite, Located, locate
 
@@ -186,17 +187,29 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def instrument_source(source: str, path: str = "<string>", *, every_boundary: bool = False) -> InstrumentResult:
+def instrument_source(
+    source: str, path: str = "<string>", *, every_boundary: bool = False, file_timeout: float = DEFAULT_FILE_TIMEOUT
+) -> InstrumentResult:
     """Insert a runtime check at every obligation of ``source`` (``every_boundary``: decorate every
-    annotated function instead of following the analysis, like jaxtyping)."""
+    annotated function instead of following the analysis, like jaxtyping).
+
+    The analysis is bounded by ``file_timeout`` seconds (0: no bound): past it, :class:`FileTimeout`
+    is raised and nothing is inserted."""
     with _no_cycle_collection():
-        return _instrument(source, path, every_boundary)
+        return _instrument(source, path, every_boundary, file_timeout)
 
 
-def _instrument(source: str, path: str, every_boundary: bool) -> InstrumentResult:
+def _instrument(source: str, path: str, every_boundary: bool, file_timeout: float) -> InstrumentResult:
     original = remove(source)
-    module = _parse(original)
-    located = locate(module)
+    # One parse and one pass of positions serve both the insertion points and the analysis.
+    project = Project([Path(path).resolve().parent] if path != "<string>" else [])
+    info = project.add_source(original, path)
+    if info.tree is None or info.spans is None:
+        raise SyntaxError(info.failure.message if info.failure else "cannot parse")
+    module = info.tree
+    positions: dict[cst.CSTNode, object] = {}
+    located = locate(module, positions)
+    info.spans.use_positions(positions)
     lines = split_lines(original)
     result = InstrumentResult(original, original)
     inserts: dict[int, list[str]] = {}  # line number -> checks to insert before it
@@ -207,7 +220,8 @@ def _instrument(source: str, path: str, every_boundary: bool) -> InstrumentResul
             if f.annotated:
                 _decorate(f, decorate, result, f"{display}:{f.def_line}")
     else:
-        r = check_source(original, path, CheckSettings(obligations=True))
+        with deadline(file_timeout):
+            r = analyze_module(project, info, CheckSettings(obligations=True, file_timeout=file_timeout))
         for o in r.obligations:
             _place(o, located, lines, inserts, decorate, result, display)
     if not inserts and not decorate:

@@ -295,7 +295,12 @@ class Located:
         return self.functions[self.statements[i].function] if i >= 0 else None
 
 
-def locate(module: cst.Module) -> Located:
+def locate(module: cst.Module, positions: dict[cst.CSTNode, object] | None = None) -> Located:
+    """The statements and functions of ``module``; ``positions``, when given, receives the position
+    of every node (computed anyway: the analysis's span table can then reuse them)."""
     c = _Collector(module)
-    MetadataWrapper(module, unsafe_skip_copy=True).visit(c)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper.visit(c)
+    if positions is not None:
+        positions.update(wrapper.resolve(PositionProvider))
     return Located(c.statements, c.functions)

@@ -16,6 +16,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..infer.api import CheckSettings
+from ..infer.deadline import FileTimeout, deadline
 from ..infer.memory import tune_gc
 from ..infer.project import Project
 from ..model import codes
@@ -357,13 +358,20 @@ def _range(lines: Sequence[str], span: Any) -> lsp.Range:
 
 
 def _analyse_locked(ls: TensorshapeServer, uri: str, source: str, version: int | None) -> Analysis:
+    """The document's analysis; raises :class:`FileTimeout` past ``file_timeout`` (then the document's
+    incremental state, half updated, is dropped: the next edit starts afresh)."""
     with ls.lock:  # one analysis at a time: they share the project's module cache
         inc = ls.incremental.get(uri)
         settings = lsp_settings(ls.settings)
         if inc is None or inc.project is not ls.project or inc.settings != settings:
             # New document, saved files (a new project) or new settings: start afresh.
             inc = ls.incremental[uri] = IncrementalAnalyser(ls.project, settings, _path(uri))
-        return inc.update(source, version)
+        try:
+            with deadline(settings.file_timeout):
+                return inc.update(source, version)
+        except FileTimeout:
+            ls.incremental.pop(uri, None)
+            raise
 
 
 def _schedule(ls: TensorshapeServer, uri: str, delay: float) -> None:
@@ -371,6 +379,20 @@ def _schedule(ls: TensorshapeServer, uri: str, delay: float) -> None:
     if old is not None:
         old.cancel()
     ls.pending[uri] = asyncio.get_event_loop().create_task(_run(ls, uri, delay))
+
+
+def _publish_skipped(ls: TensorshapeServer, uri: str, version: int | None, why: str) -> None:
+    """Say that the document was not analysed (a TS008 warning on its first line), and why."""
+    ls.analyses.pop(uri, None)
+    ls.incremental.pop(uri, None)
+    skipped = lsp.Diagnostic(
+        range=lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=0)),
+        message=f"not analysed: {why}",
+        severity=lsp.DiagnosticSeverity.Warning,
+        code=codes.FILE_SKIPPED.id,
+        source="tensorshape",
+    )
+    ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[skipped]))
 
 
 async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
@@ -384,23 +406,17 @@ async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
             ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[]))
             return
         if len(source) > MAX_DOCUMENT:
-            ls.analyses.pop(uri, None)
-            ls.incremental.pop(uri, None)
-            skipped = lsp.Diagnostic(
-                range=lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=0)),
-                message=f"not analysed: the document has {len(source):,} characters "
-                f"(the editor limit is {MAX_DOCUMENT:,}; `tensorshape check` takes it)",
-                severity=lsp.DiagnosticSeverity.Warning,
-                code=codes.FILE_SKIPPED.id,
-                source="tensorshape",
-            )
-            ls.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[skipped])
-            )
+            why = f"the document has {len(source):,} characters "
+            why += f"(the editor limit is {MAX_DOCUMENT:,}; `tensorshape check` takes it)"
+            _publish_skipped(ls, uri, version, why)
             return
         loop = asyncio.get_event_loop()
         try:
             a = await loop.run_in_executor(None, _analyse_locked, ls, uri, source, version)
+        except FileTimeout:
+            why = f"the analysis took more than {ls.settings.file_timeout:g} s (file_timeout)"
+            _publish_skipped(ls, uri, version, why)
+            return
         except Exception as e:  # noqa: BLE001 - the server never dies on a document
             ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"tensorshape: {e!r}"))
             return

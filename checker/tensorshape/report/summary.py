@@ -67,6 +67,8 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         "loops_at_bound": stats["loop-bound"],
         #: Unannotated parameters that learnt a shape from their first use (``infer/learn.py``).
         "learned_parameters": stats["learned-parameters"],
+        #: Expressions past a size bound (sequences of more than 1,000 items), kept as a summary value.
+        "expressions_at_bound": stats["expression-bound"],
         #: Files not analysed (TS008: unreadable, not regular, too big or nested too deep).
         "skipped_files": stats["skipped-files"],
         #: Of which: files whose analysis ran past ``file_timeout``.

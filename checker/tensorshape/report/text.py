@@ -133,6 +133,8 @@ def render_text(
         if s.get("learned_parameters"):
             stat.append(f"Parameters that learnt a shape from their first use: {s['learned_parameters']}")
         stat.append(f"Loops still changing at the iteration bound: {s['loops_at_bound']}")
+        if s.get("expressions_at_bound"):
+            stat.append(f"Expressions past the size bound (too-complex): {s['expressions_at_bound']}")
         stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
         if s.get("timed_out_files"):
             stat.append(f"    past file_timeout{s['timed_out_files']:>7}")

@@ -1,0 +1,234 @@
+"""Size is no denial of service: big files are parsed in pieces, long sequences are bounded."""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import libcst as cst
+import pytest
+from tensorshape.infer import project as project_module
+from tensorshape.infer.api import check_source
+from tensorshape.infer.expressions import MAX_EXACT_ITEMS
+from tensorshape.infer.project import parse_pieces, parse_source_lines
+from tensorshape.infer.spans import first_lines
+from tensorshape.model import codes
+from tensorshape.report.summary import summarize
+
+ROOT = Path(__file__).resolve().parents[2]
+BUGS = sorted((ROOT / "examples" / "bugs").glob("*.py"))
+
+TRICKY = '''# header comment
+#!/not/a/shebang
+
+"""Docstring."""
+import os  # trailing
+# between
+@dec
+# between decorators
+@dec2(
+  1)
+def f():
+    x = 1
+    # indented, after the body
+
+# at the top level, after a function
+class A:
+    pass
+        # deeper than the body
+if x:
+    pass
+elif y:
+    pass
+else:
+    pass
+try:
+    pass
+except E:
+    pass
+finally:
+    pass
+a = 1; b = 2
+s = """
+x = 1
+"""
+t = (1,
+2)
+u = 1 + \\
+  2
+def g(): return 1
+# the end
+'''
+
+
+@pytest.mark.parametrize("variant", ["lf", "crlf", "no-final-newline", "tabs"])
+@pytest.mark.parametrize("piece", [1, 40, 300])
+def test_pieces_assemble_the_module_a_whole_parse_gives(variant: str, piece: int) -> None:
+    src = {
+        "lf": TRICKY,
+        "crlf": TRICKY.replace("\n", "\r\n"),
+        "no-final-newline": TRICKY + "z = 3",
+        "tabs": TRICKY.replace("    ", "\t"),
+    }[variant]
+    whole = cst.parse_module(src)
+    got = parse_pieces(src, piece)
+    assert got is not None
+    module, starts = got
+    assert module.code == src  # not a byte lost
+    assert module.deep_equals(whole)
+    assert starts == first_lines(whole, src)
+
+
+def test_pieces_that_disagree_on_the_indentation_fall_back_to_a_whole_parse() -> None:
+    src = "def f():\n  x = 1\n" * 3 + "def g():\n    y = 2\n" * 3
+    assert parse_pieces(src, 1) is None
+    tree, failure, first = parse_source_lines(src)
+    assert tree is not None and failure is None and tree.code == src
+
+
+@pytest.mark.parametrize("path", BUGS[:12], ids=lambda p: p.name)
+def test_a_file_parsed_in_pieces_gets_the_same_diagnostics(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = path.read_text(encoding="utf-8")
+    whole = check_source(src, str(path))
+    monkeypatch.setattr(project_module, "PIECES_FROM", 0)
+    monkeypatch.setattr(project_module, "PIECE_CHARS", 200)
+    pieces = check_source(src, str(path))
+    assert [(d.code.id, d.span, d.message) for d in pieces.diagnostics] == [
+        (d.code.id, d.span, d.message) for d in whole.diagnostics
+    ]
+
+
+def _cat(n: int, extra: str = "") -> str:
+    return "import torch\nx = torch.zeros(2, 3)\ny = torch.cat([" + ", ".join(["x"] * n) + "])\n" + extra
+
+
+def test_a_long_literal_is_one_bounded_sequence_and_counted() -> None:
+    n = MAX_EXACT_ITEMS + 1
+    r = check_source(_cat(n, "z = y + torch.zeros(5, 3)\nw = y + torch.zeros(5, 4)\n"))
+    # The length is no longer known (no false error against 5), the other dims still are.
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
+    assert "3 vs 4" in r.diagnostics[0].message
+    assert r.stats["expression-bound"] == 1
+    assert any(k.startswith("cause:sequence of more than") for k in r.stats)
+    assert summarize([r])["expressions_at_bound"] == 1
+
+
+def test_items_of_a_long_literal_are_still_checked() -> None:
+    items = ", ".join(["x"] * MAX_EXACT_ITEMS + ["x @ x"])
+    r = check_source("import torch\nx = torch.zeros(2, 3)\ny = [" + items + "]\n")
+    assert [d.code.id for d in r.diagnostics] == [codes.SHAPE_MISMATCH.id]
+
+
+def test_a_literal_within_the_bound_stays_exact() -> None:
+    r = check_source(_cat(MAX_EXACT_ITEMS, "z = y + torch.zeros(5, 3)\n"))
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
+    assert f"{2 * MAX_EXACT_ITEMS} vs 5" in r.diagnostics[0].message
+    assert not r.stats.get("expression-bound")
+
+
+def test_repeated_list_past_the_bound_keeps_its_items_look() -> None:
+    r = check_source("import torch\nx = torch.zeros(2, 3)\ny = torch.cat([x] * 10**9)\nz = y + torch.zeros(7, 4)\n")
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
+    assert r.stats["expression-bound"] == 1
+
+
+BLOCK = """
+class Block{i}(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear({a}, {a})
+
+    def forward(self, x: Float[Tensor, "batch {a}"]) -> Float[Tensor, "batch {a}"]:
+        return torch.relu(self.fc(x)) + x
+"""
+
+
+@pytest.mark.slow
+def test_memory_of_a_big_generated_file_is_linear_with_a_small_constant(tmp_path: Path) -> None:
+    head = "import torch\nfrom torch import nn, Tensor\nfrom jaxtyping import Float\n"
+    blocks = [BLOCK.format(i=i, a=8 + i % 5) for i in range(4000)]
+    src = head + "".join(blocks)
+    f = tmp_path / "m.py"
+    f.write_text(src, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.tensorshape]\nfile_timeout = 0\n", encoding="utf-8")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = subprocess.run(
+        [sys.executable, "-m", "tensorshape.cli.main", "check", "--no-cache", "-j", "1", str(f)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    peak_mb = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
+    # A whole parse alone took about 600 MB per MB of source; now the tree and the analysis stay
+    # well under 250 MB per MB on top of the interpreter and its imports (about 40 MB).
+    assert peak_mb < 40 + 250 * len(src) / 1e6, peak_mb
+
+
+#: A function long enough that the analysis reads the clock (every 64 steps) after its bound of 1 µs.
+LONG = "import torch\n\n\ndef f(x):\n" + "".join(f"    y{i} = x + {i}\n" for i in range(300)) + "    return x\n"
+
+
+def test_instrument_skips_a_file_past_file_timeout_and_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tensorshape.cli.main import main
+
+    (tmp_path / "pyproject.toml").write_text("[tool.tensorshape]\nfile_timeout = 0.000001\n", encoding="utf-8")
+    (tmp_path / "a.py").write_text(LONG, encoding="utf-8")
+    assert main(["instrument", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "a.py: skipped: not instrumented: the analysis took more than 1e-06 s (file_timeout)" in err
+    assert "1 file(s) skipped past file_timeout" in err
+    assert (tmp_path / "a.py").read_text(encoding="utf-8") == LONG
+
+
+def test_language_server_skips_a_document_past_file_timeout_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    from dataclasses import replace
+
+    from tensorshape.lsp import server as srv
+
+    ls = srv.build_server()
+    ls.config = replace(ls.config, check=replace(ls.config.check, file_timeout=1e-6))
+    uri = "file:///tmp/long.py"
+    published: list[Any] = []
+    monkeypatch.setattr(ls, "text_document_publish_diagnostics", published.append)
+    document = SimpleNamespace(source=LONG, version=3)
+    monkeypatch.setattr(ls.protocol, "_workspace", SimpleNamespace(get_text_document=lambda u: document))
+    asyncio.run(srv._run(ls, uri, 0))
+    (params,) = published
+    (d,) = params.diagnostics
+    assert d.code == codes.FILE_SKIPPED.id and "took more than 1e-06 s (file_timeout)" in d.message
+    assert uri not in ls.incremental and uri not in ls.analyses
+    # Within the bound, the same document is analysed as usual.
+    ls.config = replace(ls.config, check=replace(ls.config.check, file_timeout=60))
+    asyncio.run(srv._run(ls, uri, 0))
+    assert not published[-1].diagnostics and uri in ls.analyses
+
+
+@pytest.mark.parametrize("worker", [False, True], ids=["in-process", "worker"])
+def test_mypy_plugin_reports_a_file_past_file_timeout(tmp_path: Path, worker: bool) -> None:
+    from tensorshape_mypy.session import Session
+
+    (tmp_path / "pyproject.toml").write_text("[tool.tensorshape]\nfile_timeout = 0.000001\n", encoding="utf-8")
+    f = tmp_path / "long.py"
+    f.write_text(LONG, encoding="utf-8")
+    session = Session(None)
+    if worker:
+        session.prefetch(str(f))
+    r = session.result(str(f))
+    (d,) = r.diagnostics
+    assert d.code.id == codes.FILE_SKIPPED.id and "took more than 1e-06 s (file_timeout)" in d.message
+
+
+@pytest.mark.slow
+def test_cat_of_a_100000_item_literal_is_one_bounded_expression() -> None:
+    r = check_source(_cat(100_000, "z = y + torch.zeros(5, 4)\n"))
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
+    assert r.stats["expression-bound"] == 1
