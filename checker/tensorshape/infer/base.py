@@ -232,6 +232,7 @@ class AnalyzerBase:
 
         # learn.py
         def learnt(self, frame: Frame, old: object, new: TensorV) -> None: ...
+        def as_before(self, frame: Frame, run: Callable[[], object]) -> None: ...
 
         #: ``(frame, state, args, kwargs, node, ask)``: see :meth:`.learn.Learner.learn_args`.
         learn_args: Callable[..., tuple[Sequence[Arg], Mapping[str, Arg]]]

@@ -11,6 +11,7 @@ import libcst as cst
 
 from ..lang.render import describe_value as _describe
 from ..model import codes
+from ..model.diagnostics import Span
 from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.firstclass import DimV, LevelTensorV
 from ..model.shape import Shape
@@ -267,16 +268,13 @@ class Calls(AnalyzerBase):
             return self.call_instance(frame, state, func, args, kwargs, node)
         if isinstance(func, ModuleV):
             module = func
-            args, kwargs = self.learn_args(
+            learnt = self.learn_args(
                 frame, state, args, kwargs, node, lambda a, k, p: engine.required_by_module(module, a, k, p, frame.ctx)
             )
-            v = engine.call_module(
-                func,
-                [self.core_arg(frame, a) for a in args],
-                {k: self.core_arg(frame, a) for k, a in kwargs.items()},
-                frame.ctx,
-                span,
-            )
+            if learnt != (args, kwargs):
+                self.as_before(frame, lambda: self._call_module(frame, module, args, kwargs, span))
+            args, kwargs = learnt
+            v = self._call_module(frame, module, args, kwargs, span)
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
         return UnknownV()
 
@@ -303,6 +301,17 @@ class Calls(AnalyzerBase):
                 return UnknownV()
             scope.vars[p.name.value] = a.value
         return self.eval(frame, scope, f.node.body)
+
+    def _call_module(
+        self, frame: Frame, module: ModuleV, args: Sequence[Arg], kwargs: Mapping[str, Arg], span: Span
+    ) -> Value | None:
+        return engine.call_module(
+            module,
+            [self.core_arg(frame, a) for a in args],
+            {k: self.core_arg(frame, a) for k, a in kwargs.items()},
+            frame.ctx,
+            span,
+        )
 
     # -- external (torch, einops, builtins) ---------------------------------------------------
     def call_external(
@@ -338,9 +347,16 @@ class Calls(AnalyzerBase):
             args = [self.dataset_arg(frame, state, a, node) for a in args]
             kwargs = {k: self.dataset_arg(frame, state, a, node) for k, a in kwargs.items()}
         if q not in engine.table().classes:
-            args, kwargs = self.learn_args(
+            learnt = self.learn_args(
                 frame, state, args, kwargs, node, lambda a, k, p: engine.required_by_function(q, a, k, p, frame.ctx)
             )
+            if learnt != (args, kwargs):
+                before = (
+                    [self.core_arg(frame, a) for a in args],
+                    {k: self.core_arg(frame, a) for k, a in kwargs.items()},
+                )
+                self.as_before(frame, lambda: engine.call_function(q, before[0], before[1], frame.ctx, span))
+            args, kwargs = learnt
         cargs = [self.core_arg(frame, a) for a in args]
         ckw = {k: self.core_arg(frame, a) for k, a in kwargs.items()}
         if q in engine.table().classes:

@@ -174,6 +174,14 @@ class Learner(AnalyzerBase):
                 kwargs = {**kwargs, key: new}
         return args, kwargs
 
+    @staticmethod
+    def as_before(frame: Frame, run: Callable[[], object]) -> None:
+        """Run a call as it was with the parameter unknown, for its runtime obligations only: what
+        the parameter learnt there is still checked at run time (``tensorshape instrument``)."""
+        mark = len(frame.ctx.diagnostics)
+        run()
+        del frame.ctx.diagnostics[mark:]
+
     def learnt(self, frame: Frame, old: object, new: TensorV) -> None:
         """A refinement (``b, t, d = x.shape``) gave a variable that held ``old`` the tensor ``new``."""
         lr = frame.learning
