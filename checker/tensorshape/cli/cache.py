@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from .. import __version__
-from ..infer.api import FileResult
-from ..infer.project import read_source
+from ..infer.result import FileResult
+from ..infer.source import read_source, text_digest
 from ..rules.stubdir import stubs_digest
 from .serialize import dump_result, load_result
 
@@ -41,10 +41,6 @@ def checker_digest() -> str:
             continue
         h.update(f"{p.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     return h.hexdigest()
-
-
-def text_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 class Cache:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..infer.api import CheckSettings, FileResult
+from ..infer.result import CheckSettings, FileResult
 from ..model import codes
 from ..model.diagnostics import Severity
 from ..report import FORMATS

@@ -9,10 +9,7 @@ code.  An import not found there may be an installed package, followed from its 
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
-import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +19,7 @@ import libcst as cst
 from ..model.values import Value
 from .libraries import Libraries
 from .nesting import scan_nesting
+from .source import read_bytes, read_source, text_digest
 from .spans import SpanTable
 
 __all__ = ["ModuleInfo", "Project", "ParseFailure"]
@@ -140,54 +138,6 @@ def parse_source(source: str) -> tuple[cst.Module | None, ParseFailure | None]:
     return None, failure
 
 
-#: Source files bigger than this are not read (a generated file that big is data, not a model).
-MAX_FILE_BYTES = 32 * 1024 * 1024
-
-
-def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, str | None]:
-    """A regular file's bytes, or why not: never blocks on a FIFO or reads a device forever."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        return None, f"cannot read file: {e.strerror or e}"
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None, "not a regular file (a FIFO, socket or device)"
-        if st.st_size > limit:
-            return None, f"file too big ({st.st_size:,} bytes; the limit is {limit:,})"
-        chunks = []
-        total = 0
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > limit:
-                return None, f"file too big (more than {limit:,} bytes)"
-            chunks.append(chunk)
-        return b"".join(chunks), None
-    except OSError as e:
-        return None, f"cannot read file: {e.strerror or e}"
-    finally:
-        os.close(fd)
-
-
-def read_source(path: Path) -> tuple[str | None, str | None]:
-    """The file's text, or an error message (undecodable, unreadable, not a regular file)."""
-    data, err = read_bytes(path)
-    if data is None:
-        return None, err
-    try:
-        import io
-        import tokenize
-
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding), None
-    except (SyntaxError, UnicodeDecodeError, LookupError) as e:
-        return None, f"cannot decode file: {e}"
-
-
 def absolute_module(package: str, module: str | None, level: int) -> str:
     """The absolute name of ``from {'.' * level}{module} import ...`` in a module of ``package``."""
     if level == 0:
@@ -247,7 +197,7 @@ class Project:
             spans,
             is_pkg,
             failure=failure,
-            digest=hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
+            digest=text_digest(source),
         )
         self.by_name[name] = info
         self.by_path[path] = info

@@ -2,11 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-__all__ = ["simple_text", "blocks", "definitions", "suite_body"]
+__all__ = ["simple_text", "blocks", "definitions", "suite_body", "child_nodes"]
+
+#: The field names of each node class (libcst nodes are dataclasses).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes held by ``node``'s fields: the nodes of ``node.children`` (whose visitor pass costs
+    about three times more), in field order rather than source order."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
+    out: list[cst.CSTNode] = []
+    for name in names:
+        v = getattr(node, name)
+        if isinstance(v, cst.CSTNode):
+            out.append(v)
+        elif isinstance(v, (tuple, list)):
+            out.extend(x for x in v if isinstance(x, cst.CSTNode))
+    return out
 
 
 def simple_text(node: cst.CSTNode | None) -> str | None:
