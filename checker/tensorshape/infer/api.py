@@ -119,7 +119,6 @@ def analyze_module(
     deps = sorted({(m.path, m.digest) for m in an.touched})
     if (info.path, info.digest) not in deps:
         deps.append((info.path, info.digest))
-    stats = dict(an.statistics())
     for module, why in project.unfollowed.items():  # installed modules first met by this file, not followed
         if module not in before and why not in ("modelled by stubs", "standard library"):
             stats[f"not-followed:{why}"] = stats.get(f"not-followed:{why}", 0) + 1

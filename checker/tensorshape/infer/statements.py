@@ -41,7 +41,7 @@ from .base import AnalyzerBase
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, join_states
-from .syntax import blocks, child_nodes, definitions, suite_body
+from .syntax import blocks, code_children, definitions, suite_body
 from .values import (
     ClassV,
     ExternalV,
@@ -832,7 +832,7 @@ def _class_level_reads(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement
             todo.extend(d for d in n.decorators)
             todo.extend(p for p in (n.params, n.returns) if p is not None)
             continue
-        todo.extend(child_nodes(n))
+        todo.extend(code_children(n))
     return out
 
 
