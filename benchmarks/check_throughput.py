@@ -16,7 +16,8 @@ Figures printed, per package:
 
 with lines per second and the ratio cold / parse (target: at most 1.5x).
 The two single-process timings alternate file by file, so load from other
-processes on the machine affects both alike.
+processes on the machine affects both alike, and they are CPU seconds of this
+process (the CLI figures are wall clock).
 
 One-time start-up is printed on its own and kept out of both single-process
 figures, as libcst's import is: the first analysis of a process imports sympy
@@ -68,10 +69,10 @@ class Block(nn.Module):
 
 def startup() -> float:
     """Warm both sides up (see the module's docstring); the seconds it took."""
-    t = time.perf_counter()
+    t = time.process_time()
     libcst.parse_module(WARMUP)
     check_source(WARMUP, "<warm-up>", CheckSettings())
-    return time.perf_counter() - t
+    return time.process_time() - t
 
 
 def files_of(folders: list[Path], limit: int | None) -> list[Path]:
@@ -80,10 +81,10 @@ def files_of(folders: list[Path], limit: int | None) -> list[Path]:
 
 
 def bare_parse(path: Path) -> float:
-    t = time.perf_counter()
+    t = time.process_time()
     src = path.read_bytes()
     libcst.parse_module(src)
-    return time.perf_counter() - t
+    return time.process_time() - t
 
 
 def measure(name: str, folders: list[Path], roots: list[Path], args: argparse.Namespace) -> dict[str, float]:
@@ -99,14 +100,14 @@ def measure(name: str, folders: list[Path], roots: list[Path], args: argparse.Na
     prof = cProfile.Profile() if args.profile else None
     for p in files:
         parse_s += bare_parse(p)
-        t = time.perf_counter()
+        t = time.process_time()
         if prof:
             prof.enable()
         r = check_file(p, settings, project)
         if prof:
             prof.disable()
         settle()
-        cold_s += time.perf_counter() - t
+        cold_s += time.process_time() - t
         errors += len(r.errors)
     row = {
         "files": len(files),

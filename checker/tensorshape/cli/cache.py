@@ -15,9 +15,8 @@ import tempfile
 from pathlib import Path
 
 from .. import __version__
-from ..infer.api import FileResult
-from ..infer.project import read_source, text_digest
-from ..infer.summaries import checker_digest
+from ..infer.result import FileResult
+from ..infer.source import checker_digest, read_source, text_digest
 from ..rules.stubdir import stubs_digest
 from .serialize import dump_result, load_result
 

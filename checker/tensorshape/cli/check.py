@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..infer.api import CheckSettings, FileResult
+from ..infer.result import CheckSettings, FileResult
 from ..model import codes
 from ..model.diagnostics import Severity
 from ..report import FORMATS
@@ -31,7 +31,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to a file instead of stdout")
     p.add_argument("--config", type=Path, metavar="FILE", help="pyproject.toml to read (default: the nearest one)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache or the library summaries")
+    p.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the result cache or the library summaries"
+    )
     p.add_argument("--cache-dir", type=Path, metavar="DIR", help="cache folder (default: $XDG_CACHE_HOME/tensorshape)")
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
     p.add_argument("--statistics", action="store_true", help="print how many tensor expressions have known shapes")
@@ -128,7 +130,13 @@ def run(args: argparse.Namespace) -> int:
     roots = [cfg.root / r for r in cfg.roots]
     try:
         results = run_check(
-            files, settings, cache=cache, jobs=jobs, roots=roots, progress=progress, libraries=cfg.libraries(summaries=not args.no_cache)
+            files,
+            settings,
+            cache=cache,
+            jobs=jobs,
+            roots=roots,
+            progress=progress,
+            libraries=cfg.libraries(summaries=not args.no_cache),
         )
     finally:
         progress.close()

@@ -37,8 +37,8 @@ from ..rules.context import Options
 
 if TYPE_CHECKING:
     # Imported where settings are made: the mypy plugin reads configurations without the analysis.
-    from ..infer.api import CheckSettings
     from ..infer.libraries import Libraries
+    from ..infer.result import CheckSettings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -169,7 +169,7 @@ def check_settings(
         allow_dynamic_weights=cfg.allow_dynamic_weights if allow_dynamic_weights is None else allow_dynamic_weights,
     )
     bare = cfg.bare_type_ignore if bare_type_ignore is None else bare_type_ignore
-    from ..infer.api import CheckSettings
+    from ..infer.result import CheckSettings
 
     if cfg.file_timeout is None:
         return CheckSettings(options, sev, frozenset(on), bare_type_ignore=bare)

@@ -83,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
                 for why in r.skipped:
                     _say(f"{f}: skipped: {why}")
         except FileTimeout:
-            _say(f"{f}: skipped: not instrumented: the analysis took more than {settings.file_timeout:g} s (file_timeout)")
+            _say(
+                f"{f}: skipped: not instrumented: the analysis took more than {settings.file_timeout:g} s (file_timeout)"
+            )
             timed_out += 1
             continue
         except RecursionError:

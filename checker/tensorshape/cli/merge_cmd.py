@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..infer.api import FileResult
+from ..infer.result import FileResult
 from ..model.diagnostics import Severity
 from ..report import FORMATS
 from ..report.jsonfmt import read_json_report

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..infer.api import CheckSettings, FileResult, check_file_guarded, crash_result
 from ..infer.libraries import Libraries
 from ..infer.memory import settle, tune_gc
-from ..infer.project import Project
+from ..infer.result import CheckSettings, FileResult, crash_result
+from ..infer.source import is_blank, read_source, text_digest
 from .cache import Cache
 from .serialize import dump_result, load_result
+
+if TYPE_CHECKING:
+    from ..infer.project import Project
 
 __all__ = ["run_check", "Progress", "shard"]
 
@@ -27,6 +27,8 @@ _worker_settings: CheckSettings | None = None
 
 def _init_worker(roots: list[str], settings: CheckSettings, libraries: Libraries | None = None) -> None:
     global _worker_project, _worker_settings
+    from ..infer.project import Project
+
     tune_gc()
     _worker_project = Project([Path(r) for r in roots], libraries)
     _worker_settings = settings
@@ -39,6 +41,33 @@ def _check_chunk(paths: list[str]) -> list[dict[str, Any]]:
         out.append(dump_result(_check_one(_worker_project, p, _worker_settings)))
         settle()
     return out
+
+
+def check_file_guarded(path: str, settings: CheckSettings, project: Project) -> FileResult:
+    """:func:`tensorshape.infer.api.check_file_guarded`, imported when a file must be analysed: a run
+    whose files all come from the cache or have no code never imports libcst and the op table."""
+    from ..infer.api import check_file_guarded as check
+
+    return check(path, settings, project)
+
+
+#: Files up to this size are looked at for having no code before the parser is loaded.
+_SMALL = 4096
+
+
+def _blank_result(path: str) -> FileResult | None:
+    """The result of a file with no code (empty, or blank lines only), as the analysis gives it
+    (nothing to report; the file its own dependency), else ``None``."""
+    try:
+        if os.path.getsize(path) > _SMALL:
+            return None
+        resolved = str(Path(path).resolve())
+    except (OSError, RuntimeError):
+        return None
+    text, _ = read_source(Path(path))
+    if text is None or not is_blank(text):
+        return None
+    return FileResult(path, [], dependencies=[(resolved, text_digest(text))])
 
 
 def _check_one(project: Project, path: str, settings: CheckSettings) -> FileResult:
@@ -127,16 +156,22 @@ def run_check(
         if on_result:
             on_result(r)
 
-    if workers <= 1 or len(todo) < 8:
-        project = Project([Path(r) for r in root_list], libraries)
+    if todo and (workers <= 1 or len(todo) < 8):
+        project: Project | None = None
         tune_gc()
         for p in todo:
-            r = _check_one(project, p, settings)
+            r = _blank_result(p)
+            if r is None:
+                if project is None:
+                    from ..infer.project import Project
+
+                    project = Project([Path(root) for root in root_list], libraries)
+                r = _check_one(project, p, settings)
             settle()
             r.analyzer = None
             r.module = None
             done(r)
-    else:
+    elif todo:
         _run_pool(_chunks_by_folder(todo), workers, root_list, settings, done, libraries)
     return [results[str(f)] for f in files]
 
@@ -166,7 +201,12 @@ def _run_pool(
     """Check ``chunks`` in worker processes.  A worker that dies (a native crash, the OOM killer)
     breaks the pool: the files of every chunk not finished are checked again one by one, each in a
     fresh process, so that only the file that kills its worker is lost (reported as failed)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    from ..infer import api  # noqa: F401 - loaded once here, before the workers fork, not once in each
 
     def pool(n: int) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(roots, settings, libraries))

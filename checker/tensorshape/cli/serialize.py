@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..infer.api import FileResult
+from ..infer.result import FileResult
 from ..model import codes
 from ..model.diagnostics import Diagnostic, Related, Severity, Span
 from ..model.obligations import Obligation, ObligationKind, SpecCheck

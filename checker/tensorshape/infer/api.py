@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import libcst as cst
@@ -16,11 +16,11 @@ from ..model.dims import Star, Unknown
 from ..model.obligations import Obligation
 from ..model.shape import Shape
 from ..model.values import TensorV
-from ..rules.context import Options
 from .analyzer import Analyzer
 from .base import WITH_CALLER
-from .deadline import DEFAULT_FILE_TIMEOUT, FileTimeout, deadline
+from .deadline import FileTimeout, deadline
 from .project import ModuleInfo, Project
+from .result import CheckSettings, FileResult, crash_result
 
 __all__ = [
     "CheckSettings",
@@ -35,51 +35,6 @@ __all__ = [
     "inferred_parameters",
     "annotation_specs",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class CheckSettings:
-    """What to check and how to report it."""
-
-    options: Options = field(default_factory=Options)
-    #: Severity overrides by code id (``TS101``); ``None`` turns a code off.
-    severity: Mapping[str, Severity | None] = field(default_factory=dict)
-    #: Codes off by default that are turned on (``TS006`` unknown-op, ``TS901`` obligations).
-    enable: frozenset[str] = frozenset()
-    #: Keep runtime obligations (``tensorshape instrument``).
-    obligations: bool = False
-    #: Keep every tensor expression's value (LSP hover and inlay hints).
-    record: bool = False
-    #: A bare ``# type: ignore`` (no codes) also silences tensorshape on its line.
-    bare_type_ignore: bool = False
-    #: Honour ``# type: ignore[...]`` comments.  The mypy plugin turns this off: mypy applies them
-    #: itself, and so counts an ignore that silences a shape error as used.
-    type_ignore: bool = True
-    #: Seconds one file's analysis may take before it is reported as skipped (0: no bound).
-    file_timeout: float = DEFAULT_FILE_TIMEOUT
-
-
-@dataclass(slots=True)
-class FileResult:
-    path: str
-    diagnostics: list[Diagnostic]
-    obligations: list[Obligation] = field(default_factory=list)
-    #: Counts: ``known``/``symbolic``/``unknown`` tensor expressions, ``unknown-op``...
-    stats: dict[str, int] = field(default_factory=dict)
-    #: ``(path, content digest)`` of every project file the result depends on.
-    dependencies: list[tuple[str, str]] = field(default_factory=list)
-    #: The analyzer (kept only with ``record``: the LSP reads observations from it).
-    analyzer: Analyzer | None = None
-    module: ModuleInfo | None = None
-    #: Functions that were not analysed: ``(reason, line, column, name)`` (also counted in ``stats``).
-    unanalysed: list[tuple[str, int, int, str]] = field(default_factory=list)
-    #: Where each counted cause of ``stats`` (``unknown-op:...``, ``unknown:...``, ``cause:...``) was
-    #: first met: ``path:line:column``.
-    examples: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
 
 
 def check_source(
@@ -114,19 +69,6 @@ def check_file_guarded(path: str | Path, settings: CheckSettings, project: Proje
         return crash_result(str(path), "recursion too deep")
     except Exception as e:  # noqa: BLE001
         return crash_result(str(path), f"{type(e).__name__}: {e}")
-
-
-def crash_result(path: str, why: str) -> FileResult:
-    """The result of a file the analysis failed on."""
-    d = Diagnostic(
-        codes.INTERNAL_ERROR,
-        f"tensorshape failed on this file ({why})",
-        Span(1, 0, 1, 0),
-        Severity.ERROR,
-        "please report this with the file that triggers it",
-        path,
-    )
-    return FileResult(path, [d])
 
 
 def _not_read(why: str, path: str) -> Diagnostic:
@@ -186,7 +128,6 @@ def analyze_module(
     deps = sorted({(m.path, m.digest) for m in an.touched})
     if (info.path, info.digest) not in deps:
         deps.append((info.path, info.digest))
-    stats = dict(an.statistics())
     for module, why in project.unfollowed.items():  # installed modules first met by this file, not followed
         if module not in before and why not in ("modelled by stubs", "standard library"):
             stats[f"not-followed:{why}"] = stats.get(f"not-followed:{why}", 0) + 1

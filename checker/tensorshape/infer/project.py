@@ -9,10 +9,7 @@ code.  An import not found there may be an installed package, followed from its 
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
-import stat
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,6 +20,7 @@ import libcst as cst
 from ..model.values import Value
 from .libraries import Libraries
 from .nesting import TooDeep, scan_nesting
+from .source import read_bytes, read_source, text_digest
 from .spans import SpanTable
 from .summaries import SummaryCache
 from .toplevel import LineScanner, split, split_lines
@@ -64,11 +62,6 @@ class ModuleInfo:
     @property
     def package(self) -> str:
         return self.name if self.is_package else self.name.rpartition(".")[0]
-
-
-def text_digest(text: str) -> str:
-    """The content digest of a module's text."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def module_name_for(path: Path) -> tuple[str, Path, bool]:
@@ -231,54 +224,6 @@ def _parse_whole(source: str, deep: TooDeep | None) -> tuple[cst.Module | None, 
     except (MemoryError, RecursionError):
         pass  # too complex for CPython's parser as well: still skipped, not called invalid
     return None, failure
-
-
-#: Source files bigger than this are not read (a generated file that big is data, not a model).
-MAX_FILE_BYTES = 32 * 1024 * 1024
-
-
-def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, str | None]:
-    """A regular file's bytes, or why not: never blocks on a FIFO or reads a device forever."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        return None, f"cannot read file: {e.strerror or e}"
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None, "not a regular file (a FIFO, socket or device)"
-        if st.st_size > limit:
-            return None, f"file too big ({st.st_size:,} bytes; the limit is {limit:,})"
-        chunks = []
-        total = 0
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > limit:
-                return None, f"file too big (more than {limit:,} bytes)"
-            chunks.append(chunk)
-        return b"".join(chunks), None
-    except OSError as e:
-        return None, f"cannot read file: {e.strerror or e}"
-    finally:
-        os.close(fd)
-
-
-def read_source(path: Path) -> tuple[str | None, str | None]:
-    """The file's text, or an error message (undecodable, unreadable, not a regular file)."""
-    data, err = read_bytes(path)
-    if data is None:
-        return None, err
-    try:
-        import io
-        import tokenize
-
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding), None
-    except (SyntaxError, UnicodeDecodeError, LookupError) as e:
-        return None, f"cannot decode file: {e}"
 
 
 def absolute_module(package: str, module: str | None, level: int) -> str:

@@ -6,8 +6,9 @@ about twice the parse.  During analysis a node's span is a *ticket*: a
 indexes a table of nodes.  Only when a result needs real positions (there is a
 diagnostic to print, or the LSP asks) does :meth:`SpanTable.resolve` compute
 them, and then only for the top-level statement that holds the node: Python's
-own (C) parser gives the first line of every top-level statement, and libcst's
-position codegen runs over that one statement from there.  The statement is the
+own (C) parser gives the first line of every top-level statement (and of every
+member of a top-level class), and libcst's position codegen runs over that one
+statement (or that one method) from there.  The statement is the
 one being analysed when the ticket was taken (:attr:`SpanTable.at_statement`), else the
 statements are tried in order; the whole-module provider is the fallback when
 the two parsers disagree on the statements.
@@ -26,6 +27,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from ..model.diagnostics import Span
 from .summaries import body_loads, statement_index
+from .syntax import code_children
 
 __all__ = ["SpanTable", "map_spans"]
 
@@ -35,7 +37,7 @@ T = TypeVar("T")
 class SpanTable:
     __slots__ = (
         "module", "_nodes", "_index", "_positions", "_offsets", "_whole", "_source", "_first", "_by_stmt",
-        "_hints", "at_statement", "_holders", "_holders_at",
+        "_hints", "at_statement", "_holders", "_holders_at", "_ast", "_members", "_by_member",
     )  # fmt: skip
 
     def __init__(self, module: cst.Module, source: str | bytes | None = None, first: list[int] | None = None):
@@ -59,6 +61,13 @@ class SpanTable:
         #: The top-level statement of each node, by ``id`` (made when a ticket has no statement).
         self._holders: dict[int, int] | None = None
         self._holders_at = 0  # the count of function bodies loaded from summaries when it was made
+        #: Python's parse of the module's statements (for the first lines of class members).
+        self._ast: list[ast.stmt] = []
+        #: Per top-level class: ``(ids of the nodes of each member, first line of each member)``;
+        #: ``None`` when Python's parser and libcst disagree on the members.
+        self._members: dict[int, tuple[list[frozenset[int]], list[int]] | None] = {}
+        #: Positions of the nodes of each class member whose positions were computed.
+        self._by_member: dict[tuple[int, int], Mapping[cst.CSTNode, object]] = {}
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         """A placeholder span for ``node`` (optionally a character range inside it)."""
@@ -97,7 +106,10 @@ class SpanTable:
         """The line where the code of each top-level statement starts (its leading comment and blank lines
         included); empty when Python's parser cannot say (then the whole-module provider is used)."""
         if self._first is None:
-            self._first = first_lines(self.module, self._source) if self._source is not None else []
+            self._first = []
+            if self._source is not None:
+                self._ast = python_body(self._source)
+                self._first = _first_lines(self.module.body, self._ast) or []
         return self._first
 
     def _statement(self, i: int) -> Mapping[cst.CSTNode, object]:
@@ -106,14 +118,44 @@ class SpanTable:
             found = self._by_stmt[i] = statement_positions(self.module, i, self._first_lines()[i])
         return found
 
+    def _in_member(self, k: int, node: cst.CSTNode) -> object | None:
+        """The position of ``node`` when it is inside a member of the class that is top-level statement
+        ``k`` (a method): only that member's code is generated, not the whole class."""
+        stmt = self.module.body[k]
+        if not isinstance(stmt, cst.ClassDef) or not isinstance(stmt.body, cst.IndentedBlock) or k in self._by_stmt:
+            return None
+        if k not in self._members:
+            node_ast = self._ast[_ast_index(self.module.body, k)] if self._ast else None
+            lines = _first_lines(stmt.body.body, node_ast.body) if isinstance(node_ast, ast.ClassDef) else None
+            self._members[k] = ([frozenset(_node_ids(m)) for m in stmt.body.body], lines) if lines else None
+        members = self._members[k]
+        if members is None:
+            return None
+        ids, lines = members
+        key = id(node)
+        for j, inside in enumerate(ids):
+            if key in inside:
+                found = self._by_member.get((k, j))
+                if found is None:
+                    indent = self.module.default_indent if stmt.body.indent is None else stmt.body.indent
+                    found = self._by_member[(k, j)] = statement_positions(
+                        self.module, k, lines[j], member=j, indent=indent
+                    )
+                return found.get(node)
+        return None
+
     def _position(self, i: int) -> object | None:
-        """The position of the ``i``-th node: from its statement's positions when the statement is known."""
+        """The position of the ``i``-th node: from its statement's positions when the statement is known
+        (from a class member's when it is in one)."""
         node = self._nodes[i]
         if self._positions is None and self._first_lines():
             hint = self._hints[i]
             if hint < 0:  # found by identity: generating the code of every statement before it costs more
                 hint = self._holder(node)
             if hint >= 0:
+                rng = self._in_member(hint, node)
+                if rng is not None:
+                    return rng
                 rng = self._statement(hint).get(node)
                 if rng is not None:
                     return rng
@@ -150,20 +192,30 @@ class SpanTable:
         return map_spans(items, lambda s: self.resolve(s) if s.line < 0 else s)
 
 
+def python_body(source: str | bytes) -> list[ast.stmt]:
+    """Python's own parse of the module's top-level statements (empty when it cannot parse it)."""
+    try:
+        return ast.parse(source).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+
+
 def first_lines(module: cst.Module, source: str | bytes) -> list[int]:
     """The first line of the code of each of ``module``'s top-level statements, found by Python's parser;
     empty when it parses the text differently (or not at all)."""
-    try:
-        body = ast.parse(source).body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
+    return _first_lines(module.body, python_body(source)) or []
+
+
+def _first_lines(stmts: Sequence[cst.BaseStatement], body: Sequence[ast.stmt]) -> list[int] | None:
+    """The first line of the code of each of libcst's ``stmts`` (a module's or a class's), from Python's
+    ``body`` of the same statements; ``None`` when the two disagree."""
     out: list[int] = []
     i = 0
-    for stmt in module.body:
+    for stmt in stmts:
         if i >= len(body):
-            return []
+            return None
         node = body[i]
-        lead = len(stmt.leading_lines)
+        lead = len(getattr(stmt, "leading_lines", ()))
         if isinstance(stmt, cst.SimpleStatementLine):
             line = node.lineno
             i += len(stmt.body)
@@ -171,17 +223,37 @@ def first_lines(module: cst.Module, source: str | bytes) -> list[int]:
             decorators: Sequence[cst.Decorator] = getattr(stmt, "decorators", ())
             decorated: Sequence[ast.expr] = getattr(node, "decorator_list", ())
             if len(decorators) != len(decorated):
-                return []
+                return None
             # A decorator's ``@`` is on the line its expression starts on.
             line = decorated[0].lineno - len(decorators[0].leading_lines) if decorators else node.lineno
             i += 1
         out.append(line - lead)
-    return out if i == len(body) else []
+    return out if i == len(body) and out else None
 
 
-def statement_positions(module: cst.Module, index: int, first_line: int) -> Mapping[cst.CSTNode, object]:
+def _ast_index(stmts: Sequence[cst.BaseStatement], k: int) -> int:
+    """The index in Python's body of libcst's ``k``-th statement (a line of ``a; b`` is several)."""
+    return sum(len(s.body) if isinstance(s, cst.SimpleStatementLine) else 1 for s in stmts[:k])
+
+
+def _node_ids(node: cst.CSTNode) -> list[int]:
+    """The ids of ``node`` and of every code node under it (layout nodes are never given tickets; one
+    that was would be found by the whole statement's positions)."""
+    out: list[int] = []
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        out.append(id(n))
+        todo.extend(code_children(n))
+    return out
+
+
+def statement_positions(
+    module: cst.Module, index: int, first_line: int, member: int | None = None, indent: str = ""
+) -> Mapping[cst.CSTNode, object]:
     """libcst's positions of the nodes of ``module``'s ``index``-th statement, whose code starts on
-    ``first_line`` (at column 0, as every top-level statement does)."""
+    ``first_line`` (at column 0, as every top-level statement does); with ``member``, of that member
+    of the statement's class body only, whose code starts on ``first_line`` indented by ``indent``."""
     provider = PositionProvider()
     state = PositionProvidingCodegenState(
         default_indent=module.default_indent,
@@ -189,7 +261,13 @@ def statement_positions(module: cst.Module, index: int, first_line: int) -> Mapp
         provider=provider,
         line=first_line,
     )
-    module.body[index]._codegen(state)
+    stmt = module.body[index]
+    if member is None:
+        stmt._codegen(state)
+    else:
+        assert isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock)
+        state.increase_indent(indent)
+        stmt.body.body[member]._codegen(state)
     return provider._computed
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import libcst as cst
 
+from .source import checker_digest
 from .syntax import class_level_reads, node_layout, self_assignments, suite_body
 
 __all__ = [
@@ -75,25 +76,6 @@ def default_directory() -> Path:
     ``tensorshape/libraries`` under the user cache folder."""
     env = os.environ.get("TENSORSHAPE_LIBRARY_CACHE")
     return Path(env) if env else user_cache_dir() / "tensorshape" / "libraries"
-
-
-@functools.cache
-def checker_digest() -> str:
-    """A fingerprint of tensorshape's own modules (name, size, modification time).
-
-    The version alone does not change while the checker is developed or patched in place (an
-    editable install): a result or summary made by other code must not be served.  Stat calls
-    only, about a millisecond; computed once per process.
-    """
-    h = hashlib.blake2b(digest_size=16)
-    root = Path(__file__).resolve().parent.parent
-    for p in sorted(root.rglob("*.py")):
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        h.update(f"{p.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-    return h.hexdigest()
 
 
 # -- function bodies loaded on demand ----------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 from collections.abc import Callable, Iterator, Sequence
@@ -13,12 +14,46 @@ __all__ = [
     "simple_text",
     "blocks",
     "child_nodes",
+    "code_children",
     "class_level_reads",
     "definitions",
     "node_layout",
     "self_assignments",
     "suite_body",
 ]
+
+#: Fields of libcst nodes that hold only layout (whitespace, comments, brackets, punctuation).
+_LAYOUT_FIELDS = frozenset(
+    {
+        "leading_lines", "lines_after_decorators", "header", "footer", "empty_lines", "trailing_whitespace",
+        "newline", "indent", "lpar", "rpar", "lbrace", "rbrace", "lbracket", "rbracket", "comma",
+        "trailing_comma", "colon", "first_colon", "second_colon", "dot", "equal", "semicolon", "operator",
+        "asynchronous", "posonly_ind", "separator", "comment",
+    }
+)  # fmt: skip
+#: The code-holding field names of each node class (libcst nodes are dataclasses).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes held by ``node``'s fields other than layout (whitespace, comments, brackets,
+    punctuation): every child of ``node.children`` that can hold a name or an expression, without
+    the visitor pass ``children`` costs."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(
+            f.name
+            for f in dataclasses.fields(node)
+            if f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace")
+        )
+    out: list[cst.CSTNode] = []
+    for name in names:
+        v = getattr(node, name)
+        if isinstance(v, cst.CSTNode):
+            out.append(v)
+        elif isinstance(v, (tuple, list)):
+            out.extend(x for x in v if isinstance(x, cst.CSTNode))
+    return out
 
 
 def simple_text(node: cst.CSTNode | None) -> str | None:
@@ -158,5 +193,5 @@ def class_level_reads(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
             todo.extend(d for d in n.decorators)
             todo.extend(p for p in (n.params, n.returns) if p is not None)
             continue
-        todo.extend(child_nodes(n))
+        todo.extend(code_children(n))
     return out

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..infer.project import read_bytes
+from ..infer.source import read_bytes
 
 __all__ = ["Source", "read_source", "write_atomic", "unified_diff"]
 

@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..infer.api import FileResult
+from ..infer.result import FileResult
 from ..model.diagnostics import Severity
 from .summary import all_diagnostics
 

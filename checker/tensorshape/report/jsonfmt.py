@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..infer.api import FileResult
+from ..infer.result import FileResult
 from ..model import codes
 from ..model.diagnostics import Diagnostic, Related, Severity, Span
 from .summary import all_diagnostics, summarize

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..infer.api import FileResult
+from ..infer.result import FileResult
 from ..model import codes
 from ..model.diagnostics import Code, Diagnostic, Severity
 from .summary import all_diagnostics

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ..infer.api import FileResult
+from ..infer.result import FileResult
 from ..model.diagnostics import Severity
 
 __all__ = ["summarize", "all_diagnostics", "add_summaries"]

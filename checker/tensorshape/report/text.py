@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..infer.api import FileResult
-from ..infer.project import read_bytes
+from ..infer.result import FileResult
+from ..infer.source import read_bytes
 from ..model.diagnostics import Diagnostic, Severity
 from ..model.text import plural
 from .summary import all_diagnostics, summarize

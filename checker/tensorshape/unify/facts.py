@@ -8,6 +8,7 @@ control-flow join only the facts both paths share survive.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,18 +124,7 @@ class Facts:
 
         A power of a sum (``(a+b+...)**30``) is not put over a common denominator: expanding it
         is exponential, so such a quotient is not proven (the requirement stays an obligation)."""
-        sympy = sp()
-        if any(p.base.is_Add and p.exp.is_Integer and abs(p.exp) > _MAX_EXPANDED_POWER for p in q.atoms(sympy.Pow)):
-            return False
-        q = sympy.cancel(q)
-        if sympy.fraction(q)[1] == 1:
-            return True
-        for divisor, dividend in self.divides:
-            r = sympy.cancel(q * divisor / dividend)
-            num, den = sympy.fraction(r)
-            if den == 1:
-                return True
-        return False
+        return _integer_quotient(q, self.divides)
 
     def divisible(self, dividend: Dim, divisor: Dim) -> bool | None:
         """Is ``divisor | dividend``?  ``None`` when unknown."""
@@ -162,6 +152,25 @@ class Facts:
             tuple(p for p in self.subst if p in other.subst),
             self.divides & other.divides,
         )
+
+
+@functools.lru_cache(maxsize=8192)
+def _integer_quotient(q: Any, divides: frozenset[tuple[Any, Any]]) -> bool:
+    """:meth:`Facts.is_integer_quotient`, remembered: the same quotients come back again and again
+    (every ``view``/``reshape`` and conv of a model, each callee run again), and ``cancel`` costs a
+    polynomial GCD each time."""
+    sympy = sp()
+    if any(p.base.is_Add and p.exp.is_Integer and abs(p.exp) > _MAX_EXPANDED_POWER for p in q.atoms(sympy.Pow)):
+        return False
+    q = sympy.cancel(q)
+    if sympy.fraction(q)[1] == 1:
+        return True
+    for divisor, dividend in divides:
+        r = sympy.cancel(q * divisor / dividend)
+        num, den = sympy.fraction(r)
+        if den == 1:
+            return True
+    return False
 
 
 NO_FACTS = Facts()

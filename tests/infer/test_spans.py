@@ -1,0 +1,100 @@
+"""Spans computed piecewise (per top-level statement, per class member) equal libcst's whole-module positions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+from tensorshape.infer.spans import SpanTable
+from tensorshape.infer.syntax import code_children
+from tensorshape.model.diagnostics import Span
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TRICKY = '''\
+import torch  # a comment
+x = 1; y = 2
+
+
+@decorator(
+    arg,
+)
+# a comment between the decorator and the class
+class A(Base, metaclass=Meta):
+    """Doc."""
+
+    n: int = 3; m = 4
+
+    # leading comment
+    @staticmethod
+    def f(a: "b c", *args, k=lambda q: q + 1, **kw) -> int:
+        return a + \\
+            k(a)
+
+    class Inner:
+        def g(self):
+            return [i for i in range(3)]
+    def h(self): return self.n
+  # an odd comment
+    if x:
+        z = 1
+    else:
+        z = (
+            2
+        )
+
+class B: pass
+
+class C:
+\tdef t(self):
+\t\treturn 1
+'''
+
+
+def _code_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        todo.extend(code_children(n))
+    return out
+
+
+def _sources() -> list[tuple[str, str]]:
+    files = sorted((ROOT / "benchmarks" / "annotated_models").glob("*.py"))
+    files += sorted((ROOT / "tests" / "realistic" / "programs").glob("*.py"))[:4]
+    return [("tricky", TRICKY)] + [(p.name, p.read_text()) for p in files]
+
+
+@pytest.mark.parametrize("name, source", _sources(), ids=[n for n, _ in _sources()])
+@pytest.mark.parametrize("members_first", [True, False])
+def test_piecewise_positions_equal_whole_module_positions(name: str, source: str, members_first: bool) -> None:
+    module = cst.parse_module(source)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    table = SpanTable(module, source)
+    tickets: list[tuple[Span, cst.CSTNode]] = []
+    for k, stmt in enumerate(module.body):
+        table.at_statement = k
+        nodes = _code_nodes(stmt)
+        if members_first and isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            # a class's members before its own nodes (whose position needs the whole class)
+            inside = [n for member in stmt.body.body for n in _code_nodes(member)]
+            seen = set(map(id, inside))
+            nodes = inside + [n for n in nodes if id(n) not in seen]
+        tickets.extend((table.ticket(n), n) for n in nodes if n in whole)
+    if not members_first:
+        for k in range(len(module.body)):  # the whole statements' positions first
+            table._statement(k)
+    for ticket, node in tickets:
+        got = table.resolve(ticket)
+        want = whole[node]
+        assert (got.line, got.column, got.end_line, got.end_column) == (
+            want.start.line,
+            want.start.column,
+            want.end.line,
+            want.end.column,
+        ), type(node).__name__
+    if members_first and any(isinstance(s, cst.ClassDef) for s in module.body):
+        assert table._by_member  # the members' own positions were used
