@@ -63,7 +63,7 @@ from .statements import Statements
 from .syntax import blocks, definitions, suite_body
 from .values import ClassV, FunctionV, InstanceV, OpaqueV
 
-__all__ = ["Frame", "Analyzer", "MAX_DEPTH", "UNREACHABLE", "INTERNAL_ERROR"]
+__all__ = ["Frame", "Analyzer", "MAX_DEPTH", "UNREACHABLE", "INTERNAL_ERROR", "CALL_CHAIN", "with_call", "call_chain"]
 
 #: Why a function of the checked file was not analysed (``--statistics``): its ``def`` never ran
 #: (a branch known to be false, code after ``return``), or the checker failed on it.
@@ -502,8 +502,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
     def merge_callee(self, caller: Frame, callee: Frame, span: Span, what: str) -> None:
         """Bring an inlined callee's diagnostics to the caller.
 
-        In the same module they keep their place (deduplicated); from another
-        module they are reported at the call site, pointing at the original.
+        In the same module they keep their place (the line torch raises on), with the call that led
+        there put first in their call chain (:func:`with_call`); from another module they are
+        reported at the call site, pointing at the original.
         """
         if caller.ctx.muted:
             return
@@ -514,7 +515,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
             if d.code is codes.OBLIGATION:
                 continue
             if callee.module is caller.module:
-                caller.ctx.diagnostics.append(d)
+                caller.ctx.diagnostics.append(with_call(d, span, what))
                 continue
             assert callee.module.spans is not None
             where = callee.module.spans.resolve(d.span)
@@ -556,6 +557,26 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
                 if self.checked is not None:
                     self.examples.setdefault("unknown:" + unknown.source.value, (self.checked, node))
         return out
+
+
+#: The message of a call-chain location (``related``): the calls, outermost first, that gave a body the
+#: sizes under which it fails (``main()`` -> ``train(model, loader)`` -> ``model(x)``).
+CALL_CHAIN = "reached through the call to "
+
+
+def with_call(d: Diagnostic, span: Span, what: str) -> Diagnostic:
+    """``d`` found in an inlined body, with the call that ran the body first in its call chain.
+
+    Problems (warnings and errors) carry their chain; notes (``reveal_shape``) do not."""
+    if d.severity < Severity.WARNING:
+        return d
+    callee = what.removeprefix("call to ")
+    return replace(d, related=(Related(span, f"{CALL_CHAIN}{callee} here"), *d.related))
+
+
+def call_chain(d: Diagnostic) -> int:
+    """How many calls led to ``d`` (0: found by the generic analysis of its function)."""
+    return sum(r.message.startswith(CALL_CHAIN) for r in d.related)
 
 
 def _dtype(name: str | None) -> str | None:

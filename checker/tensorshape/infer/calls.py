@@ -41,6 +41,7 @@ from ..unify.compare import Truth, eq3
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
 from .base import MAX_DEPTH, WITH_CALLER, AnalyzerBase, Frame
+from .configs import NAMESPACE_CLASSES, call_dict_method, edited_params, namespace
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
 from .state import State, container_items, is_list_container, join_states, join_values, with_items
@@ -48,6 +49,7 @@ from .syntax import simple_text
 from .values import (
     BoundMethodV,
     ClassV,
+    DictMethodV,
     ExternalV,
     FunctionV,
     InstanceV,
@@ -133,7 +135,21 @@ class Calls(AnalyzerBase):
             if isinstance(func, (FunctionV, BoundMethodV, ClassV)):
                 return UnknownV()
             return UnknownV(UnknownSource.UNSUPPORTED)
-        return self.call(frame, state, func, args, kwargs, node)
+        result = self.call(frame, state, func, args, kwargs, node)
+        self.forget_edited_configs(state, func, node)
+        return result
+
+    def forget_edited_configs(self, state: State, func: Value, node: cst.Call) -> None:
+        """A dict or namespace passed to a project function that edits its parameters in place is
+        unknown after the call (its edits are not carried back): a stale size would be a false error."""
+        f: Value | None = func.function if isinstance(func, BoundMethodV) else func
+        if isinstance(f, ClassV):
+            f = f.lookup("__init__")
+        if not isinstance(f, FunctionV) or not edited_params(f.node):
+            return
+        for a in node.args:
+            if isinstance(a.value, cst.Name) and isinstance(state.vars.get(a.value.value), DictV):
+                state.vars[a.value.value] = UnknownV()
 
     def mutate_list(
         self, frame: Frame, state: State, target: cst.BaseExpression, method: str, node: cst.Call
@@ -204,6 +220,11 @@ class Calls(AnalyzerBase):
             func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
         if isinstance(func, ParserMethodV):
             return call_parser_method(func, args, kwargs)
+        if isinstance(func, DictMethodV):
+            result, edited = call_dict_method(func, args, kwargs)
+            if edited is not None and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                self.replace_in(frame, state, node.func.value, edited)  # ``cfg.update(d_model=128)``
+            return result
         if isinstance(func, TensorMethodV):
             v = engine.call_method(
                 func.receiver_arg,
@@ -262,6 +283,8 @@ class Calls(AnalyzerBase):
             return self.call_builtin(frame, state, q, args, kwargs, node)
         if q in PARSER_CLASSES:
             return ParserV()
+        if q in NAMESPACE_CLASSES:
+            return namespace(args, kwargs)
         if q == "torch.nn.Parameter" or q == "torch.nn.Buffer":
             return args[0].value if args else UnknownV()
         if q in _CONTEXT_MANAGERS:

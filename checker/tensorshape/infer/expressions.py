@@ -47,8 +47,10 @@ from .syntax import simple_text
 from .values import (
     MODULE_SELF_METHODS,
     AnnotationV,
+    AttrsV,
     BoundMethodV,
     ClassV,
+    DictMethodV,
     ExternalV,
     FunctionV,
     InstanceV,
@@ -293,7 +295,12 @@ class Expressions(AnalyzerBase):
         for de in node.elements:
             key = self.eval(frame, state, de.key) if isinstance(de, cst.DictElement) else None
             value = self.eval(frame, state, de.value)
-            if entries is not None and isinstance(key, StrV) and key.value is not None:
+            if entries is not None and isinstance(de, cst.StarredDictElement) and isinstance(value, DictV):
+                # ``{**base, "d_model": 128}``: the base's entries, then the ones after override them.
+                merged = dict(entries)
+                merged.update(value.items)
+                entries = list(merged.items())
+            elif entries is not None and isinstance(key, StrV) and key.value is not None:
                 entries = [(k, v) for k, v in entries if k != key.value] + [(key.value, value)]
             else:
                 entries = None
@@ -348,6 +355,11 @@ class Expressions(AnalyzerBase):
             return ParserMethodV(recv, name)
         if isinstance(recv, NamespaceV):
             return self.option(frame, recv, name)
+        if isinstance(recv, AttrsV):
+            found = recv.get(name)
+            return found if found is not None else UnknownV()
+        if isinstance(recv, DictV):
+            return DictMethodV(recv, name)
         if isinstance(recv, LoaderV):
             if name == "dataset":
                 return recv.dataset
@@ -602,6 +614,9 @@ class Expressions(AnalyzerBase):
                 if any(isinstance(v, (FunctionV, ClassV)) for _, v in recv.items):
                     self.tally("cause:registry read with a key that is not a literal", frame, node)
             return found if found is not None else UnknownV()
+        if isinstance(recv, OpaqueV) and isinstance(index, StrV) and index.value is not None:
+            # ``cfg["d_model"]`` of an unknown config: one opaque size per key, as ``cfg.d_model``.
+            return OpaqueV(f"{recv.path}.{index.value}")
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):
                 return recv

@@ -43,6 +43,7 @@ from .firstclass import named, set_attr, unpack_dims
 from .state import State, join_states
 from .syntax import blocks, definitions, suite_body
 from .values import (
+    AttrsV,
     ClassV,
     ExternalV,
     FunctionV,
@@ -488,6 +489,9 @@ class Statements(AnalyzerBase):
             name = target.attr.value
             if set_attr(recv, name, value, frame.ctx, frame.ticket(target)):
                 return
+            if isinstance(recv, AttrsV):  # ``ns.depth = 4``: the namespace with that attribute
+                self.replace_in(frame, state, target.value, AttrsV((*((k, v) for k, v in recv.items if k != name), (name, value))))
+                return
             if isinstance(recv, InstanceV):
                 if frame.building is recv:
                     state.vars[building_key(recv, name)] = value
@@ -506,6 +510,13 @@ class Statements(AnalyzerBase):
                 return
             if isinstance(base, DictV) and isinstance(target.value, cst.Name):
                 self.register(frame, state, target, base, target.value.value, value)
+            elif isinstance(base, DictV) and isinstance(target.value, cst.Attribute):
+                # ``self.cfg["d_model"] = 128``: the dict with that entry where it was read from.
+                key = self.index_value(frame, state, target)
+                edited: Value = UnknownV()
+                if isinstance(key, StrV) and key.value is not None:
+                    edited = DictV((*((k, v) for k, v in base.items if k != key.value), (key.value, value)))
+                self.replace_in(frame, state, target.value, edited)
             self.check_setitem(frame, state, target, value)
             return
         if isinstance(target, cst.StarredElement):

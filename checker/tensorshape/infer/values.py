@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..model.dims import Dim
-from ..model.values import BoolV, FloatV, IntV, MaybeIntV, NoneV, StrV, Value
+from ..model.values import BoolV, DictV, FloatV, IntV, MaybeIntV, NoneV, StrV, Value
 from ..rules.context import Arg
 
 if TYPE_CHECKING:
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PartialV",
+    "AttrsV",
+    "DictMethodV",
     "lacks_attribute",
     "with_attr",
     "ExternalV",
@@ -163,6 +165,20 @@ class PartialV(Value):
     func: Value
     args: tuple[Value, ...] = ()
     kwargs: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AttrsV(DictV):
+    """A ``types.SimpleNamespace(d_model=64)`` (or ``argparse.Namespace(...)`` built by hand): a
+    configuration object whose attributes are the keywords it was built with (and those set later)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DictMethodV(Value):
+    """``cfg.get`` (or another method of a string-keyed dict) before it is called."""
+
+    receiver: DictV
+    name: str
 
 
 @dataclass(eq=False, slots=True)
