@@ -69,6 +69,8 @@ __all__ = ["Frame", "Analyzer", "MAX_DEPTH", "UNREACHABLE", "INTERNAL_ERROR", "C
 #: (a branch known to be false, code after ``return``), or the checker failed on it.
 UNREACHABLE = "unreachable"
 INTERNAL_ERROR = "internal-error"
+#: At most this many values of one expression under callers' arguments are kept (``caller_views``).
+MAX_VIEWS = 8
 
 
 class Analyzer(Statements, Expressions, Calls, Refinements):
@@ -88,6 +90,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         #: The last value of every tensor expression of the checked file (statistics, LSP).
         self.record = record
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
+        #: With ``record``: the values tensor expressions had in bodies run with callers' arguments.
+        self.caller_views: dict[int, tuple[cst.CSTNode, list[TensorV]]] = {}
         self._call_memo: dict[Any, tuple[Value, list[Diagnostic]]] = {}
         self._call_constraints: dict[Any, list[Constraint]] = {}
         self._call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]] = {}
@@ -533,6 +537,13 @@ class Analyzer(Statements, Expressions, Calls, Refinements):
         """Remember the (last) value of a tensor expression of the checked file."""
         if isinstance(value, TensorV):
             self._observed[id(node)] = (node, value)
+
+    def observe_view(self, node: cst.CSTNode, value: TensorV) -> None:
+        """Remember a value a tensor expression of the checked file had in a body run with a caller's
+        arguments (recording analyses only: the program's own sizes, for coverage)."""
+        views = self.caller_views.setdefault(id(node), (node, []))[1]
+        if len(views) < MAX_VIEWS and value not in views:
+            views.append(value)
 
     @property
     def observations(self) -> list[tuple[cst.CSTNode, TensorV]]:

@@ -285,6 +285,8 @@ class Calls(AnalyzerBase):
             return ParserV()
         if q in NAMESPACE_CLASSES:
             return namespace(args, kwargs)
+        if q == "numpy.prod" and len(args) == 1 and not kwargs:
+            return self.call_builtin(frame, state, "math.prod", args, kwargs, node)  # ``int(np.prod(img_shape))``
         if q == "torch.nn.Parameter" or q == "torch.nn.Buffer":
             return args[0].value if args else UnknownV()
         if q in _CONTEXT_MANAGERS:

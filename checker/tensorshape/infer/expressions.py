@@ -193,8 +193,11 @@ class Expressions(AnalyzerBase):
 
     def eval(self, frame: Frame, state: State, node: cst.BaseExpression, observe: bool = True) -> Value:
         v = self._eval(frame, state, node)
-        if observe and isinstance(v, TensorV) and frame.generic and frame.module is self.checked:
-            self.observe(node, v)
+        if observe and isinstance(v, TensorV) and frame.module is self.checked:
+            if frame.generic:
+                self.observe(node, v)
+            elif self.record:
+                self.observe_view(node, v)
         return v
 
     def _eval(self, frame: Frame, state: State, node: cst.BaseExpression) -> Value:
@@ -241,9 +244,20 @@ class Expressions(AnalyzerBase):
 
     def _eval_concatenated(self, frame: Frame, state: State, node: cst.ConcatenatedString) -> Value:
         text = node.evaluated_value
+        if text is None:  # an f-string part: its expressions run
+            self.eval(frame, state, node.left, observe=False)
+            self.eval(frame, state, node.right, observe=False)
         return StrV(text if isinstance(text, str) else None)
 
     def _eval_fstring(self, frame: Frame, state: State, node: cst.FormattedString) -> Value:
+        """The expressions in braces run (``f"acc {evaluate(model, loader):.2f}"`` calls ``evaluate``)."""
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.eval(frame, state, part.expression)
+                if part.format_spec:
+                    for spec in part.format_spec:
+                        if isinstance(spec, cst.FormattedStringExpression):
+                            self.eval(frame, state, spec.expression)
         return StrV(None)
 
     def _eval_binary(self, frame: Frame, state: State, node: cst.BinaryOperation) -> Value:
@@ -480,6 +494,8 @@ class Expressions(AnalyzerBase):
                 except (KeyError, ZeroDivisionError, OverflowError, ValueError):
                     return FloatV(None)
             return FloatV(None)
+        if op == "+" and isinstance(left, SeqV) and isinstance(left.elem, NothingV) and isinstance(right, TupleV):
+            left = TupleV((), left.kind)  # ``layers = []`` then ``layers += [nn.Linear(...), ...]``: a known list
         if isinstance(left, TupleV) and isinstance(right, TupleV) and op == "+":
             kind = left.kind if left.kind is not SeqKind.SIZE else SeqKind.SIZE
             return TupleV(left.items + right.items, kind)

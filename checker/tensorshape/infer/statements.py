@@ -477,6 +477,8 @@ class Statements(AnalyzerBase):
             state.vars[target.value] = value
             if observed:
                 self.observe(target, value)
+            elif self.record and frame.module is self.checked and isinstance(value, TensorV):
+                self.observe_view(target, value)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [e for e in target.elements]
