@@ -21,12 +21,16 @@ __all__ = ["report"]
 
 
 def report(errors: Errors, diagnostics: Iterable[Diagnostic]) -> None:
-    """Errors and warnings become mypy errors (mypy has no warnings); the hint follows as a note."""
+    """Errors and warnings become mypy errors (mypy has no warnings); the hint follows as a note, then
+    each related location (the call chain that led to the problem, where the problem is in another
+    file) as a note ``path:line:column: message``, as the CLI's text shows them."""
     for d in diagnostics:
         code = error_code(d.code)
         s = d.span
         if d.severity is not Severity.NOTE:
             errors.report(s.line, s.column, d.message, code, end_line=s.end_line, end_column=s.end_column)
         note = d.message if d.severity is Severity.NOTE else d.hint
-        if note:
-            errors.report(s.line, s.column, note, code, severity="note", end_line=s.end_line, end_column=s.end_column)
+        notes = [note] if note else []
+        notes += [f"{r.path or d.path}:{r.span.line}:{r.span.column + 1}: {r.message}" for r in d.related]
+        for text in notes:
+            errors.report(s.line, s.column, text, code, severity="note", end_line=s.end_line, end_column=s.end_column)

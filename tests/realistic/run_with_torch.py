@@ -53,15 +53,20 @@ def run(path: str) -> dict[str, Any]:
     try:
         runpy.run_path(path, run_name="__main__")
     except BaseException as exc:  # noqa: BLE001 - recorded, not handled
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
-        raised = {
-            "type": type(exc).__name__,
-            "message": str(exc).splitlines()[0] if str(exc) else "",
-            "line": frames[-1].lineno if frames else None,
-        }
+        raised = raise_record(exc, path)
     finally:
         sys.argv = saved_argv
     return {"reveals": {str(k): v for k, v in seen.items()}, "raised": raised}
+
+
+def raise_record(exc: BaseException, path: str) -> dict[str, Any]:
+    """What was raised and the line of ``path`` it was raised on (the innermost frame in that file)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
+    return {
+        "type": type(exc).__name__,
+        "message": str(exc).splitlines()[0] if str(exc) else "",
+        "line": frames[-1].lineno if frames else None,
+    }
 
 
 def load_torchvision() -> None:

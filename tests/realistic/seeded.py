@@ -45,7 +45,7 @@ PROGRAMS_DIR = HERE / "programs"
 BUGS_TOML = HERE / "bugs.toml"
 
 #: Header comments of a program that say nothing about a bug made from it.
-_PROGRAM_HEADER = re.compile(r"^#\s*(exact-at-least|known-false-error):.*$")
+_PROGRAM_HEADER = re.compile(r"^#\s*(exact-at-least|known-false-error|known-low-coverage):.*$")
 #: Header fields a bug may carry (``harness.header`` reads them from the generated file).
 HEADERS = ("known-miss",)
 
@@ -93,16 +93,17 @@ def render(name: str, spec: dict[str, Any], program: str) -> str:
     return "\n".join([*headers, *lines]) + "\n"
 
 
-def specs() -> dict[str, dict[str, Any]]:
-    return tomllib.loads(BUGS_TOML.read_text(encoding="utf-8"))
+def specs(toml: Path = BUGS_TOML) -> dict[str, dict[str, Any]]:
+    return tomllib.loads(toml.read_text(encoding="utf-8"))
 
 
-def generate(dest: Path) -> list[Path]:
-    """Write every bug of ``bugs.toml`` into ``dest`` as ``NAME.py``; the paths, sorted."""
+def generate(dest: Path, suite: Path = HERE) -> list[Path]:
+    """Write every bug of ``suite``'s ``bugs.toml`` (this suite's by default; tests/wholeprograms
+    is another) into ``dest`` as ``NAME.py``; the paths, sorted."""
     dest.mkdir(parents=True, exist_ok=True)
     out = []
-    for name, spec in specs().items():
-        program = (PROGRAMS_DIR / f"{spec['program']}.py").read_text(encoding="utf-8")
+    for name, spec in specs(suite / "bugs.toml").items():
+        program = (suite / "programs" / f"{spec['program']}.py").read_text(encoding="utf-8")
         path = dest / f"{name}.py"
         path.write_text(render(name, spec, program), encoding="utf-8")
         out.append(path)
@@ -110,11 +111,11 @@ def generate(dest: Path) -> list[Path]:
 
 
 @functools.cache
-def bug_files() -> list[Path]:
+def bug_files(suite: Path = HERE) -> list[Path]:
     """The bugs generated once per process into a temporary directory (removed at exit)."""
-    tmp = Path(tempfile.mkdtemp(prefix="tensorshape-realistic-bugs-")).resolve()
+    tmp = Path(tempfile.mkdtemp(prefix=f"tensorshape-{suite.name}-bugs-")).resolve()
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-    return generate(tmp / "bugs")
+    return generate(tmp / "bugs", suite)
 
 
 if __name__ == "__main__":

@@ -64,12 +64,14 @@ from .statements import Statements
 from .syntax import blocks, definitions, suite_body
 from .values import ClassV, FunctionV, InstanceV, OpaqueV
 
-__all__ = ["Frame", "Analyzer", "MAX_DEPTH", "UNREACHABLE", "INTERNAL_ERROR"]
+__all__ = ["Frame", "Analyzer", "MAX_DEPTH", "UNREACHABLE", "INTERNAL_ERROR", "CALL_CHAIN", "with_call", "call_chain"]
 
 #: Why a function of the checked file was not analysed (``--statistics``): its ``def`` never ran
 #: (a branch known to be false, code after ``return``), or the checker failed on it.
 UNREACHABLE = "unreachable"
 INTERNAL_ERROR = "internal-error"
+#: At most this many values of one expression under callers' arguments are kept (``caller_views``).
+MAX_VIEWS = 8
 
 
 class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
@@ -89,6 +91,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         #: The last value of every tensor expression of the checked file (statistics, LSP).
         self.record = record
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
+        #: With ``record``: the values tensor expressions had in bodies run with callers' arguments.
+        self.caller_views: dict[int, tuple[cst.CSTNode, list[TensorV]]] = {}
         self._call_memo: dict[Any, tuple[Value, list[Diagnostic]]] = {}
         self._call_constraints: dict[Any, list[Constraint]] = {}
         self._call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]] = {}
@@ -515,8 +519,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
     def merge_callee(self, caller: Frame, callee: Frame, span: Span, what: str) -> None:
         """Bring an inlined callee's diagnostics to the caller.
 
-        In the same module they keep their place (deduplicated); from another
-        module they are reported at the call site, pointing at the original.
+        In the same module they keep their place (the line torch raises on), with the call that led
+        there put first in their call chain (:func:`with_call`); from another module they are
+        reported at the call site, pointing at the original.
         """
         if caller.ctx.muted:
             return
@@ -527,7 +532,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
             if d.code is codes.OBLIGATION:
                 continue
             if callee.module is caller.module:
-                caller.ctx.diagnostics.append(d)
+                caller.ctx.diagnostics.append(with_call(d, span, what))
                 continue
             assert callee.module.spans is not None
             where = callee.module.spans.resolve(d.span)
@@ -545,6 +550,13 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         """Remember the (last) value of a tensor expression of the checked file."""
         if isinstance(value, TensorV):
             self._observed[id(node)] = (node, value)
+
+    def observe_view(self, node: cst.CSTNode, value: TensorV) -> None:
+        """Remember a value a tensor expression of the checked file had in a body run with a caller's
+        arguments (recording analyses only: the program's own sizes, for coverage)."""
+        views = self.caller_views.setdefault(id(node), (node, []))[1]
+        if len(views) < MAX_VIEWS and value not in views:
+            views.append(value)
 
     @property
     def observations(self) -> list[tuple[cst.CSTNode, TensorV]]:
@@ -569,6 +581,26 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
                 if self.checked is not None:
                     self.examples.setdefault("unknown:" + unknown.source.value, (self.checked, node))
         return out
+
+
+#: The message of a call-chain location (``related``): the calls, outermost first, that gave a body the
+#: sizes under which it fails (``main()`` -> ``train(model, loader)`` -> ``model(x)``).
+CALL_CHAIN = "reached through the call to "
+
+
+def with_call(d: Diagnostic, span: Span, what: str) -> Diagnostic:
+    """``d`` found in an inlined body, with the call that ran the body first in its call chain.
+
+    Problems (warnings and errors) carry their chain; notes (``reveal_shape``) do not."""
+    if d.severity < Severity.WARNING:
+        return d
+    callee = what.removeprefix("call to ")
+    return replace(d, related=(Related(span, f"{CALL_CHAIN}{callee} here"), *d.related))
+
+
+def call_chain(d: Diagnostic) -> int:
+    """How many calls led to ``d`` (0: found by the generic analysis of its function)."""
+    return sum(r.message.startswith(CALL_CHAIN) for r in d.related)
 
 
 def _dtype(name: str | None) -> str | None:

@@ -16,7 +16,7 @@ from ..model.dims import Star, Unknown
 from ..model.obligations import Obligation
 from ..model.shape import Shape
 from ..model.values import TensorV
-from .analyzer import Analyzer
+from .analyzer import Analyzer, call_chain
 from .base import WITH_CALLER
 from .deadline import FileTimeout, deadline
 from .project import ModuleInfo, Project
@@ -193,15 +193,22 @@ def merge_reveals(diags: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic per place and code.  Of the same problem found several ways, the generic
+    analysis's (no call chain) is kept: the function fails for every size it allows; else the one
+    with the longest call chain, which starts nearest the program's entry point."""
     diags = merge_reveals(diags)
-    seen: set[tuple[Span, str]] = set()
-    out = []
+    kept: dict[tuple[Span, str], int] = {}
+    out: list[Diagnostic] = []
     for d in diags:
         key = (d.span, d.code.id)
-        if key in seen:
+        at = kept.get(key)
+        if at is None:
+            kept[key] = len(out)
+            out.append(d)
             continue
-        seen.add(key)
-        out.append(d)
+        old, new = call_chain(out[at]), call_chain(d)
+        if old and (not new or new > old):
+            out[at] = d
     return out
 
 

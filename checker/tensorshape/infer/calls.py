@@ -43,6 +43,7 @@ from ..unify.compare import Truth, eq3
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
 from .base import MAX_BUILD_DEPTH, MAX_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
+from .configs import NAMESPACE_CLASSES, call_dict_method, edited_params, namespace
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
 from .state import State, container_items, dict_container, is_list_container, join_states, join_values, with_items
@@ -147,7 +148,21 @@ class Calls(AnalyzerBase):
             if isinstance(func, (FunctionV, BoundMethodV, ClassV)):
                 return UnknownV()
             return UnknownV(UnknownSource.UNSUPPORTED)
-        return self.call(frame, state, func, args, kwargs, node)
+        result = self.call(frame, state, func, args, kwargs, node)
+        self.forget_edited_configs(state, func, node)
+        return result
+
+    def forget_edited_configs(self, state: State, func: Value, node: cst.Call) -> None:
+        """A dict or namespace passed to a project function that edits its parameters in place is
+        unknown after the call (its edits are not carried back): a stale size would be a false error."""
+        f: Value | None = func.function if isinstance(func, BoundMethodV) else func
+        if isinstance(f, ClassV):
+            f = f.lookup("__init__")
+        if not isinstance(f, FunctionV) or not edited_params(f.node):
+            return
+        for a in node.args:
+            if isinstance(a.value, cst.Name) and isinstance(state.vars.get(a.value.value), DictV):
+                state.vars[a.value.value] = UnknownV()
 
     def mutate_list(
         self, frame: Frame, state: State, target: cst.BaseExpression, method: str, node: cst.Call
@@ -226,7 +241,10 @@ class Calls(AnalyzerBase):
         if isinstance(func, ParserMethodV):
             return call_parser_method(func, args, kwargs)
         if isinstance(func, DictMethodV):
-            return _dict_method(func, [a.value for a in args])
+            result, edited = call_dict_method(func, args, kwargs)
+            if edited is not None and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                self.replace_in(frame, state, node.func.value, edited)  # ``cfg.update(d_model=128)``
+            return result
         if isinstance(func, LambdaV):
             return self.call_lambda(frame, state, func, args, kwargs)
         if isinstance(func, TensorMethodV):
@@ -327,6 +345,10 @@ class Calls(AnalyzerBase):
             return cast_value
         if q in PARSER_CLASSES:
             return ParserV()
+        if q in NAMESPACE_CLASSES:
+            return namespace(args, kwargs)
+        if q == "numpy.prod" and len(args) == 1 and not kwargs:
+            return self.call_builtin(frame, state, "math.prod", args, kwargs, node)  # ``int(np.prod(img_shape))``
         if q == "torch.nn.Parameter" or q == "torch.nn.Buffer":
             return args[0].value if args else UnknownV()
         if q in _CONTEXT_MANAGERS:
@@ -1068,21 +1090,6 @@ def _len(v: Value) -> Value:
     if isinstance(v, (DatasetV, LoaderV)) and v.length is not None:
         return IntV(v.length)
     return IntV(Unknown())
-
-
-def _dict_method(m: DictMethodV, args: Sequence[Value]) -> Value:
-    """``d.items()``, ``d.values()``, ``d.keys()``, ``d.get(key, default)`` of a dict with known keys."""
-    entries = m.items.items
-    if m.name == "items" and not args:
-        return TupleV(tuple(TupleV((StrV(k), v)) for k, v in entries), SeqKind.LIST)
-    if m.name == "values" and not args:
-        return TupleV(tuple(v for _, v in entries), SeqKind.LIST)
-    if m.name == "keys" and not args:
-        return TupleV(tuple(StrV(k) for k, _ in entries), SeqKind.LIST)
-    if m.name == "get" and 1 <= len(args) <= 2 and isinstance(args[0], StrV) and args[0].value is not None:
-        found = m.items.get(args[0].value)
-        return found if found is not None else args[1] if len(args) == 2 else NONE
-    return UnknownV()
 
 
 def _size_of(v: Value) -> Value:

@@ -50,6 +50,7 @@ from .values import (
     CONTAINER_CLASSES,
     MODULE_SELF_METHODS,
     AnnotationV,
+    AttrsV,
     BoundMethodV,
     ChildrenV,
     ClassV,
@@ -199,8 +200,11 @@ class Expressions(AnalyzerBase):
 
     def eval(self, frame: Frame, state: State, node: cst.BaseExpression, observe: bool = True) -> Value:
         v = self._eval(frame, state, node)
-        if observe and isinstance(v, TensorV) and frame.generic and frame.module is self.checked:
-            self.observe(node, v)
+        if observe and isinstance(v, TensorV) and frame.module is self.checked:
+            if frame.generic:
+                self.observe(node, v)
+            elif self.record:
+                self.observe_view(node, v)
         return v
 
     def _eval(self, frame: Frame, state: State, node: cst.BaseExpression) -> Value:
@@ -247,26 +251,36 @@ class Expressions(AnalyzerBase):
 
     def _eval_concatenated(self, frame: Frame, state: State, node: cst.ConcatenatedString) -> Value:
         text = node.evaluated_value
+        if text is None:  # an f-string part: its expressions run
+            self.eval(frame, state, node.left, observe=False)
+            self.eval(frame, state, node.right, observe=False)
         return StrV(text if isinstance(text, str) else None)
 
     def _eval_fstring(self, frame: Frame, state: State, node: cst.FormattedString) -> Value:
         """``f"encoder_layer_{i}"``: the text when every part is a known int or string (a layer's
-        name in a loop); else an unknown string."""
-        out: list[str] = []
+        name in a loop); else an unknown string.  The expressions in braces always run
+        (``f"acc {evaluate(model, loader):.2f}"`` calls ``evaluate``)."""
+        out: list[str] | None = []
         for part in node.parts:
             if isinstance(part, cst.FormattedStringText):
-                out.append(part.value)
+                if out is not None:
+                    out.append(part.value)
                 continue
             assert isinstance(part, cst.FormattedStringExpression)
             v = self.eval(frame, state, part.expression)
-            if part.conversion is not None or part.format_spec is not None or part.equal is not None:
-                return StrV(None)
-            if isinstance(v, StrV) and v.value is not None:
+            for spec in part.format_spec or ():
+                if isinstance(spec, cst.FormattedStringExpression):
+                    self.eval(frame, state, spec.expression)
+            if out is None or part.conversion is not None or part.format_spec is not None or part.equal is not None:
+                out = None
+            elif isinstance(v, StrV) and v.value is not None:
                 out.append(v.value)
             elif type(v) is IntV and type(v.value) is int:
                 out.append(str(v.value))
             else:
-                return StrV(None)
+                out = None
+        if out is None:
+            return StrV(None)
         text = "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
         if "{" in text or "\\" in text or "b" in node.prefix.lower():
             return StrV(None)  # ``{{`` and backslash escapes, bytes: not worth decoding
@@ -331,7 +345,12 @@ class Expressions(AnalyzerBase):
         for de in node.elements:
             key = self.eval(frame, state, de.key) if isinstance(de, cst.DictElement) else None
             value = self.eval(frame, state, de.value)
-            if entries is not None and isinstance(key, StrV) and key.value is not None:
+            if entries is not None and isinstance(de, cst.StarredDictElement) and isinstance(value, DictV):
+                # ``{**base, "d_model": 128}``: the base's entries, then the ones after override them.
+                merged = dict(entries)
+                merged.update(value.items)
+                entries = list(merged.items())
+            elif entries is not None and isinstance(key, StrV) and key.value is not None:
                 if any(k == key.value for k, _ in entries):  # a repeated key keeps its first place
                     entries = [(k, value if k == key.value else v) for k, v in entries]
                 else:
@@ -392,6 +411,11 @@ class Expressions(AnalyzerBase):
             return ParserMethodV(recv, name)
         if isinstance(recv, NamespaceV):
             return self.option(frame, recv, name)
+        if isinstance(recv, AttrsV):
+            found = recv.get(name)
+            return found if found is not None else UnknownV()
+        if isinstance(recv, DictV):
+            return DictMethodV(recv, name)
         if isinstance(recv, LoaderV):
             if name == "dataset":
                 return recv.dataset
@@ -438,8 +462,6 @@ class Expressions(AnalyzerBase):
             if recv.cls.is_module and name == "children":
                 return ChildrenV(recv)
             return UnknownV()
-        if isinstance(recv, DictV) and name in DICT_METHODS:
-            return DictMethodV(recv, name)
         if isinstance(recv, ModuleV):
             named_children = dict_container(recv)
             if named_children is not None:
@@ -699,6 +721,9 @@ class Expressions(AnalyzerBase):
                     self.tally(f"cause:{why}", frame, node)
                     return UnknownV(why=why)
             return found if found is not None else UnknownV()
+        if isinstance(recv, OpaqueV) and isinstance(index, StrV) and index.value is not None:
+            # ``cfg["d_model"]`` of an unknown config: one opaque size per key, as ``cfg.d_model``.
+            return OpaqueV(f"{recv.path}.{index.value}")
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):
                 return recv

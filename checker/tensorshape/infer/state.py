@@ -143,9 +143,9 @@ def join_values(
             return TupleV(tuple(join_values(x, y, widen, facts) for x, y in zip(a.items, b.items)), a.kind)
         elems = list(a.items) + list(b.items)
         return SeqV(_join_all(elems), a.kind)
-    if isinstance(a, DictV) and isinstance(b, DictV):
+    if isinstance(a, DictV) and isinstance(b, DictV) and type(a) is type(b):  # a dict, or a namespace (AttrsV)
         if [k for k, _ in a.items] == [k for k, _ in b.items]:
-            return DictV(tuple((k, join_values(x, y, widen, facts)) for (k, x), (_, y) in zip(a.items, b.items)))
+            return type(a)(tuple((k, join_values(x, y, widen, facts)) for (k, x), (_, y) in zip(a.items, b.items)))
         return UnknownV()
     if isinstance(a, SeqV) and isinstance(b, SeqV):
         return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind)

@@ -44,6 +44,7 @@ from .state import State, dict_container, join_states
 from .summaries import LazyClassDef, LazyFunctionDef
 from .syntax import class_level_reads, definitions, self_assignments, suite_body
 from .values import (
+    AttrsV,
     ClassV,
     ExternalV,
     FunctionV,
@@ -502,6 +503,8 @@ class Statements(AnalyzerBase):
             state.vars[target.value] = value
             if observed:
                 self.observe(target, value)
+            elif self.record and frame.module is self.checked and isinstance(value, TensorV):
+                self.observe_view(target, value)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [e for e in target.elements]
@@ -513,6 +516,11 @@ class Statements(AnalyzerBase):
             recv = self.eval(frame, state, target.value, observe=False)
             name = target.attr.value
             if set_attr(recv, name, value, frame.ctx, frame.ticket(target)):
+                return
+            if isinstance(recv, AttrsV):  # ``ns.depth = 4``: the namespace with that attribute
+                self.replace_in(
+                    frame, state, target.value, AttrsV((*((k, v) for k, v in recv.items if k != name), (name, value)))
+                )
                 return
             if isinstance(recv, InstanceV):
                 if frame.building is recv:
@@ -536,12 +544,20 @@ class Statements(AnalyzerBase):
                 key = self.index_value(frame, state, target)
                 edited: Value = UnknownV()
                 if isinstance(key, StrV) and key.value is not None:
-                    entries = tuple((k, v) for k, v in named_children.items if k != key.value)
-                    edited = replace(base, args={"modules": DictV((*entries, (key.value, value)))})
+                    edited = replace(base, args={"modules": _set_entry(named_children, key.value, value)})
                 self.replace_in(frame, state, target.value, edited)
                 return
             if isinstance(base, DictV) and isinstance(target.value, cst.Name):
                 self.register(frame, state, target, base, target.value.value, value)
+            elif isinstance(base, DictV) and isinstance(target.value, cst.Attribute):
+                # ``self.cfg["d_model"] = 128``: the dict with that entry where it was read from.
+                key = self.index_value(frame, state, target)
+                new: Value = (
+                    _set_entry(base, key.value, value)
+                    if isinstance(key, StrV) and key.value is not None
+                    else UnknownV()
+                )
+                self.replace_in(frame, state, target.value, new)
             self.check_setitem(frame, state, target, value)
             return
         if isinstance(target, cst.StarredElement):
@@ -852,6 +868,13 @@ def _prefer_imports(out: State, guarded: State, stmts: Sequence[cst.BaseStatemen
                     name = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
                     if name in guarded.vars:
                         out.vars[name] = guarded.vars[name]
+
+
+def _set_entry(d: DictV, key: str, value: Value) -> DictV:
+    """``d[key] = value`` of a dict with known keys: a key already there keeps its place, as in Python."""
+    if any(k == key for k, _ in d.items):
+        return DictV(tuple((k, value if k == key else v) for k, v in d.items))
+    return DictV((*d.items, (key, value)))
 
 
 def _del_targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PartialV",
+    "AttrsV",
+    "DictMethodV",
     "lacks_attribute",
     "with_attr",
     "ExternalV",
@@ -53,7 +55,6 @@ __all__ = [
     "SuperV",
     "RatioV",
     "OptionalV",
-    "DictMethodV",
     "LambdaV",
     "to_core",
     "truthiness",
@@ -194,6 +195,20 @@ class PartialV(Value):
     kwargs: tuple[tuple[str, Value], ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class AttrsV(DictV):
+    """A ``types.SimpleNamespace(d_model=64)`` (or ``argparse.Namespace(...)`` built by hand): a
+    configuration object whose attributes are the keywords it was built with (and those set later)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DictMethodV(Value):
+    """``cfg.get`` (or another method of a string-keyed dict) before it is called."""
+
+    receiver: DictV
+    name: str
+
+
 @dataclass(eq=False, slots=True)
 class BoundMethodV(Value):
     receiver: Value
@@ -268,15 +283,6 @@ class LambdaV(Value):
     node: cst.Lambda
     module: ModuleInfo
     closure: dict[str, Value]
-
-
-@dataclass(frozen=True, slots=True)
-class DictMethodV(Value):
-    """``d.items`` / ``d.values`` / ``d.keys`` / ``d.get`` of a dict with known keys (a ``DictV``, or an
-    ``nn.ModuleDict``'s modules) before it is called."""
-
-    items: DictV
-    name: str
 
 
 def truthiness(v: Value, negate: bool = False) -> bool | None:

@@ -348,8 +348,18 @@ def _check_var(vp: _VarPair, labels: list[str], b: Bindings, problems: list[Prob
             + (f" (from {b.origin['*' + name]})" if "*" + name in b.origin else ""),
             vp.op,
             vp.sd,
+            relation=_undecided_pair(Shape(vp.items), Shape(bound), b.facts) if worst is Verdict.OBLIGATION else None,
         )
     )
+
+
+def _undecided_pair(a: Shape, e: Shape, facts: Facts) -> tuple[Rel, Dim, Dim] | None:
+    """The one pair of dims of two equal-rank runs that is not known equal (``last_batch`` vs
+    ``batch_size``), as the requirement the runs' equality comes down to; ``None`` if not one."""
+    if a.rank is None or e.rank is None or a.rank != e.rank:
+        return None
+    pairs = [(x, y) for x, y in zip(a.dims, e.dims) if classify(eq3(x, y, facts), x, y) is not Verdict.OK]
+    return (Rel.EQ, pairs[0][0], pairs[0][1]) if len(pairs) == 1 else None
 
 
 def _severity(v: Verdict) -> int:

@@ -1,0 +1,129 @@
+"""Configuration objects that are plain data: dicts with string keys and namespaces.
+
+``cfg = {"d_model": 64}`` is a :class:`~tensorshape.model.values.DictV` (``cfg["d_model"]`` is 64),
+``types.SimpleNamespace(d_model=64)`` an :class:`~.values.AttrsV` (``ns.d_model`` is 64); both are
+values, so an edit makes a new value that the analysis rebinds where it was read from
+(``cfg["d_model"] = 128``, ``cfg.update(...)``, ``ns.depth = 4``).  An edit the analysis cannot
+follow makes the holder unknown rather than leave a stale size: a function that edits a parameter
+(``def apply(cfg, args): cfg["d_model"] = args.d``) leaves its caller's dict unknown.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+
+import libcst as cst
+
+from ..model.values import NONE, DictV, SeqKind, StrV, TupleV, UnknownV, Value
+from ..rules.context import Arg
+from .syntax import suite_body
+from .values import AttrsV, DictMethodV
+
+__all__ = ["NAMESPACE_CLASSES", "namespace", "call_dict_method", "edited_params"]
+
+#: Classes whose instances are namespaces built from keywords.
+NAMESPACE_CLASSES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+
+#: Dict methods that change the dict.
+_EDITS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
+
+
+def namespace(args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> Value:
+    """``SimpleNamespace(d_model=64)``, ``SimpleNamespace(**cfg)``, ``SimpleNamespace(cfg)`` (3.13)."""
+    base: dict[str, Value] = {}
+    if args:
+        if len(args) > 1 or not isinstance(args[0].value, DictV):
+            return UnknownV()
+        base.update(args[0].value.items)
+    base.update((k, a.value) for k, a in kwargs.items())
+    return AttrsV(tuple(base.items()))
+
+
+def call_dict_method(method: DictMethodV, args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> tuple[Value, Value | None]:
+    """The result of ``d.<method>(...)`` and, for an edit, the dict after it (``None``: unchanged;
+    ``UnknownV``: changed in a way not followed)."""
+    d, name = method.receiver, method.name
+    keys = [k for k, _ in d.items]
+    key = args[0].value if args else None
+    literal = key.value if isinstance(key, StrV) else None
+    if name == "get" and args and len(args) <= 2:
+        if literal is None:
+            return UnknownV(), None
+        found = d.get(literal)
+        return (found if found is not None else args[1].value if len(args) == 2 else NONE), None
+    if name == "copy" and not args:
+        return DictV(d.items), None
+    if name == "keys" and not args:
+        return TupleV(tuple(StrV(k) for k in keys), SeqKind.LIST), None
+    if name == "values" and not args:
+        return TupleV(tuple(v for _, v in d.items), SeqKind.LIST), None
+    if name == "items" and not args:
+        return TupleV(tuple(TupleV((StrV(k), v)) for k, v in d.items), SeqKind.LIST), None
+    if name == "update" and len(args) <= 1:
+        if args and not isinstance(args[0].value, DictV):
+            return NONE, UnknownV()
+        extra = dict(args[0].value.items) if args and isinstance(args[0].value, DictV) else {}
+        extra.update((k, a.value) for k, a in kwargs.items())
+        return NONE, _with(d, extra)
+    if name == "setdefault" and literal is not None and len(args) <= 2:
+        found = d.get(literal)
+        if found is not None:
+            return found, None
+        value = args[1].value if len(args) == 2 else NONE
+        return value, _with(d, {literal: value})
+    if name == "pop" and literal is not None and len(args) <= 2:
+        found = d.get(literal)
+        if found is None:
+            return (args[1].value if len(args) == 2 else UnknownV()), None
+        return found, type(d)(tuple((k, v) for k, v in d.items if k != literal))
+    if name in _EDITS:
+        return UnknownV(), UnknownV()
+    return UnknownV(), None
+
+
+def _with(d: DictV, extra: Mapping[str, Value]) -> DictV:
+    """``d`` with ``extra``'s entries set (new keys last, as a dict keeps them)."""
+    merged = dict(d.items)
+    merged.update(extra)
+    return type(d)(tuple(merged.items()))
+
+
+@functools.cache
+def _edited(node: cst.FunctionDef) -> frozenset[str]:
+    params = {p.name.value for p in (*node.params.params, *node.params.posonly_params, *node.params.kwonly_params)}
+    found: set[str] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def _target(self, t: cst.BaseExpression) -> None:
+            if isinstance(t, (cst.Subscript, cst.Attribute)) and isinstance(t.value, cst.Name):
+                found.add(t.value.value)
+            elif isinstance(t, (cst.Tuple, cst.List)):
+                for e in t.elements:
+                    self._target(e.value)
+
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            self._target(n.target)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            self._target(n.target)
+
+        def visit_Del(self, n: cst.Del) -> None:
+            self._target(n.target)
+
+        def visit_Call(self, n: cst.Call) -> None:
+            f = n.func
+            if isinstance(f, cst.Attribute) and f.attr.value in _EDITS and isinstance(f.value, cst.Name):
+                found.add(f.value.value)
+            if isinstance(f, cst.Name) and f.value == "setattr" and n.args and isinstance(n.args[0].value, cst.Name):
+                found.add(n.args[0].value.value)
+
+    for stmt in suite_body(node.body):
+        stmt.visit(Visitor())
+    return frozenset(found & params - {"self"})
+
+
+def edited_params(node: cst.FunctionDef) -> frozenset[str]:
+    """The parameters a function's body edits in place (``cfg["x"] = ...``, ``cfg.update(...)``,
+    ``ns.x = ...``, ``setattr(ns, ...)``), ``self`` aside."""
+    return _edited(node)
