@@ -95,15 +95,14 @@ class Config:
     python_path: list[str] = field(default_factory=list)
     library_exclude: list[str] = field(default_factory=list)
     library_include: list[str] | None = None
-    #: The folder of library summaries (None: :func:`~tensorshape.infer.summaries.default_directory`).
+    #: The folder of library summaries (None: :func:`~tensorshape.infer.libraries.default_directory`).
     library_cache_dir: Path | None = None
     library_cache_max_mb: int = 1024
 
     def libraries(self, summaries: bool = True) -> Libraries | None:
         """The installed packages followed from source (``None``: none); ``summaries``: keep their
         summaries in the library cache folder across runs."""
-        from ..infer.libraries import Libraries
-        from ..infer.summaries import default_directory
+        from ..infer.libraries import Libraries, default_directory
 
         if not self.follow_libraries:
             return None

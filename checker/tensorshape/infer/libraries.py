@@ -20,9 +20,42 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..rules.stubdir import stubs_dir
-from .summaries import DEFAULT_MAX_BYTES
 
-__all__ = ["Libraries", "NEVER_FOLLOWED", "DEFAULT_EXCLUDE", "environment_paths", "stub_modules"]
+__all__ = [
+    "Libraries",
+    "DEFAULT_MAX_BYTES",
+    "default_directory",
+    "user_cache_dir",
+    "NEVER_FOLLOWED",
+    "DEFAULT_EXCLUDE",
+    "environment_paths",
+    "stub_modules",
+]
+
+#: The default bound of the folder (bytes): torchvision, timm and transformers together take about
+#: a tenth of it.
+DEFAULT_MAX_BYTES = 1 << 30
+
+
+def user_cache_dir() -> Path:
+    """The platform's per-user cache folder: ``$XDG_CACHE_HOME`` (else ``~/.cache``) on Linux,
+    ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg)
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"])
+    return Path.home() / ".cache"
+
+
+def default_directory() -> Path:
+    """Where library summaries are kept unless configured: ``$TENSORSHAPE_LIBRARY_CACHE``, else
+    ``tensorshape/libraries`` under the user cache folder."""
+    env = os.environ.get("TENSORSHAPE_LIBRARY_CACHE")
+    return Path(env) if env else user_cache_dir() / "tensorshape" / "libraries"
+
 
 #: Modelled by the stubs, never read from source (their source would shadow the model).
 NEVER_FOLLOWED = ("torch", "functorch", "torchgen", "triton", "jaxtyping", "beartype", "typeguard", "tensorshape")

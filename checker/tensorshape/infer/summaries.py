@@ -34,6 +34,7 @@ from typing import Any
 
 import libcst as cst
 
+from .libraries import DEFAULT_MAX_BYTES, default_directory, user_cache_dir
 from .source import checker_digest
 from .syntax import class_level_reads, node_layout, self_assignments, suite_body
 
@@ -52,31 +53,6 @@ __all__ = [
 
 #: Bumped whenever the layout of an entry changes.
 FORMAT = 1
-
-#: The default bound of the folder (bytes): torchvision, timm and transformers together take about
-#: a tenth of it.
-DEFAULT_MAX_BYTES = 1 << 30
-
-
-def user_cache_dir() -> Path:
-    """The platform's per-user cache folder: ``$XDG_CACHE_HOME`` (else ``~/.cache``) on Linux,
-    ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows."""
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg)
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches"
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"])
-    return Path.home() / ".cache"
-
-
-def default_directory() -> Path:
-    """Where library summaries are kept unless configured: ``$TENSORSHAPE_LIBRARY_CACHE``, else
-    ``tensorshape/libraries`` under the user cache folder."""
-    env = os.environ.get("TENSORSHAPE_LIBRARY_CACHE")
-    return Path(env) if env else user_cache_dir() / "tensorshape" / "libraries"
-
 
 # -- function bodies loaded on demand ----------------------------------------------------------
 
