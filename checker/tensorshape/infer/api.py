@@ -16,6 +16,7 @@ from ..model.dims import Star, Unknown
 from ..model.obligations import Obligation
 from ..model.shape import Shape
 from ..model.values import TensorV
+from ..rules.ops import jagged
 from .analyzer import Analyzer, call_chain
 from .base import WITH_CALLER
 from .deadline import FileTimeout, deadline
@@ -91,6 +92,7 @@ def analyze_module(
 ) -> FileResult:
     """Analyse a loaded module; ``display`` is the path to report (default: the module's)."""
     path = display or info.path
+    jagged.start_file()
     if info.failure is not None or info.tree is None or info.spans is None:
         f = info.failure
         line, col = (f.line, f.column) if f else (1, 0)

@@ -50,6 +50,14 @@ def _derived(kind: str, base: Dim) -> Dim:
     return rigid(name)
 
 
+def start_file() -> None:
+    """Number the jagged dims made by the next file's analysis from 1 again, so a file's results
+    (``[2 j1 5]``) do not depend on what the same process analysed before (the CLI's workers, the
+    mypy plugin's worker)."""
+    global _COUNTER
+    _COUNTER = itertools.count(1)
+
+
 def _fresh(batch: Dim, lengths: tuple[Dim, ...] | None) -> Dim:
     name = f"j{next(_COUNTER)}"
     _INFO[name] = JaggedInfo(batch, lengths)
