@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.wholeprograms.harness import BUGS, PROGRAMS, check, coverage, marked_bug, truth  # noqa: E402
+from tests.realistic.harness import marked_bug  # noqa: E402
+from tests.wholeprograms.harness import BUGS, PROGRAMS, check, coverage, truth  # noqa: E402
 
 
 def main() -> None:

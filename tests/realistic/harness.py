@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tensorshape.infer import CheckSettings, check_file
 from tensorshape.infer.libraries import Libraries
 from tensorshape.infer.project import Project
@@ -192,3 +193,26 @@ def probes(path: Path, static: StaticResult, seen: dict[str, Any] | None = None)
 
 def marked_bug(path: Path) -> set[tuple[int, str]]:
     return expected(path.read_text(encoding="utf-8"))
+
+
+def assert_seeded_bug_reported(
+    path: Path, raised: dict[str, Any] | None, errors: set[tuple[int, str]], warnings: set[tuple[int, str]]
+) -> tuple[int, str]:
+    """What every seeded-bug test asserts: the file marks one line, torch raises on that line, and the
+    checker reports it there with the marked code (or the file says why not: ``# known-miss``, which
+    must go once the bug is found).  Returns the marked ``(line, code)``."""
+    marks = marked_bug(path)
+    assert len(marks) == 1, "a bug file marks exactly one line with # E: <code>"
+    ((line, code),) = marks
+    assert raised is not None, "torch does not raise: the seeded bug is not a bug"
+    assert raised["line"] == line, f"torch raises on line {raised['line']} ({raised['message']}), not {line}"
+    reason = header(path, "known-miss")
+    # A bug that fails only for some sizes the code allows (the last batch, an option's default)
+    # is a warning that names the condition; the rest are errors.
+    found = (line, code) in errors | warnings
+    if reason:
+        if found:
+            pytest.fail(f"the bug is reported now: drop the known-miss header ({reason})")
+        pytest.xfail(reason)
+    assert found, f"not reported at line {line} as {code}; errors: {sorted(errors)}, warnings: {sorted(warnings)}"
+    return line, code

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import BUGS, PROGRAMS, check, header, marked_bug, probes, truth
+from .harness import BUGS, PROGRAMS, assert_seeded_bug_reported, check, header, probes, truth
 
 pytestmark = pytest.mark.torch
 
@@ -45,21 +45,7 @@ def test_exact_shapes_do_not_regress(path: Path) -> None:
 
 @pytest.mark.parametrize("path", BUGS, ids=_id)
 def test_bug_is_real_and_reported_on_its_line(path: Path) -> None:
-    marks = marked_bug(path)
-    assert len(marks) == 1, "a bug file marks exactly one line with # E: <code>"
-    ((line, code),) = marks
-    raised = truth(path)["raised"]
-    assert raised is not None, "torch does not raise: the seeded bug is not a bug"
-    assert raised["line"] == line, f"torch raises on line {raised['line']} ({raised['message']}), not {line}"
     static = check(path)
-    reason = header(path, "known-miss")
-    # A bug that fails only for some sizes the code allows (the last batch, an option's default)
-    # is a warning that names the condition; the rest are errors.
-    found = (line, code) in static.errors | static.warnings
-    if reason:
-        if found:
-            pytest.fail(f"the bug is reported now: drop the known-miss header ({reason})")
-        pytest.xfail(reason)
-    assert found, f"not reported at line {line} as {code}; errors: {sorted(static.errors)}"
+    line, code = assert_seeded_bug_reported(path, truth(path)["raised"], static.errors, static.warnings)
     others = static.errors - {(line, code)}
     assert not others, f"other errors too: {sorted(others)}"

@@ -36,7 +36,6 @@ from tensorshape.infer.project import Project
 from tensorshape.lang.render import render_shape
 from tensorshape.model.diagnostics import Severity
 
-from tests.expectations import expected
 from tests.realistic.harness import classify
 from tests.realistic.seeded import bug_files
 
@@ -133,5 +132,3 @@ def coverage(path: Path, static: Static | None = None) -> Coverage:
     return out
 
 
-def marked_bug(path: Path) -> set[tuple[int, str]]:
-    return expected(path.read_text(encoding="utf-8"))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.realistic.harness import header
+from tests.realistic.harness import assert_seeded_bug_reported, header
 
-from .harness import BUGS, PROGRAMS, check, coverage, marked_bug, truth
+from .harness import BUGS, PROGRAMS, check, coverage, truth
 
 pytestmark = pytest.mark.torch
 
@@ -52,24 +52,9 @@ def test_no_shape_is_silently_wrong(path: Path) -> None:
 
 @pytest.mark.parametrize("path", BUGS, ids=_id)
 def test_bug_is_real_and_reported_on_its_line(path: Path) -> None:
-    marks = marked_bug(path)
-    assert len(marks) == 1, "a bug file marks exactly one line with # E: <code>"
-    ((line, code),) = marks
-    raised = truth(path)["raised"]
-    assert raised is not None, "torch does not raise: the seeded bug is not a bug"
-    assert raised["line"] == line, f"torch raises on line {raised['line']} ({raised['message']}), not {line}"
     static = check(path)
-    reason = header(path, "known-miss")
-    found = (line, code) in static.errors | static.warnings
-    if reason:
-        if found:
-            pytest.fail(f"the bug is reported now: drop the known-miss header ({reason})")
-        pytest.xfail(reason)
-    assert found, (
-        f"not reported at line {line} as {code}; errors: {sorted(static.errors)}, warnings: {sorted(static.warnings)}"
-    )
+    line, code = assert_seeded_bug_reported(path, truth(path)["raised"], static.errors, static.warnings)
     # torch stops at the first raise, so it cannot judge later lines: another error is accepted only
     # when it is the same problem met again (the broken layer called from another place).
-    messages = check(path).messages
-    others = {e for e in static.errors - {(line, code)} if messages[e] != messages[(line, code)]}
+    others = {e for e in static.errors - {(line, code)} if static.messages[e] != static.messages[(line, code)]}
     assert not others, f"other errors too: {sorted(others)}"
