@@ -13,7 +13,6 @@ import libcst as cst
 __all__ = [
     "simple_text",
     "blocks",
-    "child_nodes",
     "code_children",
     "class_level_reads",
     "definitions",
@@ -167,16 +166,6 @@ def node_layout(cls: type) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[Any,
     if len(names) > 1:
         return operator.attrgetter(*names), tuple(descriptors)
     return (lambda o: tuple(getattr(o, n) for n in names)), tuple(descriptors)
-
-
-def child_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The nodes ``node`` holds, read from its fields: libcst's ``children`` rebuilds the node
-    through its visitor machinery, several times slower."""
-    for v in node_layout(type(node))[0](node):
-        if isinstance(v, cst.CSTNode):
-            yield v
-        elif isinstance(v, (list, tuple)):
-            yield from (c for c in v if isinstance(c, cst.CSTNode))
 
 
 def class_level_reads(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> set[str]:
