@@ -16,6 +16,11 @@ A tensor binding is
 - **wrong** when a view contradicts every shape torch gave it (right rank, a dim that differs;
   or a wrong rank): a shape silently wrong;
 - **unknown** otherwise (never seen as a tensor, or a dim unknown).
+
+The same scoring runs over every **tensor expression** torch evaluated (names, calls, operators,
+subscripts: each expression that held a tensor, by its exact range), against every value the
+analysis gave that expression: the measure issue 16 asks for ("known or symbolic share of
+tensor expressions").  An expression the analysis never saw as a tensor counts as unknown.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ class Static:
     warnings: set[tuple[int, str]]
     #: ``line:column:name`` of each assignment target the analysis saw as a tensor -> its shapes.
     views: dict[str, list[str]]
+    #: ``line:column:end_line:end_column`` of each expression the analysis saw as a tensor -> its shapes.
+    expressions: dict[str, list[str]]
     seconds: float
     stats: dict[str, int] = field(default_factory=dict)
     #: The message of each error and warning, by ``(line, code)`` (its call chain aside).
@@ -79,17 +86,21 @@ def check(path: Path) -> Static:
     errors = {(d.span.line, d.code.id) for d in result.diagnostics if d.severity is Severity.ERROR}
     warnings = {(d.span.line, d.code.id) for d in result.diagnostics if d.severity is Severity.WARNING}
     views: dict[str, list[str]] = {}
+    expressions: dict[str, list[str]] = {}
     an, info = result.analyzer, result.module
     if an is not None and info is not None and info.spans is not None:
         seen = [(node, [v]) for node, v in an.observations] + list(an.caller_views.values())
         for node, values in seen:
-            if not isinstance(node, cst.Name):
-                continue
             where = info.spans.resolve(info.spans.ticket(node))
-            shown = views.setdefault(f"{where.line}:{where.column}:{node.value}", [])
-            shown.extend(s for s in (render_shape(v.shape) for v in values) if s not in shown)
+            rendered = [render_shape(v.shape) for v in values]
+            keys = [f"{where.line}:{where.column}:{where.end_line}:{where.end_column}"]
+            if isinstance(node, cst.Name):
+                keys.append(f"{where.line}:{where.column}:{node.value}")
+            for table, key in zip((expressions, views), keys):
+                shown = table.setdefault(key, [])
+                shown.extend(s for s in rendered if s not in shown)
     messages = {(d.span.line, d.code.id): d.message for d in result.diagnostics}
-    return Static(errors, warnings, views, seconds, dict(result.stats), messages)
+    return Static(errors, warnings, views, expressions, seconds, dict(result.stats), messages)
 
 
 @functools.cache
@@ -112,14 +123,16 @@ def truth(path: Path) -> dict[str, Any]:
 _UNKNOWN = re.compile(r"\?|\.\.\.|(?:^|[\[\s])\*")
 
 
-def coverage(path: Path, static: Static | None = None) -> Coverage:
-    """The tensor bindings torch saw, scored against the checker's views of them."""
+def coverage(path: Path, static: Static | None = None, *, expressions: bool = False) -> Coverage:
+    """The tensor bindings torch saw (or with ``expressions``, every tensor expression), scored
+    against the checker's views of them."""
     static = static or check(path)
     seen = truth(path)
     completed = seen["raised"] is None
     out = Coverage()
-    for key, observations in seen["tensors"].items():
-        views = static.views.get(key, [])
+    mine = static.expressions if expressions else static.views
+    for key, observations in seen["expressions" if expressions else "tensors"].items():
+        views = mine.get(key, [])
         table = [[classify(v, actual) for actual in observations] for v in views]
         # A view that fits none of torch's shapes is wrong (in a program torch ran to the end:
         # in a bug file torch stops at the raise, before later views' shapes are seen).
@@ -130,5 +143,3 @@ def coverage(path: Path, static: Static | None = None) -> Coverage:
         else:
             out.unknown += 1
     return out
-
-

@@ -7,6 +7,13 @@ tensor, by ``line:column:name`` of the name (the column is that of Python's pars
 ASCII code is the checker's).  The program's own code is untouched otherwise (its lines keep their
 numbers, so the raising line is the program's).  Prints one JSON object: for each file, the
 ``tensors`` seen and where an exception was raised (the innermost frame in that file).
+
+Every expression that may hold a tensor is wrapped too (``f(x)`` runs as ``f(probe(key, x))``), so
+``expressions`` records the shapes of each tensor expression by
+``line:column:end_line:end_column`` (columns in code points, parentheses outside the range, as
+libcst's positions): names, calls, operators, subscripts, everything but what cannot hold one
+(constants, the called expression of a call, assignment targets, annotations, decorators,
+slices).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "realistic"))
 from run_with_torch import raise_record  # noqa: E402 - the realistic suites' runner, beside this one
 
 _PROBE = "__tensorshape_probe__"
+_EXPR = "__tensorshape_expression__"
 
 
 def _names(target: ast.expr) -> list[ast.Name]:
@@ -68,6 +76,63 @@ class _Rewrite(ast.NodeTransformer):
         return node
 
 
+#: Expressions never wrapped: they cannot hold a tensor, or a call around them would not compile.
+_NEVER = (ast.Constant, ast.Starred, ast.Slice, ast.JoinedStr, ast.FormattedValue, ast.Lambda)
+#: ``(parent type, field)`` whose expressions are never wrapped (recursed into all the same).
+_NOT_FIELDS = {
+    (ast.Call, "func"),
+    (ast.arg, "annotation"),
+    (ast.FunctionDef, "returns"),
+    (ast.AsyncFunctionDef, "returns"),
+    (ast.AnnAssign, "annotation"),
+    (ast.FunctionDef, "decorator_list"),
+    (ast.AsyncFunctionDef, "decorator_list"),
+    (ast.ClassDef, "decorator_list"),
+    (ast.FormattedValue, "format_spec"),
+}
+
+
+class _Expressions(ast.NodeTransformer):
+    """Wraps each expression that may hold a tensor in a call recording its shape (and returning it)."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+
+    def _column(self, line: int, offset: int) -> int:
+        """Python's byte offset as a count of code points (libcst's columns)."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
+
+    def _wrappable(self, parent: ast.AST, field: str, e: ast.expr) -> bool:
+        if isinstance(e, _NEVER) or not isinstance(getattr(e, "ctx", ast.Load()), ast.Load):
+            return False
+        if isinstance(parent, ast.pattern) or (type(parent), field) in _NOT_FIELDS:
+            return False
+        if isinstance(parent, ast.Subscript) and field == "slice" and isinstance(e, ast.Tuple):
+            return not any(isinstance(x, ast.Slice) for x in e.elts)
+        return e.end_lineno is not None and e.end_col_offset is not None
+
+    def _wrap(self, e: ast.expr) -> ast.expr:
+        assert e.end_lineno is not None and e.end_col_offset is not None
+        start = f"{e.lineno}:{self._column(e.lineno, e.col_offset)}"
+        key = f"{start}:{e.end_lineno}:{self._column(e.end_lineno, e.end_col_offset)}"
+        return ast.copy_location(ast.Call(ast.Name(_EXPR, ast.Load()), [ast.Constant(key), e], []), e)
+
+    def _child(self, parent: ast.AST, field: str, child: ast.AST) -> ast.AST:
+        child = self.visit(child)
+        if isinstance(child, ast.expr) and self._wrappable(parent, field, child):
+            return self._wrap(child)
+        return child
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for name, old in ast.iter_fields(node):
+            if isinstance(old, list):
+                setattr(node, name, [self._child(node, name, x) if isinstance(x, ast.AST) else x for x in old])
+            elif isinstance(old, ast.AST):
+                setattr(node, name, self._child(node, name, old))
+        return node
+
+
 def _shape(value: Any) -> list[int] | None:
     import torch
 
@@ -76,28 +141,37 @@ def _shape(value: Any) -> list[int] | None:
 
 def run(path: str) -> dict[str, Any]:
     seen: dict[str, list[list[int]]] = {}
+    expressions: dict[str, list[list[int]]] = {}
 
-    def probe(key: str, value: Any) -> None:
+    def record(table: dict[str, list[list[int]]], key: str, value: Any) -> None:
         shape = _shape(value)
         if shape is not None:
-            shapes = seen.setdefault(key, [])
+            shapes = table.setdefault(key, [])
             if len(shapes) < 20 and shape not in shapes:
                 shapes.append(shape)
 
+    def probe(key: str, value: Any) -> None:
+        record(seen, key, value)
+
+    def expression(key: str, value: Any) -> Any:
+        record(expressions, key, value)
+        return value
+
     with open(path, encoding="utf-8") as f:
-        tree = _Rewrite().visit(ast.parse(f.read(), path))
+        text = f.read()
+    tree = _Rewrite().visit(_Expressions(text.splitlines()).visit(ast.parse(text, path)))
     ast.fix_missing_locations(tree)
     code = compile(tree, path, "exec")
     raised: dict[str, Any] | None = None
     saved_argv = sys.argv
     sys.argv = [path]
     try:
-        exec(code, {"__name__": "__main__", "__file__": path, _PROBE: probe})  # noqa: S102 - the suite's own programs
+        exec(code, {"__name__": "__main__", "__file__": path, _PROBE: probe, _EXPR: expression})  # noqa: S102 - the suite's own programs
     except BaseException as exc:  # noqa: BLE001 - recorded, not handled
         raised = raise_record(exc, path)
     finally:
         sys.argv = saved_argv
-    return {"tensors": seen, "raised": raised}
+    return {"tensors": seen, "expressions": expressions, "raised": raised}
 
 
 def main(paths: list[str]) -> None:

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.torch
 
 pytest.importorskip("torch")
 
-#: The share of tensor bindings of each correct program that must get a known or symbolic shape.
+#: The share of tensor expressions (and of tensor bindings) of each correct program that must get a
+#: known or symbolic shape.
 COVERAGE_FLOOR = 0.6
 
 
@@ -33,21 +34,24 @@ def test_program_runs_and_checks_clean(path: Path) -> None:
     assert not static.errors, f"false errors on a correct program: {sorted(static.errors)}"
 
 
+@pytest.mark.parametrize("expressions", [True, False], ids=["expressions", "bindings"])
 @pytest.mark.parametrize("path", PROGRAMS, ids=_id)
-def test_most_tensor_bindings_get_a_shape(path: Path) -> None:
+def test_most_tensors_get_a_shape(path: Path, expressions: bool) -> None:
     """``# known-low-coverage: reason`` atop a program says why it is below the floor yet (strict)."""
-    c = coverage(path)
+    c = coverage(path, expressions=expressions)
+    what = "tensor expressions" if expressions else "tensor bindings"
     reason = header(path, "known-low-coverage")
     if reason:
         if c.share >= COVERAGE_FLOOR:
             pytest.fail(f"coverage is {c.share:.0%} now: drop the known-low-coverage header ({reason})")
         pytest.xfail(reason)
-    assert c.share >= COVERAGE_FLOOR, f"{c.covered} of {c.total} tensor bindings have a shape"
+    assert c.share >= COVERAGE_FLOOR, f"{c.covered} of {c.total} {what} have a shape"
 
 
 @pytest.mark.parametrize("path", PROGRAMS + BUGS, ids=_id)
 def test_no_shape_is_silently_wrong(path: Path) -> None:
     assert not coverage(path).wrong
+    assert not coverage(path, expressions=True).wrong
 
 
 @pytest.mark.parametrize("path", BUGS, ids=_id)
