@@ -1,4 +1,5 @@
-"""Counts of outcomes (clean / traceback / hang / crash) over the robustness suite's hostile inputs.
+"""Counts of outcomes (clean / traceback / hang / crash / damage) over the robustness suite's hostile
+inputs and injected faults (a full disk, read-only files) on `instrument --write`.
 
     python benchmarks/robustness.py          # the fast subset (what CI runs)
     python benchmarks/robustness.py --full   # every case (a few minutes on 2 cores)
@@ -17,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "robustness"))
 
-from harness import all_cases, count, run_case  # noqa: E402
+from harness import KINDS, all_cases, count, run_case  # noqa: E402
 
 
 def main() -> None:
@@ -36,12 +37,10 @@ def main() -> None:
         if args.verbose and o.kind != "clean":
             print(f"  {o.kind:<9} {c.name}: {o.output.strip().splitlines()[-1][:160] if o.output.strip() else ''}")
     total = count(outcomes)
-    print(f"{'group':<10} {'cases':>6} {'clean':>6} {'traceback':>10} {'hang':>5} {'crash':>6}")
-    for g, k in sorted(by_group.items()):
-        print(f"{g:<10} {sum(k.values()):>6} {k['clean']:>6} {k['traceback']:>10} {k['hang']:>5} {k['crash']:>6}")
-    print(
-        f"{'total':<10} {len(cases):>6} {total['clean']:>6} {total['traceback']:>10} {total['hang']:>5} {total['crash']:>6}"
-    )
+    widths = [max(len(k), 5) + 1 for k in KINDS]
+    print(f"{'group':<10} {'cases':>6}" + "".join(f"{k:>{w}}" for k, w in zip(KINDS, widths)))
+    for g, k in [*sorted(by_group.items()), ("total", total)]:
+        print(f"{g:<10} {sum(k.values()):>6}" + "".join(f"{k[kind]:>{w}}" for kind, w in zip(KINDS, widths)))
 
 
 if __name__ == "__main__":

@@ -7,9 +7,14 @@ raw bytes).  The outcome is one of:
 * ``clean``: the process ended by itself, without a Python traceback;
 * ``traceback``: ``Traceback (most recent call last)`` on stdout or stderr;
 * ``hang``: still running after the time limit (killed);
-* ``crash``: killed by a signal (SIGSEGV in a native parser, say).
+* ``crash``: killed by a signal (SIGSEGV in a native parser, say);
+* ``damage``: a case that may rewrite files (``instrument --write``) left a
+  user file that is neither its original bytes nor a good rewrite of them: the
+  rewrite must compile when the original did, and ``instrument --remove
+  --write`` must give back the original bytes.  Disk-full and read-only faults
+  are injected on such runs (``RLIMIT_FSIZE``, file modes).
 
-``python benchmarks/robustness.py`` prints the counts per class; the tests in
+``python benchmarks/robustness.py`` prints the counts per outcome; the tests in
 this folder assert that every case is ``clean`` (and check its exit status).
 """
 
@@ -18,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import signal
 import subprocess
 import sys
@@ -27,7 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Case", "Outcome", "run_case", "all_cases", "count"]
+__all__ = ["Case", "Outcome", "run_case", "all_cases", "count", "KINDS"]
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 60.0
@@ -51,11 +57,15 @@ class Case:
     #: Extra text that must appear on stdout+stderr.
     says: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    #: The run may rewrite files: check every ``.py`` file for damage afterwards.
+    writes: bool = False
+    #: Bytes a file of the run may grow to (``RLIMIT_FSIZE``, SIGXFSZ ignored: a full disk).
+    fsize: int | None = None
 
 
 @dataclass
 class Outcome:
-    kind: str  # clean, traceback, hang, crash
+    kind: str  # clean, traceback, hang, crash, damage
     returncode: int | None
     output: str
 
@@ -64,6 +74,7 @@ def run_case(case: Case, timeout: float = TIMEOUT) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="ts-robust-") as tmp:
         d = Path(tmp)
         case.setup(d)
+        before = _snapshot(d) if case.writes else {}
         env = {**os.environ, "XDG_CACHE_HOME": str(d / ".cache"), **case.env}
         env.pop("TENSORSHAPE_DEBUG", None)
         cmd = [sys.executable, "-m", "tensorshape.cli.main", *case.argv]
@@ -75,6 +86,7 @@ def run_case(case: Case, timeout: float = TIMEOUT) -> Outcome:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=None if case.fsize is None else _disk_full(case.fsize),
         )
         try:
             out, err = p.communicate(case.stdin, timeout=timeout)
@@ -89,7 +101,66 @@ def run_case(case: Case, timeout: float = TIMEOUT) -> Outcome:
             return Outcome("crash", p.returncode, text)
         if "Traceback (most recent call last)" in text:
             return Outcome("traceback", p.returncode, text)
+        damaged = [f"{name}: {why}" for name, why in _damage(d, before, env).items()]
+        if damaged:
+            return Outcome("damage", p.returncode, text + "\ndamaged: " + "; ".join(damaged))
         return Outcome("clean", p.returncode, text)
+
+
+def _disk_full(limit: int) -> Callable[[], None]:
+    def limit_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG, as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return limit_files
+
+
+def _snapshot(d: Path) -> dict[Path, bytes]:
+    out = {}
+    for f in d.rglob("*.py"):
+        try:
+            if f.is_file() and not f.is_symlink():
+                out[f] = f.read_bytes()
+        except OSError:
+            pass
+    return out
+
+
+def _damage(d: Path, before: dict[Path, bytes], env: dict[str, str]) -> dict[str, str]:
+    """What is wrong with each file the run changed: a rewrite must compile when the original did,
+    and taking the checks out again must give back the original bytes."""
+    out: dict[str, str] = {}
+    for f, old in before.items():
+        name = str(f.relative_to(d))
+        try:
+            new = f.read_bytes()
+        except OSError as e:
+            out[name] = f"cannot be read any more ({e.strerror})"
+            continue
+        if new == old:
+            continue
+        if _compiles(old) and not _compiles(new):
+            out[name] = "the rewrite does not compile"
+            continue
+        subprocess.run(
+            [sys.executable, "-m", "tensorshape.cli.main", "instrument", "--remove", "--write", name],
+            cwd=d,
+            env=env,
+            capture_output=True,
+            check=False,
+            timeout=TIMEOUT,
+        )
+        if f.read_bytes() != old:
+            out[name] = "`instrument --remove --write` does not give back the original bytes"
+    return out
+
+
+def _compiles(data: bytes) -> bool:
+    try:
+        compile(data, "m.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        return False
+    return True
 
 
 def _unlock(d: Path) -> None:
@@ -102,7 +173,11 @@ def _unlock(d: Path) -> None:
 
 
 def count(outcomes: list[Outcome]) -> Counter[str]:
-    return Counter({"clean": 0, "traceback": 0, "hang": 0, "crash": 0, **Counter(o.kind for o in outcomes)})
+    return Counter({k: 0 for k in KINDS} | Counter(o.kind for o in outcomes))
+
+
+#: The outcomes, in the order they are printed.
+KINDS = ("clean", "traceback", "hang", "crash", "damage")
 
 
 # -- the cases ------------------------------------------------------------------------------------
@@ -165,7 +240,9 @@ def _mutate(rng: random.Random, data: bytes) -> bytes:
         elif op == 1:
             b[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 4)))
         elif op == 2:
-            b[i:i] = rng.choice([b"(", b")", b"[", b"]", b":", b"\n    ", b"\t", b"\\", b"'''", b"\x00", b"\xff", b"**9"])
+            b[i:i] = rng.choice(
+                [b"(", b")", b"[", b"]", b":", b"\n    ", b"\t", b"\\", b"'''", b"\x00", b"\xff", b"**9"]
+            )
         elif op == 3 and b:
             j = rng.randrange(len(b))
             b[i:i] = b[j : j + rng.randint(1, 200)]  # duplicate a stretch
@@ -191,7 +268,14 @@ def mutation_cases(n: int, seed: int, per_run: int, slow: bool) -> Iterator[Case
                 (d / f"m{k}.py").write_bytes(m)
 
         yield Case(f"mutants:{seed}:{start}:check", ["check", "--no-cache", "-j", "2", "."], setup, slow=slow)
-        yield Case(f"mutants:{seed}:{start}:instrument", ["instrument", "."], setup, slow=slow)
+        yield Case(f"mutants:{seed}:{start}:instrument", ["instrument", "--write", "."], setup, slow=slow, writes=True)
+        yield Case(
+            f"mutants:{seed}:{start}:instrument-all",
+            ["instrument", "--all", "--write", "."],
+            setup,
+            slow=slow,
+            writes=True,
+        )
 
 
 def _fifo(d: Path) -> None:
@@ -233,7 +317,9 @@ def odd_file_cases() -> Iterator[Case]:
     yield Case("odd:nul-in-path", ["check", "a\x01b.py"], expect=(2,))
     yield Case("odd:instrument-fifo", ["instrument", "."], _fifo)
     yield Case("odd:binary", ["check", "--no-cache", "m.py"], _write("m.py", bytes(range(256)) * 40), expect=(1,))
-    yield Case("odd:bad-encoding", ["check", "--no-cache", "m.py"], _write("m.py", b"# coding: nope\nx=1\n"), expect=(1,))
+    yield Case(
+        "odd:bad-encoding", ["check", "--no-cache", "m.py"], _write("m.py", b"# coding: nope\nx=1\n"), expect=(1,)
+    )
     yield Case("odd:nul-bytes", ["check", "--no-cache", "m.py"], _write("m.py", b"x = 1\x00\n"), expect=(1,))
     yield Case(
         "odd:long-concatenation",
@@ -241,6 +327,57 @@ def odd_file_cases() -> Iterator[Case]:
         _write("m.py", "x = (" + "'a'\n" * 2000 + ")\n"),
         expect=(0,),
     )
+
+
+#: A function whose ``F.linear`` meets unknown sizes: ``instrument`` inserts checks into it.
+_LINEAR = "import torch.nn.functional as F\n\n\ndef f(x, w):\n    return F.linear(x, w)\n"
+_LINEAR_MANY = _LINEAR + "".join(f"\n\ndef g{i}(x, w):\n    return F.linear(x, w)\n" for i in range(40))
+#: User lines that end with the marker comment the tool puts on its own lines.
+_MARKER = 'import torch.nn.functional as F\n\nDOC = """\nx = 1  # tensorshape: inserted\n"""\n\n\ndef f(x, w):\n    return F.linear(x, w)\n'
+
+
+def _files(**named: str | bytes) -> Callable[[Path], None]:
+    def setup(d: Path) -> None:
+        for name, text in named.items():
+            _write(f"{name}.py", text)(d)
+
+    return setup
+
+
+def _read_only(d: Path) -> None:
+    _files(a=_LINEAR, b=_LINEAR)(d)
+    (d / "a.py").chmod(0o444)
+
+
+def _read_only_folder(d: Path) -> None:
+    (d / "sub").mkdir()
+    _write("sub/a.py", _LINEAR)(d)
+    (d / "sub").chmod(0o555)
+
+
+def fault_cases() -> Iterator[Case]:
+    """``instrument --write`` under faults and on files whose bytes are easy to lose (issue 17 item 3)."""
+    write = ["instrument", "--write", "."]
+    every = ["instrument", "--all", "--write", "."]
+    many = _files(a=_LINEAR_MANY, b=_LINEAR)
+    limit = len(_LINEAR_MANY) + 100  # a.py cannot be rewritten, b.py can
+    yield Case("fault:disk-full", write, many, expect=(2,), says="not written", writes=True, fsize=limit)
+    yield Case("fault:disk-full-remove", ["instrument", "--remove", "--write", "."], many, writes=True, fsize=10)
+    yield Case("fault:read-only-file", write, _read_only, expect=(2,), writes=True)
+    yield Case("fault:read-only-folder", write, _read_only_folder, writes=True)  # root may write there
+    crlf = _LINEAR_MANY.replace("\n", "\r\n")
+    yield Case("fault:crlf", write, _files(a=crlf), expect=(0,), writes=True)
+    yield Case("fault:cr", write, _files(a=_LINEAR_MANY.replace("\n", "\r")), expect=(0,), writes=True)
+    latin = ("# -*- coding: latin-1 -*-\n# caf\u00e9\n" + _LINEAR).encode("latin-1")
+    yield Case("fault:latin-1", write, _files(a=latin), expect=(0,), writes=True)
+    yield Case("fault:bom", write, _files(a=b"\xef\xbb\xbf" + _LINEAR.encode()), expect=(0,), writes=True)
+    yield Case("fault:marker-lines", write, _files(a=_MARKER), expect=(0,), writes=True)
+    yield Case("fault:examples-all", every, _examples, writes=True)
+
+
+def _examples(d: Path) -> None:
+    for f in sorted((REPO / "examples").glob("*.py")):
+        (d / f.name).write_bytes(f.read_bytes())
 
 
 _CONFIGS = {
@@ -299,7 +436,9 @@ def cache_cases() -> Iterator[Case]:
 
 def output_cases() -> Iterator[Case]:
     ok = _write("m.py", "x = 1\n")
-    yield Case("output:missing-folder", ["check", "m.py", "-o", "no/such/report.txt"], ok, expect=(2,), says="cannot write")
+    yield Case(
+        "output:missing-folder", ["check", "m.py", "-o", "no/such/report.txt"], ok, expect=(2,), says="cannot write"
+    )
     if Path("/dev/full").exists():
         yield Case("output:dev-full", ["check", "m.py", "-o", "/dev/full"], ok, expect=(2,), says="cannot write")
     yield Case("output:folder", ["check", "m.py", "-o", "."], ok, expect=(2,), says="cannot write")
@@ -307,7 +446,7 @@ def output_cases() -> Iterator[Case]:
 
 _HOSTILE = {
     "tower": "n = 10**10**10\nm = 2**10**8\n",
-    "spec-tower": 'import torch\nfrom jaxtyping import Float\nfrom torch import Tensor\n'
+    "spec-tower": "import torch\nfrom jaxtyping import Float\nfrom torch import Tensor\n"
     'def f(x: Float[Tensor, "2**2**2**2**2**2"]) -> None:\n    y = x + 1\n',
     "power-of-sum": "import torch\ndef f(a: int, b: int, c: int, d: int, e: int, g: int, h: int, k: int):\n"
     "    x = torch.zeros((a+b+c+d+e+g+h+k)**30)\n    y = x.reshape(-1, 2)\n",
@@ -345,9 +484,17 @@ def _timed_out(d: Path) -> None:
 def size_cases() -> Iterator[Case]:
     """Size as a denial of service (issue 17 item 9): what libcst rejects and files past their time bound."""
     strings = "x = " + " ".join(['"a"'] * 100_000) + "\n"
-    yield Case("size:juxtaposed-strings", ["check", "--no-cache", "m.py"], _write("m.py", strings), expect=(0,), says="TS008")
+    yield Case(
+        "size:juxtaposed-strings", ["check", "--no-cache", "m.py"], _write("m.py", strings), expect=(0,), says="TS008"
+    )
     for jobs in ("1", "2"):
-        yield Case(f"size:file-timeout-j{jobs}", ["check", "--no-cache", "-j", jobs, "."], _timed_out, expect=(0,), says="file_timeout")
+        yield Case(
+            f"size:file-timeout-j{jobs}",
+            ["check", "--no-cache", "-j", jobs, "."],
+            _timed_out,
+            expect=(0,),
+            says="file_timeout",
+        )
 
 
 def _frame(obj: object) -> bytes:
@@ -424,6 +571,7 @@ def all_cases(full: bool = False) -> list[Case]:
     cases += pool_cases()
     cases += mutation_cases(200 if full else 20, seed=17, per_run=10, slow=full)
     cases += odd_file_cases()
+    cases += fault_cases()
     cases += [c for c in config_cases() if full or c.name.split(":")[1] in _FAST_CONFIGS]
     cases += cache_cases()
     cases += output_cases()

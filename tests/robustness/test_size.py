@@ -212,7 +212,8 @@ def test_language_server_skips_a_document_past_file_timeout_with_a_message(monke
     published: list[Any] = []
     monkeypatch.setattr(ls, "text_document_publish_diagnostics", published.append)
     document = SimpleNamespace(source=LONG, version=3)
-    monkeypatch.setattr(ls.protocol, "_workspace", SimpleNamespace(get_text_document=lambda u: document))
+    workspace = SimpleNamespace(get_text_document=lambda u: document, text_documents={uri: document})
+    monkeypatch.setattr(ls.protocol, "_workspace", workspace)
     asyncio.run(srv._run(ls, uri, 0))
     (params,) = published
     (d,) = params.diagnostics

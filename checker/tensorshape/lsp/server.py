@@ -372,6 +372,13 @@ def _analyse_locked(ls: TensorshapeServer, uri: str, source: str, version: int |
         except FileTimeout:
             ls.incremental.pop(uri, None)
             raise
+        finally:
+            if not _is_open(ls, uri):  # closed while it was analysed: keep nothing of it
+                ls.incremental.pop(uri, None)
+
+
+def _is_open(ls: TensorshapeServer, uri: str) -> bool:
+    return unquote(uri) in ls.workspace.text_documents
 
 
 def _schedule(ls: TensorshapeServer, uri: str, delay: float) -> None:

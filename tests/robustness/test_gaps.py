@@ -1,0 +1,118 @@
+"""Issue 17's examples that no other test named: exit status 2 for a run with only internal
+errors (item 7), a closed standard output (item 7), and the language server freeing a closed
+document's memory and skipping a huge one (item 6)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from tensorshape.cli import runner
+from tensorshape.cli.main import main
+from tensorshape.infer.api import CheckSettings, FileResult, crash_result
+from tensorshape.model import codes
+
+
+def _internal(path: str, settings: CheckSettings | None = None, project: object = None) -> FileResult:
+    return crash_result(str(path), "ValueError: boom")
+
+
+def test_a_run_with_only_internal_errors_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "m.py").write_text("import torch\nx = torch.zeros(2)\n")
+    monkeypatch.setattr(runner, "check_file_guarded", _internal)
+    assert main(["check", "--no-cache", "-j", "1", str(tmp_path / "m.py")]) == 2
+
+
+def test_an_internal_error_beside_a_shape_error_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bad.py").write_text("import torch\nx = torch.zeros(2, 3) @ torch.zeros(4, 5)\n")
+    (tmp_path / "boom.py").write_text("x = 1\n")
+    real = runner.check_file_guarded
+
+    def some(path: str, settings: CheckSettings, project: Any) -> FileResult:
+        return _internal(path) if path.endswith("boom.py") else real(path, settings, project)
+
+    monkeypatch.setattr(runner, "check_file_guarded", some)
+    assert main(["check", "--no-cache", "-j", "1", str(tmp_path)]) == 1
+
+
+def test_a_closed_standard_output_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("x = 1\n")
+    run = "import sys, os; os.close(1); from tensorshape.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    out = subprocess.run(
+        [sys.executable, "-c", run, "check", "--no-cache", str(tmp_path / "m.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and "cannot write" in out.stderr, out.stderr
+
+
+def _server(monkeypatch: pytest.MonkeyPatch, docs: dict[str, Any]) -> tuple[Any, list[Any]]:
+    from tensorshape.lsp import server as srv
+
+    ls = srv.build_server()
+    published: list[Any] = []
+    monkeypatch.setattr(ls, "text_document_publish_diagnostics", published.append)
+    # As pygls's workspace: a document not open is read from disk (none here: empty, no version).
+    missing = SimpleNamespace(source="", version=None)
+    workspace = SimpleNamespace(get_text_document=lambda u: docs.get(u, missing), text_documents=docs)
+    monkeypatch.setattr(ls.protocol, "_workspace", workspace)
+    return ls, published
+
+
+SOURCE = "import torch\nx = torch.zeros(2, 3)\ny = x + 1\n"
+
+
+def test_language_server_frees_a_closed_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lsprotocol import types as lsp
+    from tensorshape.lsp import server as srv
+
+    uri = "file:///tmp/closed.py"
+    ls, published = _server(monkeypatch, {uri: SimpleNamespace(source=SOURCE, version=1)})
+    asyncio.run(srv._run(ls, uri, 0))
+    assert uri in ls.analyses and uri in ls.incremental
+    close = ls.protocol.fm.features[lsp.TEXT_DOCUMENT_DID_CLOSE]
+    close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    assert uri not in ls.analyses and uri not in ls.incremental and uri not in ls.pending
+    assert published[-1].uri == uri and published[-1].diagnostics == []
+
+
+def test_language_server_forgets_a_document_closed_while_it_was_analysed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis runs in a thread: a document closed meanwhile must not be stored again by it."""
+    from lsprotocol import types as lsp
+    from tensorshape.lsp import server as srv
+
+    uri = "file:///tmp/closing.py"
+    docs = {uri: SimpleNamespace(source=SOURCE, version=1)}
+    ls, _ = _server(monkeypatch, docs)
+    close = ls.protocol.fm.features[lsp.TEXT_DOCUMENT_DID_CLOSE]
+    real = srv._analyse_locked
+
+    def close_meanwhile(ls: Any, u: str, source: str, version: int | None) -> Any:
+        close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=u)))
+        del docs[u]  # as pygls's workspace does on didClose
+        return real(ls, u, source, version)
+
+    monkeypatch.setattr(srv, "_analyse_locked", close_meanwhile)
+    asyncio.run(srv._run(ls, uri, 0))
+    assert uri not in ls.analyses and uri not in ls.incremental
+
+
+def test_language_server_skips_a_huge_document_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tensorshape.lsp import server as srv
+
+    uri = "file:///tmp/huge.py"
+    huge = SOURCE + "z = 1\n" * (srv.MAX_DOCUMENT // 6 + 1)
+    ls, published = _server(monkeypatch, {uri: SimpleNamespace(source=huge, version=2)})
+    asyncio.run(srv._run(ls, uri, 0))
+    (params,) = published
+    (d,) = params.diagnostics
+    assert d.code == codes.FILE_SKIPPED.id and "the editor limit is" in d.message
+    assert uri not in ls.analyses and uri not in ls.incremental
