@@ -31,12 +31,19 @@ class Trace:
     #: real path -> qualname -> recorded calls (argument name / ``return`` -> description)
     calls: dict[str, dict[str, list[Call]]] = field(default_factory=dict)
     records: int = 0
+    #: (real path, qualname) of the functions whose tracer stopped at its bound of distinct calls
+    saturated: set[tuple[str, str]] = field(default_factory=set)
 
     def add(self, rec: Mapping[str, Any], samples: int) -> None:
-        per = self.calls.setdefault(str(rec["file"]), {}).setdefault(str(rec["qualname"]), [])
-        if len(per) < samples:  # several processes each sampled: keep the bound here too
-            call = dict(rec.get("args") or {})
-            call[RESULT] = rec.get("result")
+        """Add a recorded call; at most ``samples`` per function (several processes each sampled), and
+        calls with the same shapes as one kept count once."""
+        where = (str(rec["file"]), str(rec["qualname"]))
+        per = self.calls.setdefault(where[0], {}).setdefault(where[1], [])
+        call = dict(rec.get("args") or {})
+        call[RESULT] = rec.get("result")
+        if rec.get("saturated"):
+            self.saturated.add(where)
+        if len(per) < samples and (len(per) < 2 or call not in per):
             per.append(call)
         self.records += 1
 
@@ -96,7 +103,10 @@ def _bindings(
 
 
 def propose_from_calls(
-    by_function: Mapping[str, list[Call]], variable: Mapping[int, str] | None = None, path: str = "<string>"
+    by_function: Mapping[str, list[Call]],
+    variable: Mapping[int, str] | None = None,
+    path: str = "<string>",
+    saturated: Iterable[str] = (),
 ) -> Any:
     """A ``propose`` for :func:`apply_annotations` that generalises the recorded calls."""
 
@@ -130,6 +140,11 @@ def propose_from_calls(
                 classes |= got.classes
                 for note in got.notes:
                     messages.append(f"{path}:{site.line}:1: note: {qual}: {note}")
+                if qual in saturated:
+                    messages.append(
+                        f"{path}:{site.line}:1: note: {qual}: called with more distinct shapes than the tracer "
+                        f"records ({len(calls)} kept): a call unlike them may not match"
+                    )
         return plan, classes, messages
 
     return propose
@@ -139,8 +154,10 @@ def annotate_from_trace(
     source: str, path: str, trace: Trace, variable: Mapping[int, str] | None = None
 ) -> AnnotateResult:
     """Annotate the module at ``path`` (its text ``source``) from the trace's calls of its functions."""
-    calls = trace.calls.get(os.path.realpath(path), {})
-    return apply_annotations(source, propose_from_calls(calls, variable, path))
+    real = os.path.realpath(path)
+    calls = trace.calls.get(real, {})
+    saturated = {q for f, q in trace.saturated if f == real}
+    return apply_annotations(source, propose_from_calls(calls, variable, path, saturated))
 
 
 def traced_files(trace: Trace) -> list[Path]:

@@ -7,12 +7,19 @@ what to trace:
 * ``TENSORSHAPE_TRACE_FILE``: the JSON-lines file the records are appended to (one line per call);
 * ``TENSORSHAPE_TRACE_ROOT``: the project root; only functions of files under it are recorded;
 * ``TENSORSHAPE_TRACE_EXCLUDE``: ``os.pathsep``-separated path prefixes left out (the virtualenv);
-* ``TENSORSHAPE_TRACE_SAMPLES``: how many calls of one function are recorded (default 8).
+* ``TENSORSHAPE_TRACE_SAMPLES``: how many calls of one function are recorded whatever their shapes
+  (default 8).
 
-On Python 3.12+ the tracer uses ``sys.monitoring`` and turns a code object's events off once it has
-its samples (or is not the user's); below, ``sys.setprofile`` with one dictionary look-up per call of
-a function that has its samples.  Nothing of torch is imported here: a tensor is recognised by its
-type's module and name, so tracing a process that never uses torch costs no import.
+After those first calls, a call is recorded only when the shapes and dtypes of its tensor arguments
+(and its int arguments) are ones the function has not been seen with: a model's ``forward`` first
+called by one configuration and then by another must be annotated for both, or jaxtyping refuses
+the second.  That costs a cheap signature per call; once a function has been seen with
+:data:`DISTINCT` times the samples distinct signatures, it is switched off (a note in the trace
+says so).  On Python 3.12+ the tracer uses ``sys.monitoring`` and turns a code object's events off
+once it is switched off (or is not the user's); below, ``sys.setprofile`` with one dictionary
+look-up per call of a function that is off.  Nothing of torch is imported here: a tensor is
+recognised by its type's module and name, so tracing a process that never uses torch costs no
+import.
 """
 
 from __future__ import annotations
@@ -26,7 +33,18 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["start", "stop", "describe", "hook_source", "ENV_FILE", "ENV_ROOT", "ENV_EXCLUDE", "ENV_SAMPLES"]
+__all__ = [
+    "start",
+    "stop",
+    "describe",
+    "signature",
+    "hook_source",
+    "ENV_FILE",
+    "ENV_ROOT",
+    "ENV_EXCLUDE",
+    "ENV_SAMPLES",
+    "DISTINCT",
+]
 
 ENV_FILE = "TENSORSHAPE_TRACE_FILE"
 ENV_ROOT = "TENSORSHAPE_TRACE_ROOT"
@@ -37,13 +55,34 @@ ENV_SAMPLES = "TENSORSHAPE_TRACE_SAMPLES"
 _DEPTH = 3
 _ITEMS = 16
 _TENSOR_TYPES = {"Tensor", "Parameter"}
+#: After the first samples, up to this many times the samples calls of distinct signatures are recorded.
+DISTINCT = 8
+
+
+def _is_tensor(t: type) -> bool:
+    return t.__name__ in _TENSOR_TYPES and t.__module__ in ("torch", "torch.nn.parameter")
+
+
+def signature(value: object, depth: int = 0) -> object:
+    """What of ``value`` decides its annotation (shapes, dtypes, ints, container layout), hashable and
+    cheaper than :func:`describe`."""
+    t = type(value)
+    if _is_tensor(t):
+        return (tuple(getattr(value, "shape", ())), getattr(value, "dtype", None))
+    if t is int:
+        return value
+    if depth < _DEPTH and (t is tuple or t is list):
+        return (t, *(signature(v, depth + 1) for v in value[:_ITEMS]))  # type: ignore[index]
+    if depth < _DEPTH and t is dict:
+        return (t, *((str(k), signature(v, depth + 1)) for k, v in list(value.items())[:_ITEMS]))  # type: ignore[attr-defined]
+    return t
 
 
 def describe(value: object, depth: int = 0) -> Any:
     """A JSON description of the tensors in ``value`` (``None`` when there are none)."""
     t = type(value)
     # torch.Tensor and Parameter only: first-class-dim tensors (functorch) are not ``torch.Tensor``s
-    if t.__name__ in _TENSOR_TYPES and t.__module__ in ("torch", "torch.nn.parameter"):
+    if _is_tensor(t):
         shape = getattr(value, "shape", None)
         dtype = getattr(value, "dtype", None)
         if shape is None:
@@ -80,8 +119,10 @@ class _Tracer:
         self.root = os.path.join(os.path.realpath(root), "")
         self.exclude = [os.path.join(os.path.realpath(e), "") for e in exclude if e]
         self.samples = samples
-        #: code object -> calls still to record (0: not traced, or done)
+        #: code object -> first calls still to record (-1: only calls with a new signature; 0: off)
         self.left: dict[CodeType, int] = {}
+        #: code object -> the signatures of its arguments recorded so far
+        self.seen: dict[CodeType, set[object]] = {}
         self.pending: dict[int, dict[str, Any]] = {}
         self.lines: list[str] = []
         self.out = out
@@ -104,20 +145,32 @@ class _Tracer:
         return self.samples
 
     def enter(self, frame: FrameType) -> bool:
-        """Record the arguments of a call; ``False`` once the code object needs no more samples."""
+        """Record the arguments of a call if it is a sample; ``False`` once the code object needs no more."""
         code = frame.f_code
         left = self.left.get(code)
         if left is None:
             left = self.wanted(code)
-        if left <= 0:
+            if left:
+                self.seen[code] = set()
+        if left == 0:
             self.left[code] = 0
             return False
-        self.left[code] = left - 1
         n = code.co_argcount + code.co_kwonlyargcount
         n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+        names = code.co_varnames[:n]
         local = frame.f_locals
+        seen = self.seen[code]
+        key = tuple(signature(local[name]) if name in local else None for name in names)
+        if left > 0:  # the first samples, whatever their shapes
+            self.left[code] = left - 1 or -1
+        elif key in seen:
+            return True
+        seen.add(key)
+        last = left < 0 and len(seen) >= self.samples * DISTINCT
+        if last:
+            self.left[code] = 0  # enough distinct calls: this one is the last
         args = {}
-        for name in code.co_varnames[:n]:
+        for name in names:
             if name in local:
                 d = describe(local[name])
                 if d is not None:
@@ -128,6 +181,8 @@ class _Tracer:
             "line": code.co_firstlineno,
             "args": args,
         }
+        if last:
+            self.pending[id(frame)]["saturated"] = True
         return True
 
     def leave(self, frame: FrameType, value: object) -> None:

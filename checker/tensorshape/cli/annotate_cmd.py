@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "traced_env"]
 
 DEFAULT_TRACE = "tensorshape-trace.jsonl"
 
@@ -36,7 +36,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--exclude", metavar="PATH", action="append", default=[], help="a path under the root not traced (repeatable)"
     )
-    p.add_argument("--samples", type=int, default=8, metavar="N", help="calls recorded per function (default 8)")
+    p.add_argument(
+        "--samples",
+        type=int,
+        default=8,
+        metavar="N",
+        help="calls recorded per function whatever their shapes (default 8); after them only calls with new "
+        "shapes, up to 8*N",
+    )
     p.add_argument(
         "--variable",
         metavar="SIZE=NAME",
@@ -65,22 +72,28 @@ def _variables(items: list[str]) -> dict[int, str] | None:
     return out
 
 
-def _run_traced(args: argparse.Namespace, command: list[str]) -> int:
+def traced_env(hook: str, out: str, root: str, exclude: list[str], samples: int) -> dict[str, str]:
+    """The environment that traces every Python process started with it: the tracer and its
+    ``sitecustomize`` are written into the folder ``hook`` (which must outlive the processes)."""
     from ..annotate import trace as tracer
 
-    root = Path(args.root).resolve()
+    shutil.copyfile(tracer.__file__, Path(hook, "_tensorshape_trace.py"))
+    Path(hook, "sitecustomize.py").write_text(tracer.hook_source(), encoding="utf-8")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([hook, *filter(None, [env.get("PYTHONPATH")])])
+    env[tracer.ENV_FILE] = out
+    env[tracer.ENV_ROOT] = root
+    env[tracer.ENV_EXCLUDE] = os.pathsep.join([*exclude, os.path.realpath(sys.prefix)])
+    env[tracer.ENV_SAMPLES] = str(max(1, samples))
+    return env
+
+
+def _run_traced(args: argparse.Namespace, command: list[str]) -> int:
     out = Path(args.trace_file).resolve()
     out.write_text("", encoding="utf-8")
-    exclude = [str(Path(e).resolve()) for e in args.exclude] + [os.path.realpath(sys.prefix)]
+    exclude = [str(Path(e).resolve()) for e in args.exclude]
     with tempfile.TemporaryDirectory(prefix="tensorshape-trace-") as hook:
-        shutil.copyfile(tracer.__file__, Path(hook, "_tensorshape_trace.py"))
-        Path(hook, "sitecustomize.py").write_text(tracer.hook_source(), encoding="utf-8")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([hook, *filter(None, [env.get("PYTHONPATH")])])
-        env[tracer.ENV_FILE] = str(out)
-        env[tracer.ENV_ROOT] = str(root)
-        env[tracer.ENV_EXCLUDE] = os.pathsep.join(exclude)
-        env[tracer.ENV_SAMPLES] = str(max(1, args.samples))
+        env = traced_env(hook, str(out), str(Path(args.root).resolve()), exclude, args.samples)
         try:
             return subprocess.call(command, env=env)
         except OSError as e:
@@ -90,6 +103,7 @@ def _run_traced(args: argparse.Namespace, command: list[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from ..annotate.propose import TraceError, annotate_from_trace, common_lines, load_trace, traced_files
+    from ..annotate.trace import DISTINCT
     from ..instrument.edit import split_lines
     from ..instrument.files import read_source, unified_diff, write_atomic
     from .instrument_cmd import _emit
@@ -118,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         return int(run_static(args, rest, variable))
     try:
         with open(trace_path, encoding="utf-8") as lines:
-            trace = load_trace(lines, str(trace_path), samples=max(1, args.samples))
+            trace = load_trace(lines, str(trace_path), samples=max(1, args.samples) * DISTINCT)
     except (OSError, UnicodeDecodeError, TraceError) as e:
         _say(f"tensorshape annotate: error: cannot read the trace: {e}")
         return 2

@@ -1,0 +1,170 @@
+"""The tracer itself, on every interpreter found: ``sys.setprofile`` below 3.12, ``sys.monitoring`` on 3.12+.
+
+torch is only installed for the interpreter running the tests, so the traced program uses a tiny
+``torch`` module of its own whose ``Tensor`` has a ``shape`` and a ``dtype``: the tracer recognises a
+tensor by its type's module and name, and never imports torch.  What runs is what a user's command
+runs: the ``sitecustomize`` hook from :func:`traced_env` starts the tracer in the program and in a
+Python subprocess it starts, first calls are sampled whatever their shapes, later ones only when
+their shapes are new, and a function seen with too many distinct shapes is switched off.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import pytest
+from tensorshape.annotate.propose import load_trace
+from tensorshape.annotate.trace import DISTINCT
+from tensorshape.cli.annotate_cmd import traced_env
+
+FAKE_TORCH = """
+class Tensor:
+    def __init__(self, *shape, dtype="torch.float32"):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+"""
+
+PROGRAM = """
+import subprocess
+import sys
+
+from torch import Tensor
+
+
+def double(x):
+    return Tensor(x.shape[0], 2 * x.shape[1])
+
+
+def count(mask):
+    return Tensor(mask.shape[0], dtype="torch.int64")
+
+
+class Model:
+    def forward(self, x, n):
+        return Tensor(*x.shape[:-1], n)
+
+
+def main(child):
+    if child:
+        double(Tensor(9, 9))  # traced in the subprocess too
+        return
+    for _ in range(40):
+        double(Tensor(3, 4))  # the same shapes: two samples, then nothing more
+    for b in range(1, 6):
+        double(Tensor(b, 5))  # new shapes after the samples: each recorded
+    count(Tensor(3, 4, dtype="torch.bool"))
+    m = Model()
+    for i in range(100):
+        m.forward(Tensor(i + 1, 3), 7)  # a new shape every call: switched off at the bound
+    subprocess.run([sys.executable, __file__, "child"], check=True)
+
+
+main(len(sys.argv) > 1)
+"""
+
+
+def _interpreters() -> list[str]:
+    """This interpreter, and any Python 3.12+ found on PATH or under pyenv (for ``sys.monitoring``)."""
+    found = {sys.executable}
+    names = [f"python3.{minor}" for minor in range(12, 16)]
+    found |= {p for p in (shutil.which(n) for n in names) if p}
+    found |= set(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python")))
+    out: dict[str, str] = {}
+    for exe in sorted(found):
+        try:
+            v = subprocess.run(
+                [exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            ).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if v and v not in out and (exe == sys.executable or tuple(map(int, v.split("."))) >= (3, 12)):
+            out[v] = exe
+    return [out[v] for v in sorted(out)]
+
+
+def _version(exe: str) -> str:
+    return subprocess.run(
+        [exe, "-c", "import sys; print(sys.version_info[:2] >= (3, 12))"], capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture(scope="module", params=_interpreters())
+def traced(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, list[dict[str, object]]]:
+    exe = str(request.param)
+    tmp = tmp_path_factory.mktemp("trace")
+    fake = tmp / "fake"
+    fake.mkdir()
+    (fake / "torch.py").write_text(FAKE_TORCH, encoding="utf-8")
+    project = tmp / "project"
+    project.mkdir()
+    (project / "app.py").write_text(PROGRAM, encoding="utf-8")
+    out = tmp / "trace.jsonl"
+    hook = tmp / "hook"
+    hook.mkdir()
+    env = traced_env(str(hook), str(out), str(project), [str(fake)], 2)
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(fake)])
+    run = subprocess.run([exe, "app.py"], cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "tracing not started" not in run.stderr, run.stderr
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return exe, records
+
+
+def _calls(records: list[dict[str, object]], qualname: str) -> list[dict[str, object]]:
+    return [r for r in records if r["qualname"] == qualname]
+
+
+def test_first_calls_are_samples_then_only_new_shapes(traced: tuple[str, list[dict[str, object]]]) -> None:
+    exe, records = traced
+    shapes = [r["args"]["x"]["shape"] for r in _calls(records, "double")]  # type: ignore[index]
+    # 2 samples of (3, 4), the 5 new shapes, and the subprocess's own call
+    assert sorted(shapes) == sorted([[3, 4], [3, 4], [1, 5], [2, 5], [3, 5], [4, 5], [5, 5], [9, 9]]), exe
+    results = [r["result"]["shape"] for r in _calls(records, "double")]  # type: ignore[index]
+    assert [9, 18] in results
+
+
+def test_a_function_with_ever_new_shapes_is_switched_off_at_the_bound(
+    traced: tuple[str, list[dict[str, object]]],
+) -> None:
+    exe, records = traced
+    calls = _calls(records, "Model.forward")
+    assert len(calls) == 2 * DISTINCT, exe
+    assert [bool(r.get("saturated")) for r in calls].count(True) == 1
+    assert calls[0]["args"] == {"x": {"shape": [1, 3], "dtype": "float32"}, "n": {"int": 7}}
+    trace = load_trace(json.dumps(r) for r in records)
+    assert any(q == "Model.forward" for _, q in trace.saturated)
+
+
+def test_dtypes_are_recorded(traced: tuple[str, list[dict[str, object]]]) -> None:
+    _, records = traced
+    (call,) = _calls(records, "count")
+    assert call["args"] == {"mask": {"shape": [3, 4], "dtype": "bool"}}
+    assert call["result"] == {"shape": [3], "dtype": "int64"}
+
+
+def test_the_tracing_mechanism_matches_the_interpreter(traced: tuple[str, list[dict[str, object]]]) -> None:
+    """The 3.12+ interpreters take the ``sys.monitoring`` path (the module says which it started)."""
+    exe, _ = traced
+    probe = (
+        "import sys, _tensorshape_trace as t; "
+        "print(t._active is not None, sys.version_info >= (3, 12) and "
+        "sys.monitoring.get_tool(sys.monitoring.PROFILER_ID) == 'tensorshape-annotate')"
+    )
+    with tempfile.TemporaryDirectory() as h:
+        env = traced_env(h, os.devnull, h, [], 2)
+        out = subprocess.run([exe, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    started, monitoring = out.stdout.split()
+    assert started == "True"
+    assert monitoring == ("True" if "True" in _version(exe) else "False")
