@@ -394,6 +394,26 @@ CASES = {
         reveal_shape(backbone(torch.randn(2, 3, 16, 16)))
         reveal_shape(nn.Sequential(*list(net.body.children())[:1])(torch.randn(2, 8, 4, 4)))
         """,
+    "model_name_taken_apart": """
+        widths = {"tiny": 8, "small": 16}
+
+
+        def build(model_name, num_classes=10):
+            source, sep, name = model_name.partition(":")
+            if not sep:
+                name = source
+            arch, _, tag = name.split(".", 1)[0].rpartition("_")
+            width = widths[tag.lower()] if arch.startswith("net") and not tag.isdigit() else 4
+            return nn.Sequential(nn.Linear(4, width), nn.Linear(width, num_classes))
+
+
+        x = torch.randn(2, 4)
+        reveal_shape(build("net_small.in1k", num_classes=3)(x))
+        reveal_shape(build("hub:net_TINY")(x))
+        reveal_shape(torch.zeros(len("a-b-c".split("-")), "xyz".find("z")))
+        head = nn.Linear(widths["tiny"], 2)
+        head(build("net_small")(x))  # E: TS101
+        """,
     "children_backbone_wrong_head": """
         backbone = nn.Sequential(*list(Wide().children())[:-1])
         head = nn.Linear(24, 5)

@@ -47,6 +47,7 @@ from .configs import NAMESPACE_CLASSES, call_dict_method, edited_params, namespa
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
 from .state import State, container_items, dict_container, is_list_container, join_states, join_values, with_items
+from .strings import StrMethodV, call_str_method
 from .syntax import simple_text
 from .values import (
     CONTAINER,
@@ -240,6 +241,8 @@ class Calls(AnalyzerBase):
             func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
         if isinstance(func, ParserMethodV):
             return call_parser_method(func, args, kwargs)
+        if isinstance(func, StrMethodV):
+            return call_str_method(func, args, kwargs)
         if isinstance(func, DictMethodV):
             result, edited = call_dict_method(func, args, kwargs)
             if edited is not None and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):

@@ -45,6 +45,7 @@ from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
 from .options import option_value
 from .state import State, dict_container, join_values
+from .strings import STR_METHODS, StrMethodV
 from .syntax import simple_text
 from .values import (
     CONTAINER_CLASSES,
@@ -416,6 +417,8 @@ class Expressions(AnalyzerBase):
             return found if found is not None else UnknownV()
         if isinstance(recv, DictV):
             return DictMethodV(recv, name)
+        if isinstance(recv, StrV) and recv.value is not None and name in STR_METHODS:
+            return StrMethodV(recv.value, name)
         if isinstance(recv, LoaderV):
             if name == "dataset":
                 return recv.dataset

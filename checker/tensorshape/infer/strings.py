@@ -1,0 +1,76 @@
+"""Methods of strings whose value is known: ``name.split(".")``, ``source.partition(":")``.
+
+A library resolves a model by taking its name apart (timm's ``"vit_small_patch16_224.augreg_in21k"``
+is split into a registry key and a pretrained tag); the parts must stay literal for the registry
+read that follows.  Each method here is computed with Python's own, so the result is what the
+program sees; an argument that is not a known value makes the result unknown (a ``str`` of unknown
+value where the method returns a string).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..model.values import BoolV, IntV, NoneV, SeqKind, StrV, TupleV, UnknownV, Value
+from ..rules.context import Arg
+
+__all__ = ["StrMethodV", "STR_METHODS", "call_str_method"]
+
+
+@dataclass(frozen=True, slots=True)
+class StrMethodV(Value):
+    """``s.split`` of a string of known value, before it is called."""
+
+    receiver: str
+    name: str
+
+
+def _tuple(parts: Sequence[str], kind: SeqKind) -> Value:
+    return TupleV(tuple(StrV(p) for p in parts), kind)
+
+
+#: The methods followed, each with how its Python result becomes a value.
+STR_METHODS: dict[str, Callable[[Any], Value]] = {
+    **{m: StrV for m in ("lower", "upper", "strip", "lstrip", "rstrip", "replace", "removeprefix", "removesuffix")},
+    **{m: StrV for m in ("title", "capitalize", "casefold", "join", "zfill", "ljust", "rjust", "center")},
+    **{m: (lambda r: _tuple(r, SeqKind.LIST)) for m in ("split", "rsplit", "splitlines")},
+    **{m: (lambda r: _tuple(r, SeqKind.TUPLE)) for m in ("partition", "rpartition")},
+    **{m: BoolV for m in ("startswith", "endswith", "isdigit", "isalnum", "isalpha", "isidentifier")},
+    **{m: BoolV for m in ("islower", "isupper", "isspace", "isnumeric", "isdecimal")},
+    **{m: IntV for m in ("count", "find", "rfind")},
+}
+
+
+def _literal(v: Value) -> object:
+    """The Python value of a known str, int, bool or ``None`` (or a tuple/list of known strs); raises
+    ``LookupError`` otherwise."""
+    if isinstance(v, StrV) and v.value is not None:
+        return v.value
+    if isinstance(v, BoolV) and v.value is not None:
+        return v.value
+    if type(v) is IntV and type(v.value) is int:
+        return v.value
+    if isinstance(v, TupleV):
+        items = tuple(_literal(i) for i in v.items)
+        return list(items) if v.kind is SeqKind.LIST else items
+    if isinstance(v, NoneV):
+        return None
+    raise LookupError
+
+
+def call_str_method(method: StrMethodV, args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> Value:
+    """``s.<method>(...)`` computed with Python when every argument is known."""
+    convert = STR_METHODS[method.name]
+    unknown: Value = StrV(None) if convert is StrV else UnknownV()
+    try:
+        pos = [_literal(a.value) for a in args]
+        kw = {k: _literal(a.value) for k, a in kwargs.items()}
+    except LookupError:
+        return unknown
+    try:
+        result = getattr(method.receiver, method.name)(*pos, **kw)
+    except (TypeError, ValueError):
+        return unknown  # a call Python refuses: not this analysis's to report
+    return convert(result)
