@@ -61,6 +61,7 @@ from .values import (
     FunctionV,
     InstanceV,
     LambdaV,
+    MapV,
     NothingV,
     OpaqueV,
     OptionalV,
@@ -512,7 +513,7 @@ class Calls(AnalyzerBase):
             if isinstance(v, TupleV):
                 return TupleV(v.items, kind)
             if isinstance(v, SeqV):
-                return SeqV(v.elem, kind)
+                return SeqV(v.elem, kind, v.length)
             if (
                 isinstance(v, RangeV)
                 and type(v.length) is int
@@ -551,7 +552,10 @@ class Calls(AnalyzerBase):
                 out = [self.call(frame, state, vals[0], [Arg(item, args[1].span, None)], {}, node) for item in items]
                 return TupleV(tuple(out), SeqKind.LIST)
             elem = self.element_value(vals[1])
-            return SeqV(self.call(frame, state, vals[0], [Arg(elem, args[1].span, None)], {}, node), SeqKind.LIST)
+            length = vals[1].length if isinstance(vals[1], SeqV) else None
+            return SeqV(
+                self.call(frame, state, vals[0], [Arg(elem, args[1].span, None)], {}, node), SeqKind.LIST, length
+            )
         if name == "reversed" and vals and isinstance(vals[0], TupleV):
             return TupleV(tuple(reversed(vals[0].items)), vals[0].kind)
         if name == "isinstance" and len(vals) == 2:
@@ -1008,7 +1012,7 @@ _INSTANCE_OF: dict[str, tuple[type[Value], ...]] = {
     "float": (FloatV,),
     "bool": (BoolV,),
     "str": (StrV,),
-    "dict": (DictV,),
+    "dict": (DictV, MapV),
 }
 
 
@@ -1034,7 +1038,7 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
         if name in ("tuple", "list"):
             return (v.kind is SeqKind.LIST) == (name == "list")  # a ``torch.Size`` is a tuple
         return False if name in _INSTANCE_OF else None
-    if isinstance(v, (IntV, FloatV, BoolV, StrV, DictV, NoneV)):
+    if isinstance(v, (IntV, FloatV, BoolV, StrV, DictV, MapV, NoneV)):
         if name in ("tuple", "list"):
             return False
         kinds = _INSTANCE_OF.get(name)
@@ -1047,9 +1051,9 @@ def _is_builtin(func: Value, name: str) -> bool:
 
 
 def _transpose(rows: SeqV) -> Value:
-    """``zip(*rows)`` of a list of unknown length: one tuple per column, each of unknown length."""
+    """``zip(*rows)`` of a list of unknown length: one tuple per column, each as long as ``rows``."""
     if isinstance(rows.elem, TupleV):
-        return TupleV(tuple(SeqV(item, SeqKind.TUPLE) for item in rows.elem.items), SeqKind.LIST)
+        return TupleV(tuple(SeqV(item, SeqKind.TUPLE, rows.length) for item in rows.elem.items), SeqKind.LIST)
     return SeqV(SeqV(UnknownV(), SeqKind.TUPLE), SeqKind.LIST)
 
 
@@ -1090,7 +1094,7 @@ def _len(v: Value) -> Value:
         return IntV(v.length)
     if isinstance(v, StrV) and v.value is not None:
         return IntV(len(v.value))
-    if isinstance(v, (DatasetV, LoaderV)) and v.length is not None:
+    if isinstance(v, (DatasetV, LoaderV, SeqV)) and v.length is not None:
         return IntV(v.length)
     return IntV(Unknown())
 

@@ -15,10 +15,11 @@ from collections.abc import Mapping, Sequence
 
 import libcst as cst
 
-from ..model.values import NONE, DictV, SeqKind, StrV, TupleV, UnknownV, Value
+from ..model.values import NONE, DictV, SeqKind, SeqV, StrV, TupleV, UnknownV, Value
 from ..rules.context import Arg
+from .state import join_all
 from .syntax import suite_body
-from .values import AttrsV, DictMethodV
+from .values import AttrsV, DictMethodV, MapV
 
 __all__ = ["NAMESPACE_CLASSES", "namespace", "call_dict_method", "edited_params"]
 
@@ -44,9 +45,17 @@ def call_dict_method(method: DictMethodV, args: Sequence[Arg], kwargs: Mapping[s
     """The result of ``d.<method>(...)`` and, for an edit, the dict after it (``None``: unchanged;
     ``UnknownV``: changed in a way not followed)."""
     d, name = method.receiver, method.name
-    keys = [k for k, _ in d.items]
     key = args[0].value if args else None
     literal = key.value if isinstance(key, StrV) else None
+    if isinstance(d, MapV):
+        return _call_map_method(d, name, args)
+    keys = [k for k, _ in d.items]
+    if name in ("get", "setdefault") and args and len(args) <= 2 and literal is None:
+        # A key that is not a literal reads one of the values, or the default; ``setdefault`` may
+        # add it, so the dict's keys are no longer known.
+        values = [v for _, v in d.items]
+        read = join_all([*values, args[1].value if len(args) == 2 else NONE])
+        return read, (MapV(join_all([*values, args[1].value])) if name == "setdefault" and len(args) == 2 else None)
     if name == "get" and args and len(args) <= 2:
         if literal is None:
             return UnknownV(), None
@@ -77,6 +86,22 @@ def call_dict_method(method: DictMethodV, args: Sequence[Arg], kwargs: Mapping[s
         if found is None:
             return (args[1].value if len(args) == 2 else UnknownV()), None
         return found, type(d)(tuple((k, v) for k, v in d.items if k != literal))
+    if name in _EDITS:
+        return UnknownV(), UnknownV()
+    return UnknownV(), None
+
+
+def _call_map_method(d: MapV, name: str, args: Sequence[Arg]) -> tuple[Value, Value | None]:
+    """``d.<method>(...)`` of a dict whose keys are not known: any key reads its one kind of value."""
+    if name in ("get", "setdefault") and args and len(args) <= 2:
+        default = args[1].value if len(args) == 2 else NONE
+        return join_all([d.value, default]), (MapV(join_all([d.value, default])) if name == "setdefault" else None)
+    if name == "__getitem__" and len(args) == 1:
+        return d.value, None
+    if name == "values" and not args:
+        return SeqV(d.value, SeqKind.LIST), None
+    if name == "copy" and not args:
+        return d, None
     if name in _EDITS:
         return UnknownV(), UnknownV()
     return UnknownV(), None

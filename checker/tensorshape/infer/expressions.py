@@ -44,7 +44,7 @@ from .base import AnalyzerBase, Frame
 from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
 from .options import option_value
-from .state import State, dict_container, join_values
+from .state import State, dict_container, join_all, join_values
 from .strings import STR_METHODS, StrMethodV
 from .syntax import simple_text
 from .values import (
@@ -62,6 +62,7 @@ from .values import (
     InstanceV,
     LambdaV,
     LazyImportV,
+    MapV,
     ModuleNsV,
     NamespaceV,
     NothingV,
@@ -415,7 +416,7 @@ class Expressions(AnalyzerBase):
         if isinstance(recv, AttrsV):
             found = recv.get(name)
             return found if found is not None else UnknownV()
-        if isinstance(recv, DictV):
+        if isinstance(recv, (DictV, MapV)):
             return DictMethodV(recv, name)
         if isinstance(recv, StrV) and recv.value is not None and name in STR_METHODS:
             return StrMethodV(recv.value, name)
@@ -724,6 +725,8 @@ class Expressions(AnalyzerBase):
                     self.tally(f"cause:{why}", frame, node)
                     return UnknownV(why=why)
             return found if found is not None else UnknownV()
+        if isinstance(recv, MapV):
+            return recv.value
         if isinstance(recv, OpaqueV) and isinstance(index, StrV) and index.value is not None:
             # ``cfg["d_model"]`` of an unknown config: one opaque size per key, as ``cfg.d_model``.
             return OpaqueV(f"{recv.path}.{index.value}")
@@ -798,7 +801,9 @@ class Expressions(AnalyzerBase):
             self.assign(frame, s, c.target, self.element_value(cit), None)
             for cond in c.ifs:
                 self.eval(frame, s, cond.test, observe=False)
-        return SeqV(self.eval(frame, s, node.elt), kind)
+        # One item per item of a sequence whose length is known: as long as it.
+        length = it.length if isinstance(it, SeqV) and len(clauses) == 1 and not first.ifs else None
+        return SeqV(self.eval(frame, s, node.elt), kind, length)
 
 
 #: How each kind of expression is evaluated (exact node types; anything else is unknown:
@@ -850,13 +855,6 @@ def _index_tuple(t: TupleV, index: Value) -> Value:
     if t.items and isinstance(index, IntV):
         return join_all(list(t.items))
     return UnknownV()
-
-
-def join_all(values: list[Value]) -> Value:
-    out = values[0]
-    for v in values[1:]:
-        out = join_values(out, v)
-    return out
 
 
 def _has_trailing_comma(node: cst.Subscript) -> bool:

@@ -13,7 +13,7 @@ from ..unify.arith import to_sympy
 from ..unify.facts import NO_FACTS, Facts
 from ..unify.symbols import sp
 
-__all__ = ["State", "Widening", "join_values", "join_states", "join_shapes"]
+__all__ = ["State", "Widening", "join_values", "join_all", "join_states", "join_shapes"]
 
 _JOIN = UnknownSource.JOIN
 
@@ -142,17 +142,25 @@ def join_values(
         if len(a.items) == len(b.items) and a.kind == b.kind:
             return TupleV(tuple(join_values(x, y, widen, facts) for x, y in zip(a.items, b.items)), a.kind)
         elems = list(a.items) + list(b.items)
-        return SeqV(_join_all(elems), a.kind)
+        return SeqV(join_all(elems), a.kind)
     if isinstance(a, DictV) and isinstance(b, DictV) and type(a) is type(b):  # a dict, or a namespace (AttrsV)
         if [k for k, _ in a.items] == [k for k, _ in b.items]:
             return type(a)(tuple((k, join_values(x, y, widen, facts)) for (k, x), (_, y) in zip(a.items, b.items)))
         return UnknownV()
+    from .values import MapV
+
+    if isinstance(a, MapV) or isinstance(b, MapV):
+        # A dict whose keys are not known on one path: every value either path may read.
+        if isinstance(a, (MapV, DictV)) and isinstance(b, (MapV, DictV)):
+            return MapV(join_all([*_map_values(a), *_map_values(b)]))
+        return UnknownV()
     if isinstance(a, SeqV) and isinstance(b, SeqV):
-        return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind)
+        length = a.length if a.length is not None and a.length == b.length else None
+        return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind, length)
     if isinstance(a, SeqV) and isinstance(b, TupleV):
-        return SeqV(_join_all([a.elem, *b.items]), a.kind)
+        return SeqV(join_all([a.elem, *b.items]), a.kind)
     if isinstance(a, TupleV) and isinstance(b, SeqV):
-        return SeqV(_join_all([b.elem, *a.items]), b.kind)
+        return SeqV(join_all([b.elem, *a.items]), b.kind)
     if isinstance(a, UnknownV) and isinstance(b, UnknownV):
         return a
     if isinstance(a, ModuleV) and isinstance(b, ModuleV) and a.qualname == b.qualname and is_list_container(a):
@@ -206,7 +214,14 @@ def _join_optional(a: Value, b: Value, widen: Widen | None, facts: tuple[Facts, 
     return OptionalV(inner)
 
 
-def _join_all(values: list[Value]) -> Value:
+def _map_values(d: Value) -> list[Value]:
+    from .values import MapV
+
+    return [d.value] if isinstance(d, MapV) else [v for _, v in d.items] if isinstance(d, DictV) else []
+
+
+def join_all(values: list[Value]) -> Value:
+    """The join of every value (unknown for none)."""
     if not values:
         return UnknownV(_JOIN)
     out = values[0]

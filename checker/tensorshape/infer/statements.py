@@ -40,7 +40,7 @@ from .annotations import read_annotation
 from .base import AnalyzerBase
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
-from .state import State, dict_container, join_states
+from .state import State, dict_container, join_all, join_states, join_values
 from .summaries import LazyClassDef, LazyFunctionDef
 from .syntax import class_level_reads, definitions, self_assignments, suite_body
 from .values import (
@@ -50,6 +50,7 @@ from .values import (
     FunctionV,
     InstanceV,
     LazyImportV,
+    MapV,
     ModuleNsV,
     NothingV,
     RangeV,
@@ -467,9 +468,7 @@ class Statements(AnalyzerBase):
         if isinstance(it, SeqV):
             return UnknownV() if isinstance(it.elem, NothingV) else it.elem
         if isinstance(it, TupleV):
-            from .state import _join_all
-
-            return _join_all(list(it.items))
+            return join_all(list(it.items))
         if isinstance(it, RangeV):
             return IntV(Unknown(UnknownSource.UNANNOTATED))
         if isinstance(it, TensorV):
@@ -478,9 +477,7 @@ class Statements(AnalyzerBase):
                 return UnknownV()
             return TensorV(Shape(s.items[1:]) if s.rank is not None else Shape.unknown(), it.dtype)
         if isinstance(it, ModuleV) and it.children:
-            from .state import _join_all
-
-            return _join_all(list(it.children))
+            return join_all(list(it.children))
         if isinstance(it, ModuleV):
             repeated = repeated_child(it)
             return repeated if repeated is not None else UnknownV()
@@ -547,7 +544,9 @@ class Statements(AnalyzerBase):
                     edited = replace(base, args={"modules": _set_entry(named_children, key.value, value)})
                 self.replace_in(frame, state, target.value, edited)
                 return
-            if isinstance(base, DictV) and isinstance(target.value, cst.Name):
+            if isinstance(base, MapV) and isinstance(target.value, cst.Name) and not _is_code(value):
+                state.vars[target.value.value] = MapV(join_values(base.value, value))
+            elif isinstance(base, DictV) and isinstance(target.value, cst.Name):
                 self.register(frame, state, target, base, target.value.value, value)
             elif isinstance(base, DictV) and isinstance(target.value, cst.Attribute):
                 # ``self.cfg["d_model"] = 128``: the dict with that entry where it was read from.
@@ -584,6 +583,10 @@ class Statements(AnalyzerBase):
                 updated: Value = DictV(tuple((k, value if k == key.value else v) for k, v in base.items))
             else:
                 updated = DictV((*base.items, (key.value, value)))
+        elif not _is_code(value) and not any(_is_code(v) for _, v in base.items):
+            # ``vocab[word] = len(vocab)``: a dict whose keys are no longer known, read as its values
+            # (a registry of functions stays unknown: which one a key reads matters).
+            updated = MapV(join_all([*(v for _, v in base.items), value]))
         else:
             updated = UnknownV()
         if name in state.vars or frame.function is None:
@@ -868,6 +871,10 @@ def _prefer_imports(out: State, guarded: State, stmts: Sequence[cst.BaseStatemen
                     name = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
                     if name in guarded.vars:
                         out.vars[name] = guarded.vars[name]
+
+
+def _is_code(v: Value) -> bool:
+    return isinstance(v, (FunctionV, ClassV))
 
 
 def _set_entry(d: DictV, key: str, value: Value) -> DictV:

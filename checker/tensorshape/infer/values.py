@@ -39,6 +39,7 @@ __all__ = [
     "PartialV",
     "AttrsV",
     "DictMethodV",
+    "MapV",
     "lacks_attribute",
     "with_attr",
     "ExternalV",
@@ -202,10 +203,18 @@ class AttrsV(DictV):
 
 
 @dataclass(frozen=True, slots=True)
-class DictMethodV(Value):
-    """``cfg.get`` (or another method of a string-keyed dict) before it is called."""
+class MapV(Value):
+    """A dict whose keys are not known (a vocabulary filled by ``vocab.setdefault(word, len(vocab))``
+    or ``vocab[word] = i``) and whose values all look like ``value``: reading any key gives ``value``."""
 
-    receiver: DictV
+    value: Value
+
+
+@dataclass(frozen=True, slots=True)
+class DictMethodV(Value):
+    """``cfg.get`` (or another method of a string-keyed dict, or of a :class:`MapV`) before it is called."""
+
+    receiver: DictV | MapV
     name: str
 
 

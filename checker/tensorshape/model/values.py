@@ -168,10 +168,15 @@ class TupleV(Value):
 
 @dataclass(frozen=True, slots=True)
 class SeqV(Value):
-    """A sequence of unknown length whose elements all look like ``elem``."""
+    """A sequence of unknown length whose elements all look like ``elem``.
+
+    ``length``: its length where that is a size the analysis knows (a collate function's batch of
+    ``batch_size`` samples) though its items are not tracked one by one; ``None`` otherwise.
+    """
 
     elem: Value
     kind: SeqKind = SeqKind.LIST
+    length: Dim | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-# exact-at-least: 0
+# exact-at-least: 5
 """An LSTM text classifier as tutorials and course notebooks write it: a vocabulary built from a
 tiny corpus, padded batches with a collate function, a bidirectional batch_first LSTM, and the
 last hidden states of both directions concatenated for the classifier."""

@@ -17,7 +17,6 @@ from ...model.values import (
     SeqV,
     TensorV,
     TupleV,
-    UnknownV,
     Value,
     unknown_tensor,
 )
@@ -195,6 +194,12 @@ def _literal_shape(call: Call, v: Value) -> tuple[Shape | None, str | None]:
         dtypes = {d for _, d in shapes}
         dtype = _FLOAT if _FLOAT in dtypes else "int64" if "int64" in dtypes else next(iter(dtypes))
         return Shape((len(v.items),) + first.items), dtype
-    if isinstance(v, (SeqV, UnknownV)):
-        return None, None
+    if isinstance(v, SeqV):
+        # A list built in a loop or a comprehension: its items all look like ``elem``, and
+        # torch requires them to have one shape; its length, where not known, is a fresh size.
+        inner, dtype = _literal_shape(call, v.elem)
+        if inner is None or inner.rank is None:
+            return None, None
+        length = v.length if v.length is not None and not isinstance(v.length, Unknown) else call.fresh("n")
+        return Shape((length, *inner.items)), dtype
     return None, None

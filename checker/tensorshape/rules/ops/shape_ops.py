@@ -546,6 +546,14 @@ def _tensor_list(call: Call, name: str) -> tuple[list[TensorV], bool] | None:
     return None
 
 
+def _list_length(call: Call, name: str) -> Dim:
+    """The length of a list argument whose items are not tracked one by one, where it is known."""
+    v = call.value(name)
+    if isinstance(v, SeqV) and v.length is not None:
+        return v.length
+    return Unknown(UnknownSource.DATA_DEPENDENT)
+
+
 def _nonempty_list(call: Call, name: str, empty: str) -> tuple[list[TensorV], bool] | Value:
     """:func:`_tensor_list`, or the result to give when there is none: unknown for a value that is
     not a list, an error (message ``empty``) for a list known to be empty."""
@@ -644,7 +652,7 @@ def stack(call: Call) -> Value:
                 if v is Verdict.ERROR:
                     return _ERR
     i = wrap_dim(call, call.int("dim"), ref, "dim", extra=1)
-    n: Dim = len(tensors) if known_len else Unknown(UnknownSource.DATA_DEPENDENT)
+    n: Dim = len(tensors) if known_len else _list_length(call, "tensors")
     if i is None:
         return TensorV(Shape.unknown(), tensors[0].dtype)
     items = list(ref.items)
@@ -695,8 +703,15 @@ def pad_sequence(call: Call) -> Value:
                 if call.check(eq3(a, b, call.facts), (a, b), message, rel=Rel.EQ, at="sequences") is Verdict.ERROR:
                     return _ERR
             lengths.append(s.dims[0])
-        rows = len(tensors) if known_len else Unknown(UnknownSource.DATA_DEPENDENT)
-        longest = arith.dmax(*lengths) if known_len else Unknown(UnknownSource.DATA_DEPENDENT)
+        rows = len(tensors) if known_len else _list_length(call, "sequences")
+        if known_len:
+            longest = arith.dmax(*lengths)
+        elif type(lengths[0]) is int:
+            longest = lengths[0]  # every sequence of the list has this length
+        else:
+            # Items that look alike may still differ in a size that is not a constant (a sample's
+            # length): the longest is a size of its own.
+            longest = call.fresh("max_len")
         dtype = tensors[0].dtype
     batch_first = call.bool("batch_first")
     if batch_first is None:

@@ -1,0 +1,109 @@
+"""Inference reach, exactness (issue 15): sizes that real programs carry in data structures the
+analysis dropped before (vocabularies, collate functions), and facts that constructed layers imply.
+
+Each case is user-style code checked against torch (see ``torch_cases``): every revealed shape
+agrees with torch's, and a line marked ``# E: <code>`` is the line torch raises on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.infer.torch_cases import assert_agrees_with_torch, write_cases
+
+HEADER = """\
+import torch
+import torch.nn as nn
+from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import DataLoader, Dataset
+from tensorshape import reveal_shape
+
+
+"""
+
+CASES = {
+    "vocab_setdefault_then_get_in_a_comprehension": """
+        vocab = {"<pad>": 0, "<unk>": 1}
+        for text in ["a b c", "b c d e"]:
+            for word in text.split():
+                vocab.setdefault(word, len(vocab))
+        ids = torch.tensor([vocab.get(w, 1) for w in "a b x".split()], dtype=torch.long)
+        reveal_shape(ids)
+        reveal_shape(nn.Embedding(len(vocab), 8)(ids))
+        """,
+    "vocab_filled_by_item_assignment": """
+        def build(texts):
+            vocab = {}
+            for text in texts:
+                for word in text.split():
+                    if word not in vocab:
+                        vocab[word] = len(vocab)
+            return vocab
+
+
+        vocab = build(["a b", "c a d"])
+        ids = torch.tensor([vocab[w] for w in "a d".split()])
+        reveal_shape(ids)
+        reveal_shape(ids.unsqueeze(0))
+        """,
+    "collate_function_gets_the_batch_size": """
+        class Texts(Dataset):
+            def __init__(self, n):
+                self.n = n
+
+            def __len__(self):
+                return self.n
+
+            def __getitem__(self, i):
+                return torch.ones(3 + i % 4, dtype=torch.long), i % 2
+
+
+        def collate(batch):
+            seqs, labels = zip(*batch)
+            return pad_sequence(seqs, batch_first=True), torch.tensor(labels)
+
+
+        for x, y in DataLoader(Texts(10), batch_size=4, collate_fn=collate):
+            reveal_shape(x)
+            reveal_shape(y)
+            reveal_shape(nn.Embedding(9, 5)(x))
+        """,
+    "collate_function_stacks_its_batch": """
+        def collate(batch):
+            xs = torch.stack([x for x, _ in batch])
+            return xs, len(batch)
+
+
+        class Rows(Dataset):
+            def __len__(self):
+                return 5
+
+            def __getitem__(self, i):
+                return torch.randn(6), i
+
+
+        for xs, n in DataLoader(Rows(), batch_size=2, collate_fn=collate):
+            reveal_shape(xs)
+            reveal_shape(torch.zeros(n, 1))
+        """,
+    "registry_with_computed_keys_stays_unknown": """
+        REG = {}
+        for name, fn in [("relu", torch.relu), ("tanh", torch.tanh)]:
+            REG[name] = fn
+        reveal_shape(torch.zeros(2, 3))
+        y = REG["relu"](torch.zeros(2, 3))
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_cases(tmp_path_factory.mktemp("reach_exact"), HEADER, CASES)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_against_torch(name: str, files: dict[str, Path]) -> None:
+    assert_agrees_with_torch(files[name], files)
