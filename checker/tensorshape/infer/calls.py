@@ -74,6 +74,7 @@ from .values import (
     as_container,
     building_key,
     building_prefix,
+    iteration_length,
     lacks_attribute,
     mentions,
     module_children,
@@ -509,7 +510,7 @@ class Calls(AnalyzerBase):
             if isinstance(v, TupleV):
                 return TupleV(v.items, kind)
             if isinstance(v, SeqV):
-                return SeqV(v.elem, kind)
+                return SeqV(v.elem, kind, v.length)
             if (
                 isinstance(v, RangeV)
                 and type(v.length) is int
@@ -1044,9 +1045,9 @@ def _is_builtin(func: Value, name: str) -> bool:
 
 
 def _transpose(rows: SeqV) -> Value:
-    """``zip(*rows)`` of a list of unknown length: one tuple per column, each of unknown length."""
+    """``zip(*rows)`` of a list of unknown count: one tuple per column, each as long as ``rows``."""
     if isinstance(rows.elem, TupleV):
-        return TupleV(tuple(SeqV(item, SeqKind.TUPLE) for item in rows.elem.items), SeqKind.LIST)
+        return TupleV(tuple(SeqV(item, SeqKind.TUPLE, rows.length) for item in rows.elem.items), SeqKind.LIST)
     return SeqV(SeqV(UnknownV(), SeqKind.TUPLE), SeqKind.LIST)
 
 
@@ -1089,7 +1090,8 @@ def _len(v: Value) -> Value:
         return IntV(len(v.value))
     if isinstance(v, (DatasetV, LoaderV)) and v.length is not None:
         return IntV(v.length)
-    return IntV(Unknown())
+    length = iteration_length(v)
+    return IntV(length if length is not None else Unknown())
 
 
 def _size_of(v: Value) -> Value:

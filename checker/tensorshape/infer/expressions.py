@@ -76,6 +76,7 @@ from .values import (
     TensorMethodV,
     as_container,
     building_key,
+    iteration_length,
     to_core,
     truthiness,
 )
@@ -726,7 +727,7 @@ class Expressions(AnalyzerBase):
             return OpaqueV(f"{recv.path}.{index.value}")
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):
-                return recv
+                return SeqV(recv.elem, recv.kind)  # of another length
             return recv.elem
         if isinstance(recv, ModuleV) and recv.children:
             return _index_tuple(TupleV(recv.children), index)
@@ -795,7 +796,10 @@ class Expressions(AnalyzerBase):
             self.assign(frame, s, c.target, self.element_value(cit), None)
             for cond in c.ifs:
                 self.eval(frame, s, cond.test, observe=False)
-        return SeqV(self.eval(frame, s, node.elt), kind)
+        # One element per item of a single unfiltered ``for``: ``[h(f) for h in self.heads]`` has as many
+        # as the ``ModuleList``, ``[... for _ in range(n)]`` has ``n``.
+        length = iteration_length(it) if len(clauses) == 1 and not first.ifs else None
+        return SeqV(self.eval(frame, s, node.elt), kind, length)
 
 
 #: How each kind of expression is evaluated (exact node types; anything else is unknown:

@@ -148,11 +148,11 @@ def join_values(
             return type(a)(tuple((k, join_values(x, y, widen, facts)) for (k, x), (_, y) in zip(a.items, b.items)))
         return UnknownV()
     if isinstance(a, SeqV) and isinstance(b, SeqV):
-        return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind)
+        return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind, a.length if a.length == b.length else None)
     if isinstance(a, SeqV) and isinstance(b, TupleV):
-        return SeqV(_join_all([a.elem, *b.items]), a.kind)
+        return SeqV(_join_all([a.elem, *b.items]), a.kind, a.length if a.length == len(b.items) else None)
     if isinstance(a, TupleV) and isinstance(b, SeqV):
-        return SeqV(_join_all([b.elem, *a.items]), b.kind)
+        return SeqV(_join_all([b.elem, *a.items]), b.kind, b.length if b.length == len(a.items) else None)
     if isinstance(a, UnknownV) and isinstance(b, UnknownV):
         return a
     if isinstance(a, ModuleV) and isinstance(b, ModuleV) and a.qualname == b.qualname and is_list_container(a):

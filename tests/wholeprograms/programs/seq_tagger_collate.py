@@ -1,4 +1,3 @@
-# known-low-coverage: the batch comes from a collate_fn that pads with `pad_sequence`, which has no rule (and `zip(*batch)` of the samples is not followed), so `forward` never runs with a tensor
 """A bidirectional GRU part-of-speech tagger over variable-length sentences: a Dataset of
 (token ids, tag ids) pairs, a collate_fn that pads them with pad_sequence, a per-token
 classifier and a loss that ignores the padding. Random sentences stand in for the corpus."""

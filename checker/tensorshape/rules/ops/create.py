@@ -17,7 +17,6 @@ from ...model.values import (
     SeqV,
     TensorV,
     TupleV,
-    UnknownV,
     Value,
     unknown_tensor,
 )
@@ -195,6 +194,8 @@ def _literal_shape(call: Call, v: Value) -> tuple[Shape | None, str | None]:
         dtypes = {d for _, d in shapes}
         dtype = _FLOAT if _FLOAT in dtypes else "int64" if "int64" in dtypes else next(iter(dtypes))
         return Shape((len(v.items),) + first.items), dtype
-    if isinstance(v, (SeqV, UnknownV)):
-        return None, None
+    if isinstance(v, SeqV) and v.length is not None and not isinstance(v.elem, TensorV):
+        # ``torch.tensor(labels)`` of the ``batch_size`` labels a ``collate_fn`` unzipped: one row per element.
+        inner, dtype = _literal_shape(call, v.elem)
+        return (None, None) if inner is None else (Shape((v.length,) + inner.items), dtype)
     return None, None
