@@ -119,6 +119,48 @@ CASES = {
 
         run(4)
     """,
+    "collate_fn_is_handed_batch_size_samples": """
+        class Fixed(Dataset):
+            def __len__(self):
+                return 10
+
+            def __getitem__(self, i):
+                return torch.randn(3), i
+
+
+        def collate(batch):
+            n = len(batch)
+            xs, ys = zip(*batch)
+            return torch.stack(xs), torch.tensor(ys), torch.zeros(n)
+
+
+        for x, y, z in DataLoader(Fixed(), batch_size=4, collate_fn=collate):
+            reveal_shape(x)
+            reveal_shape(y)
+            reveal_shape(z)
+    """,
+    "collate_fn_hard_coding_the_batch_size_fails_on_the_last_batch": """
+        ds = TensorDataset(torch.randn(10, 3))
+
+
+        def collate(batch):
+            return torch.cat([row for (row,) in batch]).view(4, 3)  # E: TS106
+
+
+        for x in DataLoader(ds, batch_size=4, collate_fn=collate):
+            pass
+    """,
+    "comprehension_over_a_long_module_list_has_its_length": """
+        import torch.nn as nn
+
+        heads = nn.ModuleList([nn.Linear(4, 2) for _ in range(10)])
+        x = torch.randn(5, 4)
+        outs = [h(x) for h in heads]
+        reveal_shape(torch.cat(outs, dim=1))
+        reveal_shape(torch.stack(outs))
+        n = len(outs)
+        reveal_shape(torch.zeros(n))
+    """,
 }
 
 
@@ -152,6 +194,50 @@ def test_loader_and_dataset_are_described(files: dict[str, Path]) -> None:
     ]
 
 
+def test_collated_lists_have_the_batch_size_and_padding_a_symbol() -> None:
+    """The list a ``collate_fn`` is handed has ``batch_size`` samples (and the last batch's rows);
+    what ``pad_sequence`` pads to is one size per call, and a cat over a ``ModuleList`` of ``n``
+    repeated heads is ``n`` times as wide."""
+    from tensorshape.infer import check_source
+
+    src = HEADER + textwrap.dedent(
+        """
+        import torch.nn as nn
+        from torch.nn.utils.rnn import pad_sequence
+
+        class Sentences(Dataset):
+            def __init__(self, lengths):
+                self.items = [torch.zeros(int(n), 5) for n in lengths]
+
+            def __len__(self):
+                return len(self.items)
+
+            def __getitem__(self, i):
+                return self.items[i]
+
+        def collate(batch):
+            reveal_shape(len(batch))
+            return pad_sequence(batch, batch_first=True)
+
+        for x in DataLoader(Sentences(torch.tensor([3, 5, 2, 4, 1])), batch_size=2, collate_fn=collate):
+            reveal_shape(x)
+
+        def heads(n: int):
+            hs = nn.ModuleList([nn.Linear(4, 8) for _ in range(n)])
+            x = torch.randn(2, 4)
+            reveal_shape(torch.cat([h(x) for h in hs], dim=1))
+            reveal_shape(len(hs))
+        """
+    )
+    notes = [d.message for d in check_source(src, "t.py").diagnostics if d.code.id == "TS900"]
+    assert notes == [
+        "revealed shape: int ?; int 2 (with a caller's sizes); int 1 (with a caller's sizes)",
+        "revealed shape: [2 max_len 5]; [1 max_len' 5] (on the last batch: 5 samples in batches of 2 leave 1)",
+        "revealed shape: [2 8*n]",
+        "revealed shape: int n",
+    ], notes
+
+
 def test_torchvision_datasets_and_transforms() -> None:
     """Sample shapes of torchvision's datasets (their published image sizes) through transforms.
 
@@ -179,7 +265,11 @@ def test_torchvision_datasets_and_transforms() -> None:
             reveal_shape(images)
         """
     )
-    notes = [d.message.removeprefix("revealed shape: ") for d in check_source(src, "t.py").diagnostics if d.code.id == "TS900"]
+    notes = [
+        d.message.removeprefix("revealed shape: ")
+        for d in check_source(src, "t.py").diagnostics
+        if d.code.id == "TS900"
+    ]
     assert notes == [
         "dataset of ([1 28 28], int ?), 10000 samples",
         "dataset of ([3 48 48], int ?), 50000 samples",

@@ -76,6 +76,7 @@ from .values import (
     as_container,
     building_key,
     building_prefix,
+    iteration_length,
     lacks_attribute,
     mentions,
     module_children,
@@ -1096,7 +1097,8 @@ def _len(v: Value) -> Value:
         return IntV(len(v.value))
     if isinstance(v, (DatasetV, LoaderV, SeqV)) and v.length is not None:
         return IntV(v.length)
-    return IntV(Unknown())
+    length = iteration_length(v)
+    return IntV(length if length is not None else Unknown())
 
 
 def _size_of(v: Value) -> Value:

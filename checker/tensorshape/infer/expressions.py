@@ -78,6 +78,7 @@ from .values import (
     TensorMethodV,
     as_container,
     building_key,
+    iteration_length,
     to_core,
     truthiness,
 )
@@ -732,7 +733,7 @@ class Expressions(AnalyzerBase):
             return OpaqueV(f"{recv.path}.{index.value}")
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):
-                return recv
+                return SeqV(recv.elem, recv.kind)  # of another length
             return recv.elem
         if isinstance(recv, ModuleV) and recv.children:
             return _index_tuple(TupleV(recv.children), index)
@@ -801,8 +802,9 @@ class Expressions(AnalyzerBase):
             self.assign(frame, s, c.target, self.element_value(cit), None)
             for cond in c.ifs:
                 self.eval(frame, s, cond.test, observe=False)
-        # One item per item of a sequence whose length is known: as long as it.
-        length = it.length if isinstance(it, SeqV) and len(clauses) == 1 and not first.ifs else None
+        # One element per item of a single unfiltered ``for``: ``[h(f) for h in self.heads]`` has as many
+        # as the ``ModuleList``, ``[... for _ in range(n)]`` has ``n``.
+        length = iteration_length(it) if len(clauses) == 1 and not first.ifs else None
         return SeqV(self.eval(frame, s, node.elt), kind, length)
 
 

@@ -146,6 +146,13 @@ def join_values(
     if isinstance(a, DictV) and isinstance(b, DictV) and type(a) is type(b):  # a dict, or a namespace (AttrsV)
         if [k for k, _ in a.items] == [k for k, _ in b.items]:
             return type(a)(tuple((k, join_values(x, y, widen, facts)) for (k, x), (_, y) in zip(a.items, b.items)))
+        from .values import ClassV, FunctionV, MapV
+
+        values = [v for _, v in (*a.items, *b.items)]
+        if type(a) is DictV and not any(isinstance(v, (FunctionV, ClassV)) for v in values):
+            # Paths that added different keys (a vocabulary filled word by word): any key reads one of
+            # the values. A registry of functions or classes stays unknown: which one a key reads matters.
+            return MapV(join_all(values))
         return UnknownV()
     from .values import MapV
 
@@ -155,12 +162,11 @@ def join_values(
             return MapV(join_all([*_map_values(a), *_map_values(b)]))
         return UnknownV()
     if isinstance(a, SeqV) and isinstance(b, SeqV):
-        length = a.length if a.length is not None and a.length == b.length else None
-        return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind, length)
+        return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind, a.length if a.length == b.length else None)
     if isinstance(a, SeqV) and isinstance(b, TupleV):
-        return SeqV(join_all([a.elem, *b.items]), a.kind)
+        return SeqV(join_all([a.elem, *b.items]), a.kind, a.length if a.length == len(b.items) else None)
     if isinstance(a, TupleV) and isinstance(b, SeqV):
-        return SeqV(join_all([b.elem, *a.items]), b.kind)
+        return SeqV(join_all([b.elem, *a.items]), b.kind, b.length if b.length == len(a.items) else None)
     if isinstance(a, UnknownV) and isinstance(b, UnknownV):
         return a
     if isinstance(a, ModuleV) and isinstance(b, ModuleV) and a.qualname == b.qualname and is_list_container(a):

@@ -168,14 +168,13 @@ class TupleV(Value):
 
 @dataclass(frozen=True, slots=True)
 class SeqV(Value):
-    """A sequence of unknown length whose elements all look like ``elem``.
-
-    ``length``: its length where that is a size the analysis knows (a collate function's batch of
-    ``batch_size`` samples) though its items are not tracked one by one; ``None`` otherwise.
-    """
+    """A sequence whose elements all look like ``elem``, of ``length`` items when that is a known
+    size though not a known count (``batch_size`` samples handed to a ``collate_fn``, ``n`` modules
+    of a ``ModuleList`` built over ``range(n)``), of unknown length otherwise."""
 
     elem: Value
     kind: SeqKind = SeqKind.LIST
+    #: The number of elements (an int or a symbol); ``None``: unknown.
     length: Dim | None = None
 
 

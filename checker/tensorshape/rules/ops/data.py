@@ -112,8 +112,15 @@ def dataloader(call: Call) -> Value:
     if bs is None or isinstance(bs, Unknown):
         bs = call.fresh("batch_size")
     collate_fn = call.value("collate_fn") if call.has("collate_fn") else NoneV()
-    custom = not isinstance(collate_fn, NoneV)
-    batch = _invoke(call, collate_fn, SeqV(ds.sample, SeqKind.LIST, bs)) if custom else collate(ds.sample, bs)
+    sample = ds.sample
+
+    def batch_of(rows: Dim) -> Value:
+        """The batch of ``rows`` samples: what the ``collate_fn`` makes of a list of them, else the default."""
+        if isinstance(collate_fn, NoneV):
+            return collate(sample, rows)
+        return _invoke(call, collate_fn, SeqV(sample, SeqKind.LIST, rows))
+
+    batch = batch_of(bs)
     drop_last = call.bool("drop_last") if call.has("drop_last") else False
     n = ds.length
     if drop_last is None:
@@ -124,24 +131,19 @@ def dataloader(call: Call) -> Value:
     if bs == 1:
         return LoaderV(batch, ds, bs, length=length)
 
-    def last_batch(rows: Dim) -> Value:
-        if custom:
-            return _invoke(call, collate_fn, SeqV(ds.sample, SeqKind.LIST, rows))
-        return collate(ds.sample, rows)
-
     if type(n) is int and type(bs) is int:
         r = n % bs
         if r == 0:
             return LoaderV(batch, ds, bs, length=length)
         cond = f"on the last batch: {n} samples in batches of {bs} leave {r}"
-        return LoaderV(batch, ds, bs, last_batch(r), r, cond, length)
+        return LoaderV(batch, ds, bs, batch_of(r), r, cond, length)
     rest = call.fresh("last_batch")
     cond = f"on the last batch, which has fewer than {render_dim(bs)} rows unless len(dataset) is a multiple of it"
     option = call.ctx.defaults.get(bs)
     if option is not None and type(n) is int and n % option[1]:
         flag, default = option
         cond = f"on the last batch: {n} samples in batches of {default} (the default {flag}) leave {n % default}"
-    return LoaderV(batch, ds, bs, last_batch(rest), rest, cond, length)
+    return LoaderV(batch, ds, bs, batch_of(rest), rest, cond, length)
 
 
 def _invoke(call: Call, fn: Value, value: Value) -> Value:

@@ -529,8 +529,11 @@ def unbind(call: Call) -> Value:
     return SeqV(piece, SeqKind.TUPLE)
 
 
-def _tensor_list(call: Call, name: str) -> tuple[list[TensorV], bool] | None:
-    """The tensors of a list argument, and whether the list's length is known."""
+def _tensor_list(call: Call, name: str) -> tuple[list[TensorV], bool, Dim | None] | None:
+    """The tensors of a list argument, whether they are its items (its length is known), and its
+    length when that is a known size: a list of known length, or one of repeated elements whose count
+    is a symbol (``[h(f) for h in self.heads]`` over a ``ModuleList`` of ``n``; the ``batch_size``
+    samples a ``collate_fn`` is handed), whose one tensor stands for them all."""
     v = call.value(name)
     if isinstance(v, TupleV):
         out = []
@@ -539,22 +542,14 @@ def _tensor_list(call: Call, name: str) -> tuple[list[TensorV], bool] | None:
                 out.append(item)
             else:
                 out.append(TensorV(Shape.unknown()))
-        return out, True
+        return out, True, len(out)
     if isinstance(v, SeqV):
         elem = v.elem if isinstance(v.elem, TensorV) else TensorV(Shape.unknown())
-        return [elem], False
+        return [elem], False, v.length
     return None
 
 
-def _list_length(call: Call, name: str) -> Dim:
-    """The length of a list argument whose items are not tracked one by one, where it is known."""
-    v = call.value(name)
-    if isinstance(v, SeqV) and v.length is not None:
-        return v.length
-    return Unknown(UnknownSource.DATA_DEPENDENT)
-
-
-def _nonempty_list(call: Call, name: str, empty: str) -> tuple[list[TensorV], bool] | Value:
+def _nonempty_list(call: Call, name: str, empty: str) -> tuple[list[TensorV], bool, Dim | None] | Value:
     """:func:`_tensor_list`, or the result to give when there is none: unknown for a value that is
     not a list, an error (message ``empty``) for a list known to be empty."""
     got = _tensor_list(call, name)
@@ -571,7 +566,7 @@ def cat(call: Call) -> Value:
     got = _nonempty_list(call, "tensors", "expected a non-empty list of tensors")
     if isinstance(got, Value):
         return got
-    tensors, known_len = got
+    tensors, known_len, count = got
     # Legacy: 1-D empty tensors are skipped.
     shapes = [t.shape for t in tensors if not (t.shape.rank == 1 and t.shape.items[0] == 0)]
     if not shapes:
@@ -620,7 +615,8 @@ def cat(call: Call) -> Value:
                 return _ERR
         total = arith.add(total, s.dims[i])
     if not known_len:
-        total = Unknown(UnknownSource.DATA_DEPENDENT)
+        # ``count`` repeated elements like the one seen, or an unknown number of them.
+        total = Unknown(UnknownSource.DATA_DEPENDENT) if count is None else arith.mul(count, total)
     return TensorV(replace(ref, i, (total,)), tensors[0].dtype)
 
 
@@ -629,7 +625,7 @@ def stack(call: Call) -> Value:
     got = _nonempty_list(call, "tensors", "expected a non-empty list of tensors")
     if isinstance(got, Value):
         return got
-    tensors, known_len = got
+    tensors, _, count = got
     ref = next((t.shape for t in tensors if t.shape.rank is not None), tensors[0].shape)
     for k, t in enumerate(tensors):
         s = t.shape
@@ -652,7 +648,7 @@ def stack(call: Call) -> Value:
                 if v is Verdict.ERROR:
                     return _ERR
     i = wrap_dim(call, call.int("dim"), ref, "dim", extra=1)
-    n: Dim = len(tensors) if known_len else _list_length(call, "tensors")
+    n: Dim = count if count is not None else Unknown(UnknownSource.DATA_DEPENDENT)
     if i is None:
         return TensorV(Shape.unknown(), tensors[0].dtype)
     items = list(ref.items)
@@ -676,7 +672,7 @@ def pad_sequence(call: Call) -> Value:
         got = _nonempty_list(call, "sequences", "received an empty list of sequences")
         if isinstance(got, Value):
             return got
-        tensors, known_len = got
+        tensors, known_len, count = got
         ref = tensors[0].shape
         if ref.rank is None:
             return unknown_tensor(UnknownSource.UNSUPPORTED)
@@ -703,14 +699,18 @@ def pad_sequence(call: Call) -> Value:
                 if call.check(eq3(a, b, call.facts), (a, b), message, rel=Rel.EQ, at="sequences") is Verdict.ERROR:
                     return _ERR
             lengths.append(s.dims[0])
-        rows = len(tensors) if known_len else _list_length(call, "sequences")
+        rows = count if count is not None else Unknown(UnknownSource.DATA_DEPENDENT)
+        # The longest sequence: known from the items, or the one constant length all repeated elements
+        # have. Repeated elements may still differ in a size that is not a constant (a sample's length),
+        # so there the longest is a size of this batch of its own (an opaque symbol, so what is padded
+        # alike relates: ``logits.reshape(-1, C)`` against ``tags.reshape(-1)``).
         if known_len:
             longest = arith.dmax(*lengths)
         elif type(lengths[0]) is int:
-            longest = lengths[0]  # every sequence of the list has this length
+            longest = lengths[0]
         else:
-            # Items that look alike may still differ in a size that is not a constant (a sample's
-            # length): the longest is a size of its own.
+            longest = call.fresh("max_len")
+        if isinstance(longest, Unknown):
             longest = call.fresh("max_len")
         dtype = tensors[0].dtype
     batch_first = call.bool("batch_first")
