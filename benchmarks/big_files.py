@@ -1,13 +1,15 @@
 """Time and peak memory of `tensorshape check` on generated files of growing size (is it linear?).
 
-    python benchmarks/big_files.py                 # 0.25, 0.5 and 1 MB model files, and cat lists
-    python benchmarks/big_files.py --sizes 1 5     # sizes in MB
+    python benchmarks/big_files.py                 # 1, 2 and 5 MB model files, cat lists, instrument --diff
+    python benchmarks/big_files.py --sizes 0.25 1  # sizes in MB
 
 Each run is a fresh `tensorshape check --no-cache -j 1` subprocess with `file_timeout = 0` (the
 time bound would skip the biggest files).  Figures: wall seconds, CPU seconds and CPU seconds per
 MB (the machine may be shared: CPU time is the steadier figure), the ratio of seconds per MB to
 the smallest size (about 1.0 means linear), the child's peak RSS, and MB of peak RSS per MB of
-source above an empty file's run (the interpreter and its imports).
+source above an empty file's run (the interpreter and its imports).  The last rows time
+`tensorshape instrument --diff` end to end on a 1.3 MB module of small functions with runtime
+obligations (issue 17 item 9: over 35 s before).
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from instrument_speed import module as instrument_module  # noqa: E402
 
 BLOCK = """
 class Block{i}(nn.Module):
@@ -52,15 +58,15 @@ def cat_source(n: int) -> str:
     return "import torch\nx = torch.zeros(2, 3)\ny = torch.cat([" + ", ".join(["x"] * n) + "])\n"
 
 
-def measure(source: str) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak RSS (MB) of one check of ``source`` in a fresh process."""
+def measure(source: str, command: tuple[str, ...] = ("check", "--no-cache", "-j", "1")) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS (MB) of one run of ``command`` on ``source`` in a fresh process."""
     with tempfile.TemporaryDirectory() as tmp:
         f = Path(tmp) / "m.py"
         f.write_text(source, encoding="utf-8")
         (Path(tmp) / "pyproject.toml").write_text("[tool.tensorshape]\nfile_timeout = 0\n", encoding="utf-8")
         t = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tensorshape.cli.main", "check", "--no-cache", "-j", "1", str(f)],
+            [sys.executable, "-m", "tensorshape.cli.main", *command, str(f)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             cwd=tmp,
@@ -72,8 +78,9 @@ def measure(source: str) -> tuple[float, float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", type=float, nargs="*", default=[0.25, 0.5, 1.0], help="model file sizes in MB")
+    ap.add_argument("--sizes", type=float, nargs="*", default=[1.0, 2.0, 5.0], help="model file sizes in MB")
     ap.add_argument("--cat", type=int, nargs="*", default=[1000, 10_000, 100_000], help="torch.cat list lengths")
+    ap.add_argument("--instrument", type=int, nargs="*", default=[1300], help="instrument --diff module sizes in KB")
     args = ap.parse_args()
     _, _, empty = measure("import torch\n")
     print(f"interpreter and imports: {empty:.0f} MB")
@@ -94,6 +101,12 @@ def main() -> None:
         per = cpu / n * 1000
         base = base or per
         print(f"{f'cat of {n:,}':<18}{len(src):>11,}{wall:>8.1f}{cpu:>8.1f}{'':>9}{per / base:>7.2f}{rss:>9.0f}")
+    for kb in args.instrument:
+        src = instrument_module(kb)
+        wall, cpu, rss = measure(src, ("instrument", "--diff"))
+        per = cpu / (len(src) / 1e6)
+        row = f"{f'instrument {kb:,} KB':<18}{len(src):>11,}{wall:>8.1f}{cpu:>8.1f}{per:>9.1f}{'':>7}{rss:>9.0f}"
+        print(f"{row}{(rss - empty) / (len(src) / 1e6):>7.0f}")
     print("(cat rows: ratio of CPU seconds per 1,000 items to the shortest list)")
 
 

@@ -1,6 +1,6 @@
 """Issue 17's examples that no other test named: exit status 2 for a run with only internal
-errors (item 7), a closed standard output (item 7), and the language server freeing a closed
-document's memory and skipping a huge one (item 6)."""
+errors (item 7), a closed standard output (item 7), the language server freeing a closed
+document's memory and skipping a huge one (item 6), and nested powers in specs (item 4)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from tensorshape.cli import runner
 from tensorshape.cli.main import main
-from tensorshape.infer.api import CheckSettings, FileResult, crash_result
+from tensorshape.infer.api import CheckSettings, FileResult, check_source, crash_result
 from tensorshape.model import codes
 
 
@@ -116,3 +116,41 @@ def test_language_server_skips_a_huge_document_with_a_message(monkeypatch: pytes
     (d,) = params.diagnostics
     assert d.code == codes.FILE_SKIPPED.id and "the editor limit is" in d.message
     assert uri not in ls.analyses and uri not in ls.incremental
+
+
+SPEC = """import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(x: Float[Tensor, "{spec}"]) -> None:
+    y = x + torch.zeros(5)
+"""
+
+
+def test_a_tower_of_powers_in_a_spec_is_too_complex_not_an_error() -> None:
+    r = check_source(SPEC.format(spec="2**2**2**2**2**2"))
+    assert r.diagnostics == []
+    assert r.stats["unknown:too-complex"] >= 1
+    # Under the bound a power in a spec is exact: 2**3 = 8 does not broadcast with 5.
+    small = check_source(SPEC.format(spec="2**3"))
+    assert [d.code for d in small.diagnostics] == [codes.BROADCAST] and "8" in small.diagnostics[0].message
+
+
+def test_a_power_of_a_long_sum_is_not_expanded() -> None:
+    from tensorshape.unify import arith
+    from tensorshape.unify.symbols import sp
+
+    a, b, c = sp().symbols("a b c")
+    assert arith.expand_bounded((a + b) ** 2) == a**2 + 2 * a * b + b**2
+    assert arith.expansion_terms((a + b + c) ** 3) == 10  # the bound is exact for a multinomial
+    assert arith.expansion_terms((a + b + c) ** 40) == 861  # under the bound of 2,000: expanded
+    assert arith.expand_bounded((a + b + c) ** 70) is None  # 2,556 terms: not
+    terms = "+".join("abcdefgh")
+    src = "import torch\n\n\ndef f(a: int, b: int, c: int, d: int, e: int, f: int, g: int, h: int):\n"
+    src += f"    x = torch.zeros(({terms})**30)\n    y = x.reshape(-1, 2)\n    z = x + torch.zeros(3, 4)\n"
+    # The sum may be 1 or 4 (torch accepts both): no error, the comparison an undecided obligation
+    # (it expanded ten million terms and did not end before).
+    r = check_source(src, settings=CheckSettings(obligations=True))
+    assert r.diagnostics == []
+    assert r.obligations

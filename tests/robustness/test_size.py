@@ -13,7 +13,8 @@ import pytest
 from tensorshape.infer import project as project_module
 from tensorshape.infer.api import check_source
 from tensorshape.infer.expressions import MAX_EXACT_ITEMS
-from tensorshape.infer.project import parse_pieces, parse_source_lines
+from tensorshape.infer.oversized import MAX_STATEMENT_CHARS, OpaqueCode
+from tensorshape.infer.project import parse_pieces, parse_source, parse_source_lines
 from tensorshape.infer.spans import first_lines
 from tensorshape.model import codes
 from tensorshape.report.summary import summarize
@@ -240,8 +241,72 @@ def test_mypy_plugin_reports_a_file_past_file_timeout(tmp_path: Path, worker: bo
     assert d.code.id == codes.FILE_SKIPPED.id and "took more than 1e-06 s (file_timeout)" in d.message
 
 
+def _huge(n: int = 22_000) -> str:
+    return "torch.cat([" + ", ".join(["x"] * n) + "])"
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "import torch\nx = torch.zeros(2, 3)\ny = {huge}  # a comment\n# after\n\nz = y + 1\n",
+        "# generated\n\ny = {huge}\nz = 1\n",
+        "import torch\nx = torch.zeros(2, 3)\ny = {huge}\n",
+        "import torch\nx = torch.zeros(2, 3)\ny = {huge}",  # no line break at the end: parsed as usual
+        "import torch\nx = torch.zeros(2, 3)\ny: object = {huge}\nprint({huge})\ny += {huge}\n",
+        "import torch\nx = torch.zeros(2, 3)\ny = (\n    {huge}\n)\nz = 2\n",
+        "import torch\nx = torch.zeros(2, 3)\na, b = {huge}, 1\ndef f():\n    return {huge}\n",
+    ],
+    ids=["comment", "first", "last", "no-final-newline", "kinds", "multi-line", "not-opaque"],
+)
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_an_oversized_statement_keeps_every_byte(src: str, newline: str) -> None:
+    src = src.format(huge=_huge()).replace("\n", newline)
+    module, failure, starts = parse_source_lines(src)
+    assert module is not None and failure is None
+    assert module.code == src
+    if starts is not None:  # parsed in pieces (a file ending without a line break may not be)
+        assert starts == first_lines(module, src)
+
+
+def test_an_oversized_statement_is_not_parsed_but_bounded_and_counted() -> None:
+    src = "import torch\nx = torch.zeros(2, 3)\ny = " + _huge() + "\nw = torch.zeros(2, 3) @ torch.zeros(4, 5)\nv = y\n"
+    assert len(src) > MAX_STATEMENT_CHARS
+    r = check_source(src)
+    # The statements after it are analysed, their positions right; ``y`` is unknown (no false error).
+    assert [(d.code.id, d.span.line) for d in r.diagnostics] == [(codes.SHAPE_MISMATCH.id, 4)]
+    assert r.stats["expression-bound"] == 1
+    assert r.examples[f"cause:statement of more than {MAX_STATEMENT_CHARS:,} characters (too-complex)"].endswith(":3:5")
+    tree, _ = parse_source(src)
+    assert tree is not None
+    (assign,) = tree.body[2].body  # type: ignore[attr-defined]
+    assert isinstance(assign, cst.Assign) and isinstance(assign.value, OpaqueCode)
+    # Visitors and transformers pass it by, and it stays what it is.
+    assert tree.visit(cst.CSTTransformer()).code == src and tree.deep_equals(tree.deep_clone())
+
+
+def test_instrument_keeps_an_oversized_statement(tmp_path: Path) -> None:
+    from tensorshape.cli.main import main
+
+    src = "import torch.nn.functional as F\ny = " + _huge() + "\n\n\ndef f(x, w):\n    return F.linear(x, w)\n"
+    f = tmp_path / "m.py"
+    f.write_text(src, encoding="utf-8")
+    assert main(["instrument", "--write", str(f)]) == 0
+    out = f.read_text(encoding="utf-8")
+    assert out != src and "check_shapes" in out
+    compile(out, str(f), "exec")
+    assert main(["instrument", "--remove", "--write", str(f)]) == 0
+    assert f.read_text(encoding="utf-8") == src
+
+
+def test_a_statement_under_the_bound_is_analysed() -> None:
+    n = MAX_STATEMENT_CHARS // 4
+    assert len(_cat(n)) < MAX_STATEMENT_CHARS
+    r = check_source(_cat(n, "z = y + torch.zeros(5, 4)\n"))
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
+
+
 @pytest.mark.slow
 def test_cat_of_a_100000_item_literal_is_one_bounded_expression() -> None:
-    r = check_source(_cat(100_000, "z = y + torch.zeros(5, 4)\n"))
-    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
+    r = check_source(_cat(100_000, "z = y + torch.zeros(5, 4)\nw = torch.zeros(2, 3) @ torch.zeros(4, 5)\n"))
+    assert [d.code.id for d in r.diagnostics] == [codes.SHAPE_MISMATCH.id]
     assert r.stats["expression-bound"] == 1

@@ -107,7 +107,9 @@ def test_cache_entry_of_wrong_types_is_rejected() -> None:
 def _frames(data: bytes) -> tuple[list[Any], list[Any]]:
     """Messages handed to pygls, and replies sent by the reader itself."""
     replies: list[Any] = []
-    reader = SafeReader(io.BytesIO(data), None, lambda d: d, lambda b: replies.append(json.loads(b.split(b"\r\n\r\n", 1)[1])))
+    reader = SafeReader(
+        io.BytesIO(data), None, lambda d: d, lambda b: replies.append(json.loads(b.split(b"\r\n\r\n", 1)[1]))
+    )
     got = []
     while True:
         header = reader._readline()
@@ -190,7 +192,9 @@ def test_juxtaposed_strings_libcst_rejects_are_skipped_not_a_syntax_error() -> N
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_file_past_its_time_bound_is_skipped_and_the_run_goes_on(tmp_path: Path, jobs: int) -> None:
-    (tmp_path / "slow.py").write_text("import torch\n" + "".join(f"x{k} = torch.zeros({k} + 1, 3)\n" for k in range(300)))
+    (tmp_path / "slow.py").write_text(
+        "import torch\n" + "".join(f"x{k} = torch.zeros({k} + 1, 3)\n" for k in range(300))
+    )
     (tmp_path / "ok.py").write_text("x = 1\n")
     files = [tmp_path / "slow.py", tmp_path / "ok.py"]
     results = {r.path: r for r in runner.run_check(files, CheckSettings(file_timeout=1e-9), jobs=jobs)}

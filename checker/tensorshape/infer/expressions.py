@@ -44,6 +44,7 @@ from .base import AnalyzerBase, Frame
 from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
 from .options import option_value
+from .oversized import MAX_STATEMENT_CHARS, OpaqueCode
 from .state import State, dict_container, join_all, join_values
 from .strings import STR_METHODS, StrMethodV
 from .syntax import simple_text
@@ -225,6 +226,12 @@ class Expressions(AnalyzerBase):
 
     def _eval_name(self, frame: Frame, state: State, node: cst.Name) -> Value:
         return self.lookup(frame, state, node.value)
+
+    def _eval_opaque(self, frame: Frame, state: State, node: OpaqueCode) -> Value:
+        """The text of a statement too big to analyse (see oversized.py)."""
+        self.stats["expression-bound"] += 1
+        self.tally(f"cause:statement of more than {MAX_STATEMENT_CHARS:,} characters (too-complex)", frame, node)
+        return UnknownV(UnknownSource.TOO_COMPLEX)
 
     def _eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
         return self.eval_call(frame, state, node)  # the calls mixin's
@@ -812,6 +819,7 @@ class Expressions(AnalyzerBase):
 #: imaginary numbers, lambdas, dict comprehensions).
 _EVALUATORS: dict[type, Callable[[Expressions, Frame, State, Any], Value]] = {
     cst.Name: Expressions._eval_name,
+    OpaqueCode: Expressions._eval_opaque,
     cst.Attribute: Expressions._eval_attribute,
     cst.Call: Expressions._eval_call,
     cst.Integer: Expressions._eval_integer,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import libcst as cst
 from ..model.values import Value
 from .libraries import Libraries
 from .nesting import TooDeep, scan_nesting
+from .oversized import MAX_STATEMENT_CHARS, opaque_statement
 from .source import read_bytes, read_source, text_digest
 from .spans import SpanTable
 from .summaries import SummaryCache
@@ -92,13 +94,19 @@ def _parse_unvalidated(source: str) -> cst.Module:
     about a fifth of the parse.  Nodes built elsewhere while the lock is held
     (the codemods build theirs outside parsing) are unaffected afterwards.
     """
+    with _unvalidated():
+        return cst.parse_module(source)
+
+
+@contextmanager
+def _unvalidated() -> Iterator[None]:
     from libcst._nodes.base import CSTNode
 
     with _PARSE_LOCK:
         saved = CSTNode.__dict__["__post_init__"]
         CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
         try:
-            return cst.parse_module(source)
+            yield
         finally:
             CSTNode.__post_init__ = saved  # type: ignore[method-assign]
 
@@ -141,15 +149,17 @@ def parse_pieces(source: str, piece_chars: int = PIECE_CHARS) -> tuple[cst.Modul
     None when a piece does not parse or the pieces disagree on the layout (then parse it whole)."""
     lines = split_lines(source)
     code = [first for first, is_code, _ in split(lines, LineScanner().starts(lines)) if is_code]
+    # A statement too big to parse (see oversized.py) is a piece of its own.
+    big = {a for a, b in zip(code, [*code[1:], len(lines)]) if sum(map(len, lines[a:b])) > MAX_STATEMENT_CHARS}
     cuts = [0]
     size = 0
     k = 0
     for i, line in enumerate(lines):
         if k < len(code) and code[k] == i:
-            k += 1
-            if size >= piece_chars:
+            if i > cuts[-1] and (size >= piece_chars or i in big or (k > 0 and code[k - 1] in big)):
                 cuts.append(i)
                 size = 0
+            k += 1
         size += len(line)
     cuts.append(len(lines))
     body: list[cst.BaseStatement] = []
@@ -159,7 +169,7 @@ def parse_pieces(source: str, piece_chars: int = PIECE_CHARS) -> tuple[cst.Modul
     indent: str | None = None  # the indentation of the first piece with an indented block
     for a, b in zip(cuts, cuts[1:]):
         try:
-            piece = _parse_unvalidated("".join(lines[a:b]))
+            piece = (a in big and _opaque_piece("".join(lines[a:b]))) or _parse_unvalidated("".join(lines[a:b]))
         except Exception:  # noqa: BLE001 - a wrong boundary; the whole parse decides
             return None
         if any(isinstance(getattr(s, "body", None), cst.IndentedBlock) for s in piece.body):
@@ -195,6 +205,19 @@ def parse_pieces(source: str, piece_chars: int = PIECE_CHARS) -> tuple[cst.Modul
             decorators: Sequence[cst.Decorator] = getattr(stmt, "decorators", ())
             starts.append(at + 1 - len(leading) - (len(decorators[0].leading_lines) if decorators else 0))
     return module, starts
+
+
+def _opaque_piece(text: str) -> cst.Module | None:
+    """The module of one statement too big to parse, kept as text (None: parse it as usual)."""
+    found = opaque_statement(text)
+    if found is None:
+        return None
+    stmt, rest = found
+    after = _parse_unvalidated(rest)
+    if after.body:
+        return None
+    newline = stmt.trailing_whitespace.newline.value or "\n"
+    return cst.Module(body=[stmt], footer=[*after.header, *after.footer], default_newline=newline)
 
 
 def _parse_whole(source: str, deep: TooDeep | None) -> tuple[cst.Module | None, ParseFailure | None]:

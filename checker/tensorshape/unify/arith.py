@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from math import comb
 from typing import Any
 
 from ..model.dims import Dim, Unknown, UnknownSource
@@ -16,6 +17,9 @@ from .symbols import sp
 
 __all__ = [
     "MAX_NODES",
+    "MAX_EXPANDED_TERMS",
+    "expand_bounded",
+    "expansion_terms",
     "to_sympy",
     "norm",
     "add",
@@ -45,6 +49,38 @@ MAX_INT_BITS = 256
 def bounded(n: int) -> Dim:
     """``n``, or ``Unknown(TOO_COMPLEX)`` when it is longer than :data:`MAX_INT_BITS`."""
     return n if n.bit_length() <= MAX_INT_BITS else _TOO_COMPLEX
+
+
+#: An expression whose expansion may have more terms than this is not expanded (issue 17 item 4:
+#: ``(a+b+...+h)**30`` has over ten million); what asked for it gets no answer (unknown).
+MAX_EXPANDED_TERMS = 2000
+
+
+def expansion_terms(e: Any) -> int:
+    """An upper bound on the number of terms of ``sympy.expand(e)`` (capped just above the bound)."""
+    cap = MAX_EXPANDED_TERMS + 1
+    if not getattr(e, "args", ()):
+        return 1
+    if e.is_Add:
+        return min(cap, sum(expansion_terms(x) for x in e.args))
+    if e.is_Mul:
+        n = 1
+        for x in e.args:
+            n = min(cap, n * expansion_terms(x))
+        return n
+    if e.is_Pow:
+        base, k = expansion_terms(e.args[0]), e.args[1]
+        if base > 1 and k.is_Integer and k > 1:
+            return min(cap, comb(int(k) + base - 1, base - 1)) if k < cap else cap
+        return base
+    return min(cap, sum(expansion_terms(x) for x in e.args))
+
+
+def expand_bounded(e: Any) -> Any | None:
+    """``sympy.expand(e)``, or None when its expansion may pass :data:`MAX_EXPANDED_TERMS` terms."""
+    if expansion_terms(e) > MAX_EXPANDED_TERMS:
+        return None
+    return sp().expand(e)
 
 
 def to_sympy(d: int | Any) -> Any:

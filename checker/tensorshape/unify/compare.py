@@ -14,7 +14,7 @@ from typing import Any
 from ..lang.render import render_dim
 from ..model.constraints import Rel
 from ..model.dims import Dim, Unknown
-from .arith import to_sympy
+from .arith import expand_bounded, to_sympy
 from .facts import NO_FACTS, Facts
 from .symbols import is_rigid_symbol, sp
 
@@ -63,7 +63,9 @@ def eq3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
 def _symbolic_eq(a: Any, b: Any) -> Truth:
     """``a == b`` for two symbolic dims, by expanding the difference (cached: loops and
     re-analysed callees ask the same questions again)."""
-    diff = sp().expand(to_sympy(a) - to_sympy(b))
+    diff = expand_bounded(to_sympy(a) - to_sympy(b))
+    if diff is None:
+        return Truth.UNKNOWN  # too big to expand: undecided
     if diff == 0:
         return Truth.TRUE
     if diff.is_number:
@@ -106,7 +108,9 @@ def _le(a: Any, b: Any, depth: int) -> Truth:
             return _all(_le(x, b, depth + 1) for x in a.args)
         if isinstance(b, S.Min):
             return _all(_le(a, y, depth + 1) for y in b.args)
-    diff = S.expand(b - a)
+    diff = expand_bounded(b - a)
+    if diff is None:
+        return Truth.UNKNOWN
     if diff.is_number:
         return Truth.TRUE if diff >= 0 else Truth.FALSE
     return _truth(diff.is_nonnegative)
@@ -141,7 +145,9 @@ def exact_divisions(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> tuple[tuple[Any,
 @functools.lru_cache(maxsize=4096)
 def _exact_divisions(a: Any, b: Any) -> tuple[tuple[Any, Any], ...] | None:
     S = sp()
-    diff = S.expand(a - b)
+    diff = expand_bounded(a - b)
+    if diff is None:
+        return None
     conds: dict[tuple[Any, Any], None] = {}
     for _ in range(4):  # nested floors unwrap one level per round
         repl: dict[Any, Any] = {}

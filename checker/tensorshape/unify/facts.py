@@ -14,7 +14,7 @@ from typing import Any
 
 from ..model.constraints import Rel
 from ..model.dims import Dim, Unknown
-from .arith import norm, to_sympy
+from .arith import expand_bounded, norm, to_sympy
 from .symbols import is_rigid_symbol, sp
 
 __all__ = ["Facts", "NO_FACTS"]
@@ -79,7 +79,9 @@ class Facts:
     def _assume_exact(self, a: Any, b: Any) -> Facts:
         """``n_head * (n_embd // n_head) == n_embd`` holds only if the division is exact: record that."""
         S = sp()
-        diff = S.expand(to_sympy(a) - to_sympy(b))
+        diff = expand_bounded(to_sympy(a) - to_sympy(b))
+        if diff is None:
+            return self
         floors = diff.atoms(S.floor)
         if len(floors) != 1:
             return self
