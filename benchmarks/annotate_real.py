@@ -242,13 +242,14 @@ def coverage(report: dict[str, object]) -> tuple[int, int]:
     return int(t["known"]) + int(t["symbolic"]), int(t["total"])
 
 
-def errors(report: dict[str, object]) -> list[tuple[str, str, str]]:
-    """Errors by file, code and message (lines move when annotations and imports are written)."""
-    return sorted(
-        (d["file"], d["code"], d["message"])
-        for d in report["diagnostics"]  # type: ignore[attr-defined]
-        if d["severity"] == "error"
-    )
+def errors(report: dict[str, object]) -> dict[tuple[str, str, str], int]:
+    """Errors by file, code and message (lines move when annotations and imports are written),
+    each with its first line."""
+    out: dict[tuple[str, str, str], int] = {}
+    for d in report["diagnostics"]:  # type: ignore[attr-defined]
+        if d["severity"] == "error":
+            out.setdefault((d["path"], d["code"], d["message"]), d["line"])
+    return out
 
 
 def functions(project: Path, module: str) -> dict[str, set[str]]:
@@ -320,7 +321,10 @@ def measure(pkg: Package, keep: Path | None) -> dict[str, object]:
         hooked, _, _ = run(hooked_cmd, project, env)
         w = re.search(r"JAXTYPING-WRAPPED (\d+)", hooked.stderr)
         after = check(project, pkg.module, env)
-        new_errors = sorted(set(errors(after)) - set(errors(before)))
+        was, now = errors(before), errors(after)
+        new_errors = [
+            f"{p}:{line}: {code} {msg}" for (p, code, msg), line in sorted(now.items()) if (p, code, msg) not in was
+        ]
         if keep is not None:
             shutil.copytree(project, keep / pkg.module, dirs_exist_ok=True)
             shutil.copy(trace, keep / f"{pkg.module}.trace.jsonl")
