@@ -139,7 +139,8 @@ def propose_from_calls(
                 if slot not in todo:
                     continue
                 if default == "None":  # ``mask=None``: the calls that leave it out pass None
-                    todo[slot] += " | None"
+                    if not todo[slot].endswith(" | None"):
+                        todo[slot] += " | None"
                 else:  # a call that leaves it out passes something else than the tensors seen
                     del todo[slot]
                     messages.append(

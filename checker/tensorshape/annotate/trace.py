@@ -90,6 +90,8 @@ def describe(value: object, depth: int = 0) -> Any:
         return {"shape": [int(s) for s in shape], "dtype": str(dtype).removeprefix("torch.")}
     if t is int:  # sizes passed as numbers name dims (``batch_size``)
         return {"int": value}
+    if value is None and depth == 0:  # an optional tensor (``mask=None``) left out
+        return {"none": True}
     if depth >= _DEPTH:
         return None
     if t is tuple or t is list:
