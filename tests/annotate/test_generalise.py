@@ -94,3 +94,30 @@ def test_dtype_classes() -> None:
     assert dtype_class(["uint8", "int32"]) == "Integer"
     assert dtype_class(["bool"]) == "Bool"
     assert dtype_class(["bool", "float32"]) == "Shaped"
+
+
+NONE = {"none": True}
+
+
+def test_a_tensor_or_none_is_optional_and_shares_names_where_it_is_given() -> None:
+    """``mask`` given in some calls, None in others (perceiver-pytorch's ``Attention.forward``)."""
+    calls = [
+        {"x": t(2, 5, 8), "mask": t(2, 5, dtype="bool"), "return": t(2, 5, 8)},
+        {"x": t(3, 7, 8), "mask": NONE, "return": t(3, 7, 8)},
+        {"x": t(4, 6, 8), "mask": t(4, 6, dtype="bool"), "return": t(4, 6, 8)},
+    ]
+    got = ann(calls, ["x", "mask", "return"])
+    assert got == {
+        "x": 'Float[Tensor, "batch n 8"]',
+        "mask": 'Bool[Tensor, "batch n"] | None',
+        "return": 'Float[Tensor, "batch n 8"]',
+    }
+
+
+def test_never_a_tensor_says_nothing() -> None:
+    r = generalise(
+        [{"x": t(2), "dim": {"int": 1}, "flag": NONE}, {"x": t(3), "dim": {"int": 2}, "flag": NONE}],
+        ["x", "dim", "flag"],
+    )
+    assert r.annotations == {"x": 'Float[Tensor, " n"]'}
+    assert r.notes == []

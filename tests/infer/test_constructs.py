@@ -613,3 +613,24 @@ def test_module_methods_that_return_the_module() -> None:
     assert reveals == ["[4 3]", "[5 2]"]
     # torch raises inside forward, at `self.fc(x)`
     assert [(code, line) for line, code, _ in problems] == [("TS101", 8)]
+
+
+def test_slice_from_a_symbolic_negative_start_counts_from_the_end() -> None:
+    """``freqs[-q_len:]`` keeps the last ``q_len`` rows (it gave ``m+n``, a false broadcast error
+    in local-attention's rotary embedding once annotated); torch agrees for sizes in range."""
+    body = """
+        def rotary(q: Float[Tensor, "b n 64"], freqs: Float[Tensor, "m 64"]):
+            q_len = q.shape[-2]
+            q_freqs = freqs[..., -q_len:, :]
+            reveal_shape(q_freqs)
+            reveal_shape(freqs[-q_len:-1])
+            return q * q_freqs.cos()
+        """
+    reveals, problems = run(body)
+    assert reveals == ["[n 64]", "[n-1 64]"]
+    assert problems == []
+    import torch
+
+    freqs = torch.randn(7, 64)
+    for n in (1, 3, 7):
+        assert freqs[..., -n:, :].shape == (n, 64) and freqs[-n:-1].shape == (n - 1, 64)

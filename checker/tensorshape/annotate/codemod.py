@@ -34,6 +34,8 @@ class FunctionSite:
     existing: dict[str, str]
     #: Names the code gives to a parameter's axes: ``b, t, d = x.shape`` -> ``{"x": ["b", "t", "d"]}``.
     code_names: dict[str, list[str | None]]
+    #: Default value source per parameter that has one (``{"mask": "None"}``).
+    defaults: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -95,7 +97,8 @@ class _Collect(cst.CSTVisitor):
         if node.returns is not None:
             existing[RESULT] = self.module.code_for_node(node.returns.annotation)
         line = self.get_metadata(PositionProvider, node).start.line
-        site = FunctionSite(qual, line, [x.name.value for x in params], existing, {})
+        defaults = {x.name.value: self.module.code_for_node(x.default) for x in params if x.default is not None}
+        site = FunctionSite(qual, line, [x.name.value for x in params], existing, {}, defaults)
         self.functions.setdefault(qual, site)
         self.current.append(site)
 
@@ -151,7 +154,14 @@ class _Write(cst.CSTTransformer):
             if p.annotation is not None or text is None:
                 return p
             self.written.append((qual, p.name.value, text))
-            return p.with_changes(annotation=cst.Annotation(cst.parse_expression(text)))
+            changes: dict[str, Any] = {"annotation": cst.Annotation(cst.parse_expression(text))}
+            eq = p.equal
+            if p.default is not None and isinstance(eq, cst.AssignEqual) and eq.whitespace_before.empty:
+                # ``mask=None`` annotated reads ``mask: X | None = None`` (PEP 8's spacing)
+                changes["equal"] = eq.with_changes(
+                    whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")
+                )
+            return p.with_changes(**changes)
 
         ps = updated_node.params
         new_params = ps.with_changes(

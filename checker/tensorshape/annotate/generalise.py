@@ -80,16 +80,29 @@ class _Leaf:
     shapes: list[tuple[int, ...]]
     dtypes: list[str]
     dims: list[str] = field(default_factory=list)
+    #: the calls that passed a tensor, when others passed None (an optional tensor)
+    where: tuple[int, ...] | None = None
 
 
 def _tensor(d: Any) -> bool:
     return isinstance(d, dict) and "shape" in d
 
 
+def _none(d: Any) -> bool:
+    return isinstance(d, dict) and "none" in d
+
+
 def _leaves(slot: str, descs: list[Any]) -> list[_Leaf] | str:
-    """The tensors of one slot in every call: a tensor, or a tuple of tensors of fixed length."""
+    """The tensors of one slot in every call: a tensor, a tensor or None, or a tuple of tensors of
+    fixed length."""
     if all(_tensor(d) for d in descs):
         return [_Leaf(slot, None, [tuple(d["shape"]) for d in descs], [d["dtype"] for d in descs])]
+    if all(_tensor(d) or _none(d) for d in descs):
+        where = tuple(i for i, d in enumerate(descs) if _tensor(d))
+        if not where:
+            return []
+        picked = [descs[i] for i in where]
+        return [_Leaf(slot, None, [tuple(d["shape"]) for d in picked], [d["dtype"] for d in picked], where=where)]
     if all(isinstance(d, dict) and "tuple" in d for d in descs):
         items = [d["tuple"] for d in descs]
         if len({len(i) for i in items}) == 1 and all(_tensor(x) for i in items for x in i):
@@ -124,8 +137,8 @@ def generalise(
     leaves: list[_Leaf] = []
     for slot in order:
         descs = [c.get(slot) for c in calls]
-        if all(d is None for d in descs):
-            continue
+        if not any(_tensor(d) or (isinstance(d, dict) and ("tuple" in d or "list" in d or "dict" in d)) for d in descs):
+            continue  # never a tensor: nothing to say (ints, flags, None)
         got = _leaves(slot, descs)
         if isinstance(got, str):
             notes.append(f"{slot}: {got}")
@@ -139,8 +152,8 @@ def generalise(
         if all(isinstance(c.get(slot), dict) and "int" in c[slot] for c in calls)
     }
     used: set[str] = set(reserved) | {name for _, name in known}
-    named: list[tuple[tuple[int, ...], str]] = []  # columns named so far, in jaxtyping's checking order
-    old = list(known)
+    named: list[tuple[Column, str]] = []  # columns named so far, in jaxtyping's checking order
+    old: list[tuple[Column, str]] = list(known)
     variadics: list[tuple[list[tuple[int, ...]], str]] = []
 
     def fresh(prefer: Sequence[str]) -> str:
@@ -171,7 +184,10 @@ def generalise(
             leaf.dims.append("*" + name)
         names_here = list(code_names.get(leaf.slot, ())) if leaf.index is None else []
         for axis in range(rank):
-            col = tuple(s[len(s) - rank + axis] for s in leaf.shapes)
+            col: tuple[int | None, ...] = tuple(s[len(s) - rank + axis] for s in leaf.shapes)
+            if leaf.where is not None:  # None where the call passed no tensor
+                at = dict(zip(leaf.where, col, strict=True))
+                col = tuple(at.get(i) for i in range(n))
             leaf.dims.append(_dim(col, axis, rank, n, names_here, ints, module, named, old, used, fresh))
     annotations: dict[str, str] = {}
     classes: set[str] = set()
@@ -188,62 +204,76 @@ def generalise(
                 spec = " " + spec  # jaxtyping's advice: a lone name is not a forward reference
             parts.append(f'{cls}[Tensor, "{spec}"]')
         annotations[slot] = parts[0] if mine[0].index is None else "tuple[" + ", ".join(parts) + "]"
+        if mine[0].where is not None:
+            annotations[slot] += " | None"
     return FunctionAnnotations(annotations, classes, notes, n)
 
 
+Column = tuple[int | None, ...]
+
+
+def _agree(a: Column, b: Column) -> bool:
+    """Equal in every call where both are sizes (None: the call passed no tensor there)."""
+    return all(x == y or x is None or y is None for x, y in zip(a, b, strict=True)) and any(
+        x is not None and y is not None for x, y in zip(a, b, strict=True)
+    )
+
+
 def _dim(
-    col: tuple[int, ...],
+    col: Column,
     axis: int,
     rank: int,
     calls: int,
     code: Sequence[str | None],
     ints: Mapping[str, list[int]],
     module: ModuleNames,
-    named: list[tuple[tuple[int, ...], str]],
-    old: list[tuple[tuple[int, ...], str]],
+    named: list[tuple[Column, str]],
+    old: list[tuple[Column, str]],
     used: set[str],
     fresh: Any,
 ) -> str:
-    if len(set(col)) == 1:
-        size = col[0]
+    sizes = {x for x in col if x is not None}
+    holes = None in col
+    if len(sizes) == 1:
+        size = next(iter(sizes))
         var = module.variable.get(size)
         if var is None or calls == 1:
             return str(size)
         for c, name in named:
-            if c == col and name == var:
+            if _agree(c, col) and name == var:
                 return name
         named.append((col, var))
         used.add(var)
         return var
     for c, name in (*named, *old):  # rule 4: varies together with an earlier column
-        if c == col:
+        if c == col or (holes and _agree(c, col)):
             return name
-    expr = _expression(col, named)
+    expr = None if holes else _expression(col, named)
     if expr is not None:
         return expr
     from_code = code[axis] if axis < len(code) and code[axis] else None
     from_int = [s for s, v in ints.items() if tuple(v) == col]
-    again = module.by_sizes.get(frozenset(col))
+    again = module.by_sizes.get(frozenset(sizes))
     lead = "batch" if axis == 0 and rank >= 2 else None
     name = fresh([x for x in (from_code, *from_int, again, lead) if x])
     used.add(name)
     named.append((col, name))
-    module.by_sizes.setdefault(frozenset(col), name)
+    module.by_sizes.setdefault(frozenset(sizes), name)
     return str(name)
 
 
-def _expression(col: tuple[int, ...], named: list[tuple[tuple[int, ...], str]]) -> str | None:
-    bases = [(c, name) for c, name in named if len(set(c)) > 1 and name.isidentifier()]
+def _expression(col: Column, named: list[tuple[Column, str]]) -> str | None:
+    bases = [(c, name) for c, name in named if len(set(c)) > 1 and None not in c and name.isidentifier()]
     for c, name in bases:
         for k in range(2, 9):
-            if all(x == k * y for x, y in zip(col, c, strict=True)):
+            if all(x == k * y for x, y in zip(col, c, strict=True)):  # type: ignore[operator]
                 return f"{k}*{name}"
     for i, (a, na) in enumerate(bases):
         for b, nb in bases[i:]:
-            if all(x == y * z for x, y, z in zip(col, a, b, strict=True)):
+            if all(x == y * z for x, y, z in zip(col, a, b, strict=True)):  # type: ignore[operator]
                 return f"{na}*{nb}"
     for i, (a, na) in enumerate(bases):
         for b, nb in bases[i:]:
-            if all(x == y + z for x, y, z in zip(col, a, b, strict=True)):
+            if all(x == y + z for x, y, z in zip(col, a, b, strict=True)):  # type: ignore[operator]
                 return f"{na}+{nb}"
     return None

@@ -135,6 +135,18 @@ def propose_from_calls(
                 reserved=[r for r in reserved if r.isidentifier()],
             )
             todo = {slot: text for slot, text in got.annotations.items() if slot not in site.existing}
+            for slot, default in site.defaults.items():
+                if slot not in todo:
+                    continue
+                if default == "None":  # ``mask=None``: the calls that leave it out pass None
+                    if not todo[slot].endswith(" | None"):
+                        todo[slot] += " | None"
+                else:  # a call that leaves it out passes something else than the tensors seen
+                    del todo[slot]
+                    messages.append(
+                        f"{path}:{site.line}:1: note: {qual}: {slot}: not annotated, its default "
+                        f"{default} is not known to be a tensor of the shapes seen"
+                    )
             if todo:
                 plan[qual] = todo
                 classes |= got.classes

@@ -90,6 +90,8 @@ def describe(value: object, depth: int = 0) -> Any:
         return {"shape": [int(s) for s in shape], "dtype": str(dtype).removeprefix("torch.")}
     if t is int:  # sizes passed as numbers name dims (``batch_size``)
         return {"int": value}
+    if value is None and depth == 0:  # an optional tensor (``mask=None``) left out
+        return {"none": True}
     if depth >= _DEPTH:
         return None
     if t is tuple or t is list:
@@ -121,6 +123,8 @@ class _Tracer:
         self.samples = samples
         #: code object -> first calls still to record (-1: only calls with a new signature; 0: off)
         self.left: dict[CodeType, int] = {}
+        #: file name -> whether it is the project's
+        self.files: dict[str, bool] = {}
         #: code object -> the signatures of its arguments recorded so far
         self.seen: dict[CodeType, set[object]] = {}
         self.pending: dict[int, dict[str, Any]] = {}
@@ -130,10 +134,13 @@ class _Tracer:
 
     def wanted(self, code: CodeType) -> int:
         f = code.co_filename
-        if not f or f.startswith("<"):
-            return 0
-        path = os.path.join(os.path.realpath(f), "")[:-1]
-        if not path.startswith(self.root) or any(path.startswith(e) for e in self.exclude):
+        mine = self.files.get(f)
+        if mine is None:  # once per file: an import of torch meets thousands of functions
+            path = os.path.realpath(f) if f and not f.startswith("<") else ""
+            mine = self.files[f] = bool(path) and (
+                path.startswith(self.root) and not any(path.startswith(e) for e in self.exclude)
+            )
+        if not mine:
             return 0
         if (
             code.co_name.startswith("<")

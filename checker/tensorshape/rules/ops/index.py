@@ -55,6 +55,9 @@ def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | Non
             return default
         if type(x) is int and x < 0:
             return arith.dmax(arith.add(size, x), 0)
+        if type(x) is not int and le3(x, -1) is Truth.TRUE:
+            # ``freqs[-n:]``: counted from the end, and in range like any symbolic bound
+            return arith.add(size, x)
         return x
 
     a = resolve(start, 0)
