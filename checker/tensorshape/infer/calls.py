@@ -156,14 +156,20 @@ class Calls(AnalyzerBase):
     def forget_edited_configs(self, state: State, func: Value, node: cst.Call) -> None:
         """A dict or namespace passed to a project function that edits its parameters in place is
         unknown after the call (its edits are not carried back): a stale size would be a false error."""
+        passed = [
+            a.value.value
+            for a in node.args
+            if isinstance(a.value, cst.Name) and isinstance(state.vars.get(a.value.value), DictV)
+        ]
+        if not passed:
+            return  # asked first: the callee's body (maybe not loaded yet) is read only when it matters
         f: Value | None = func.function if isinstance(func, BoundMethodV) else func
         if isinstance(f, ClassV):
             f = f.lookup("__init__")
         if not isinstance(f, FunctionV) or not edited_params(f.node):
             return
-        for a in node.args:
-            if isinstance(a.value, cst.Name) and isinstance(state.vars.get(a.value.value), DictV):
-                state.vars[a.value.value] = UnknownV()
+        for name in passed:
+            state.vars[name] = UnknownV()
 
     def mutate_list(
         self, frame: Frame, state: State, target: cst.BaseExpression, method: str, node: cst.Call
