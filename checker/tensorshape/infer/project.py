@@ -82,6 +82,7 @@ _PARSE_LOCK = threading.Lock()
 
 #: ``from .x import *`` at the start of a line (possibly indented: under ``if TYPE_CHECKING:``).
 _STAR_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
+_STAR_HINT = re.compile(rb"import[ \t]+\*")
 
 
 def _mentions_word(text: bytes, name: str) -> bool:
@@ -386,8 +387,8 @@ class Project:
         """The modules ``module`` star-imports (found once per file: a big package's ``__init__`` is
         asked about every name looked up in it)."""
         found = self._stars_of.get(path)
-        if found is None and b"*" not in text:
-            found = self._stars_of[path] = ()
+        if found is None and _STAR_HINT.search(text) is None:
+            found = self._stars_of[path] = ()  # most modules: no star import, found without a per-line scan
         if found is None:
             package = module if path.name == "__init__.py" else module.rpartition(".")[0]
             found = self._stars_of[path] = tuple(
