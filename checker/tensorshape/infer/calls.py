@@ -850,7 +850,17 @@ class Calls(AnalyzerBase):
                 elif default is not None:
                     inst.attrs[n] = default
             inst.open_reason = unseen_constructor(cls, None, False)
+            if cls.dataclass_kw_only and args:
+                inst.attrs.clear()  # ``kw_only`` fields passed by position: Python raises
+                inst.open_reason = inst.open_reason or f"`{cls.qualname}` takes its fields by keyword only"
             post = cls.lookup("__post_init__")
+            if (
+                isinstance(post, FunctionV)
+                and inst.open_reason is None
+                and len(args) <= len(names)
+                and self.run_post_init(frame, inst, post, node)
+            ):
+                return inst
             if isinstance(post, FunctionV) or inst.open_reason is not None or len(args) > len(names):
                 # What ``__post_init__`` (or a decorator's constructor) sets is not the field's value.
                 changed = (
@@ -889,6 +899,29 @@ class Calls(AnalyzerBase):
                 # arguments from a shallower call must build the instance again, in full.
                 self._instances.pop(key, None)
         return inst
+
+    def run_post_init(self, frame: Frame, inst: InstanceV, post: FunctionV, node: cst.CSTNode) -> bool:
+        """Run a dataclass's ``__post_init__`` on the instance its fields built, as ``__init__`` builds
+        one: what it assigns to ``self`` (``self.d_head = self.d_model // self.n_head``) is the value it
+        computes.  ``False`` (nothing run) when it takes ``InitVar`` arguments or may set attributes
+        by name (``setattr``, ``__dict__``); a run the depth bound cut short leaves what it assigns
+        unknown."""
+        sig = self.signature(post)
+        if len(sig.params) != 1 or mentions(post.node, DYNAMIC_ATTRS):
+            return False
+        prefix = building_prefix(inst)
+        overlay = {prefix + k: v for k, v in inst.attrs.items()}
+        hollow = self._hollow
+        inst.setup.add("__post_init__")
+        self.inline(frame, post, sig, [Arg(inst)], {}, node, inst, building=inst, overlay=overlay)
+        if self._hollow != hollow:
+            for c in inst.cls.lineage():
+                for a in c.assigned_in.get("__post_init__", ()):
+                    overlay.pop(prefix + a, None)
+            inst.open_reason = f"`{inst.cls.qualname}.__post_init__` was cut short by the depth bound"
+        inst.attrs.clear()
+        _commit(inst, overlay)
+        return True
 
     def call_instance(
         self,
