@@ -414,6 +414,62 @@ CASES = {
         head = nn.Linear(widths["tiny"], 2)
         head(build("net_small")(x))  # E: TS101
         """,
+    "dataclass_post_init_and_subclass_hook": """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class BaseConfig:
+            vocab_size: int = 100
+            d_model: int = 64
+
+            def __init_subclass__(cls, **kwargs):
+                super().__init_subclass__(**kwargs)
+                cls = dataclass(cls, kw_only=True)
+
+
+        class BlockConfig(BaseConfig):
+            n_head: int = 4
+
+            def __post_init__(self):
+                self.d_head = self.d_model // self.n_head
+                self.d_ff = 4 * self.d_model
+
+
+        class Block(nn.Module):
+            def __init__(self, cfg):
+                super().__init__()
+                self.qkv = nn.Linear(cfg.d_model, 3 * cfg.n_head * cfg.d_head)
+                self.ff = nn.Linear(cfg.d_model, cfg.d_ff)
+
+            def forward(self, x):
+                return self.qkv(x), self.ff(x)
+
+
+        cfg = BlockConfig(d_model=32, n_head=2)
+        reveal_shape(torch.zeros(cfg.vocab_size, cfg.d_model, cfg.d_head, cfg.d_ff))
+        qkv, ff = Block(cfg)(torch.randn(2, 5, 32))
+        reveal_shape(qkv)
+        reveal_shape(ff)
+        reveal_shape(torch.zeros(BlockConfig().d_head))
+        """,
+    "dataclass_post_init_wrong_width": """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Config:
+            d_model: int = 64
+            expand: int = 2
+
+            def __post_init__(self):
+                self.d_inner = self.expand * self.d_model
+
+
+        cfg = Config(d_model=16)
+        proj = nn.Linear(cfg.d_inner, 8)
+        proj(torch.randn(3, cfg.d_model))  # E: TS101
+        """,
     "children_backbone_wrong_head": """
         backbone = nn.Sequential(*list(Wide().children())[:-1])
         head = nn.Linear(24, 5)
@@ -508,25 +564,36 @@ def test_registry_with_a_non_literal_key_is_a_counted_cause(tmp_path: Path) -> N
 
 
 def test_class_level_default_is_never_read_for_an_unseen_constructor(tmp_path: Path) -> None:
-    """transformers' configs are made dataclasses by their base's ``__init_subclass__``: the call's
-    ``hidden_size=64`` is stored by a constructor the source does not show, so the attribute is unknown
-    (it was the class-level 768: silently wrong), and the cause is counted."""
-    path = tmp_path / "config_subclass.py"
-    path.write_text(
-        HEADER
-        + "from dataclasses import dataclass\n\n\n"
-        + "@dataclass\nclass Base:\n    name: str = 'base'\n\n"
-        + "    def __init_subclass__(cls, **kwargs):\n        super().__init_subclass__(**kwargs)\n"
-        + "        dataclass(cls, kw_only=True)\n\n\n"
-        + "class Config(Base):\n    hidden_size: int = 768\n    depth = 2\n\n\n"
-        + "cfg = Config(hidden_size=64)\nreveal_shape(torch.zeros(cfg.hidden_size))\n"
-        + "reveal_shape(torch.zeros(Config().depth))\n"
-    )
-    result = check_file(path, CheckSettings(), Project([tmp_path]))
-    reveals = [d.message for d in result.diagnostics if d.code.id == "TS900"]
-    assert reveals == ["revealed shape: [...]", "revealed shape: [2]"]
-    assert result.stats.get("cause:the constructor of `config_subclass.Config` is not in its source", 0) == 1
-    assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING]
+    """transformers' configs are made dataclasses by their base's ``__init_subclass__``.  A hook that
+    only calls ``dataclass(cls, ...)`` gives the field the value the call passed (``hidden_size=64``,
+    never the class-level 768); a hook that does more with the class (wraps its ``__init__``) leaves
+    its attributes unknown, class-level ones included (the wrapper may set them), and the cause is
+    counted."""
+    hook = "        cls = dataclass(cls, kw_only=True)\n"
+    wrapped = hook + "        cls.__init__ = wrap(cls.__init__)\n"
+    shown = {}
+    for name, body in (("plain", hook), ("wrapped", wrapped)):
+        path = tmp_path / f"config_{name}.py"
+        path.write_text(
+            HEADER
+            + "from dataclasses import dataclass\n\n\n"
+            + "def wrap(init):\n    return init\n\n\n"
+            + "@dataclass\nclass Base:\n    name: str = 'base'\n\n"
+            + "    def __init_subclass__(cls, **kwargs):\n        super().__init_subclass__(**kwargs)\n"
+            + body
+            + "\n\nclass Config(Base):\n    hidden_size: int = 768\n    depth = 2\n\n\n"
+            + "cfg = Config(hidden_size=64)\nreveal_shape(torch.zeros(cfg.hidden_size))\n"
+            + "reveal_shape(torch.zeros(Config().depth))\n"
+        )
+        result = check_file(path, CheckSettings(), Project([tmp_path]))
+        shown[name] = [d.message for d in result.diagnostics if d.code.id == "TS900"]
+        assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING]
+        if name == "wrapped":
+            assert result.stats.get(f"cause:`config_{name}.Base.__init_subclass__` changes the class", 0) >= 1
+    assert shown == {
+        "plain": ["revealed shape: [64]", "revealed shape: [2]"],
+        "wrapped": ["revealed shape: [...]", "revealed shape: [...]"],
+    }
 
 
 def test_children_of_a_module_assigned_twice_are_unknown(tmp_path: Path) -> None:

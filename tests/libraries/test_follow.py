@@ -212,3 +212,21 @@ def test_a_library_assert_of_the_callers_size_is_a_check(tmp_path: Path) -> None
     assert [e[:2] for e in errors] == [(6, "TS101"), (7, "TS101")]
     assert "24 vs 32" in errors[0][2] and "raised inside fakelib/models.py:14" in errors[0][2]
     assert "raised inside fakelib/models.py:15" in errors[1][2]
+
+
+def test_star_import_search_reads_only_modules_that_can_export_the_name(tmp_path: Path) -> None:
+    """A re-exporting ``__init__`` is searched for a name only in the modules whose star export can
+    give it: not one that mentions it inside a longer name, nor one whose ``__all__`` leaves it out."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .a import *\nfrom .b import *\nfrom .c import *\n")
+    (pkg / "a.py").write_text("class BertConfig:\n    width = 8\n")
+    (pkg / "b.py").write_text('"""Like BertConfig."""\n__all__ = ["RoBertConfig"]\n\n\nclass RoBertConfig:\n    pass\n')
+    (pkg / "c.py").write_text("class RoCBertConfig:\n    pass\n")
+    (pkg / "d.py").write_text('__all__ = [\n    "BertConfig",\n]\nfrom .a import BertConfig\n')
+    project = Project([tmp_path])
+    assert project.may_define("pkg", "BertConfig")
+    assert project.may_define("pkg.a", "BertConfig")
+    assert not project.may_define("pkg.b", "BertConfig")
+    assert not project.may_define("pkg.c", "BertConfig")
+    assert project.may_define("pkg.d", "BertConfig")

@@ -150,8 +150,10 @@ def analyze_module(
 
 
 def _where(module: ModuleInfo, node: cst.CSTNode, path: str) -> str:
-    """``path:line:column`` (1-based column) of a node of ``module``."""
-    if module.spans is None:
+    """``path:line:column`` (1-based column) of a node of ``module``; only the path in an installed
+    package's module, whose lines would cost a parse of its whole text (most of a later check's time
+    once its summary is kept)."""
+    if module.spans is None or module.library:
         return path
     where = module.spans.resolve(module.spans.ticket(node))
     return f"{path}:{where.line}:{where.column + 1}"

@@ -158,14 +158,20 @@ class Calls(AnalyzerBase):
     def forget_edited_configs(self, state: State, func: Value, node: cst.Call) -> None:
         """A dict or namespace passed to a project function that edits its parameters in place is
         unknown after the call (its edits are not carried back): a stale size would be a false error."""
+        passed = [
+            a.value.value
+            for a in node.args
+            if isinstance(a.value, cst.Name) and isinstance(state.vars.get(a.value.value), DictV)
+        ]
+        if not passed:
+            return  # asked first: the callee's body (maybe not loaded yet) is read only when it matters
         f: Value | None = func.function if isinstance(func, BoundMethodV) else func
         if isinstance(f, ClassV):
             f = f.lookup("__init__")
         if not isinstance(f, FunctionV) or not edited_params(f.node):
             return
-        for a in node.args:
-            if isinstance(a.value, cst.Name) and isinstance(state.vars.get(a.value.value), DictV):
-                state.vars[a.value.value] = UnknownV()
+        for name in passed:
+            state.vars[name] = UnknownV()
 
     def mutate_list(
         self, frame: Frame, state: State, target: cst.BaseExpression, method: str, node: cst.Call
@@ -849,7 +855,17 @@ class Calls(AnalyzerBase):
                 elif default is not None:
                     inst.attrs[n] = default
             inst.open_reason = unseen_constructor(cls, None, False)
+            if cls.dataclass_kw_only and args:
+                inst.attrs.clear()  # ``kw_only`` fields passed by position: Python raises
+                inst.open_reason = inst.open_reason or f"`{cls.qualname}` takes its fields by keyword only"
             post = cls.lookup("__post_init__")
+            if (
+                isinstance(post, FunctionV)
+                and inst.open_reason is None
+                and len(args) <= len(names)
+                and self.run_post_init(frame, inst, post, node)
+            ):
+                return inst
             if isinstance(post, FunctionV) or inst.open_reason is not None or len(args) > len(names):
                 # What ``__post_init__`` (or a decorator's constructor) sets is not the field's value.
                 changed = (
@@ -888,6 +904,29 @@ class Calls(AnalyzerBase):
                 # arguments from a shallower call must build the instance again, in full.
                 self._instances.pop(key, None)
         return inst
+
+    def run_post_init(self, frame: Frame, inst: InstanceV, post: FunctionV, node: cst.CSTNode) -> bool:
+        """Run a dataclass's ``__post_init__`` on the instance its fields built, as ``__init__`` builds
+        one: what it assigns to ``self`` (``self.d_head = self.d_model // self.n_head``) is the value it
+        computes.  ``False`` (nothing run) when it takes ``InitVar`` arguments or may set attributes
+        by name (``setattr``, ``__dict__``); a run the depth bound cut short leaves what it assigns
+        unknown."""
+        sig = self.signature(post)
+        if len(sig.params) != 1 or mentions(post.node, DYNAMIC_ATTRS):
+            return False
+        prefix = building_prefix(inst)
+        overlay = {prefix + k: v for k, v in inst.attrs.items()}
+        hollow = self._hollow
+        inst.setup.add("__post_init__")
+        self.inline(frame, post, sig, [Arg(inst)], {}, node, inst, building=inst, overlay=overlay)
+        if self._hollow != hollow:
+            for c in inst.cls.lineage():
+                for a in c.assigned_in.get("__post_init__", ()):
+                    overlay.pop(prefix + a, None)
+            inst.open_reason = f"`{inst.cls.qualname}.__post_init__` was cut short by the depth bound"
+        inst.attrs.clear()
+        _commit(inst, overlay)
+        return True
 
     def call_instance(
         self,

@@ -97,8 +97,22 @@ DEFAULT_EXCLUDE = (
 )
 
 
+@functools.lru_cache(maxsize=64)
+def _as_set(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(names)
+
+
 def _under(module: str, names: tuple[str, ...] | frozenset[str]) -> bool:
-    return any(module == n or module.startswith(n + ".") for n in names)
+    """Is ``module`` one of ``names`` or inside one of them?  Asked of every module a check looks
+    up: each of its few dotted prefixes is looked up, not each of the many names."""
+    found = names if isinstance(names, frozenset) else _as_set(names)
+    prefix = module
+    while True:
+        if prefix in found:
+            return True
+        prefix, dot, _ = prefix.rpartition(".")
+        if not dot:
+            return False
 
 
 @functools.cache

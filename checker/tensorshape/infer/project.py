@@ -84,6 +84,33 @@ _PARSE_LOCK = threading.Lock()
 
 #: ``from .x import *`` at the start of a line (possibly indented: under ``if TYPE_CHECKING:``).
 _STAR_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
+_STAR_HINT = re.compile(rb"import[ \t]+\*")
+
+
+def _mentions_word(text: bytes, name: str) -> bool:
+    """Does ``text`` mention ``name`` as a whole word?  A module defining ``BertConfig`` must, and
+    one that only mentions ``RoCBertConfig`` need not be parsed and run to find that out."""
+    word = name.encode()
+    if word not in text:
+        return False
+    return re.search(rb"(?<![\w])" + re.escape(word) + rb"(?![\w])", text) is not None
+
+
+_ALL = re.compile(rb"^__all__[ \t]*=[ \t]*[\[(]([^\])]*)[\])]", re.M)
+_ALL_NAME = re.compile(rb"""["']([\w.]+)["']""")
+
+
+def _may_export(text: bytes, name: str) -> bool:
+    """Can a star import of a module with this text give ``name``?  Not when the module assigns
+    ``__all__`` once, a literal list of strings without ``name`` (a module whose docstring or
+    imports mention ``BertConfig`` without exporting it), and changes it nowhere else."""
+    if text.count(b"__all__") != 1:
+        return True
+    m = _ALL.search(text)
+    if m is None:
+        return True
+    listed = {n.decode() for n in _ALL_NAME.findall(m.group(1))}
+    return name in listed or _ALL_NAME.sub(b"", m.group(1)).strip(b" \t\r\n,") != b""
 
 
 def _parse_unvalidated(source: str) -> cst.Module:
@@ -375,14 +402,16 @@ class Project:
             if raw is None:
                 return True  # let the real import report it
             text = self._raw[path] = raw
-        if name.encode() in text:
-            return True
+        if _mentions_word(text, name):
+            return _may_export(text, name)
         return any(self.may_define(target, name, seen) for target in self._star_targets(module, path, text))
 
     def _star_targets(self, module: str, path: Path, text: bytes) -> tuple[str, ...]:
         """The modules ``module`` star-imports (found once per file: a big package's ``__init__`` is
         asked about every name looked up in it)."""
         found = self._stars_of.get(path)
+        if found is None and _STAR_HINT.search(text) is None:
+            found = self._stars_of[path] = ()  # most modules: no star import, found without a per-line scan
         if found is None:
             package = module if path.name == "__init__.py" else module.rpartition(".")[0]
             found = self._stars_of[path] = tuple(

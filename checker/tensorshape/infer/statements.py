@@ -815,7 +815,12 @@ class Statements(AnalyzerBase):
                 # A method defined under ``if``/``try`` in the class body (exec_stmt made it a function).
                 method.owner, method.qualname, method.closure = cls, f"{qual}.{d.name.value}", None
         cls.members = {k: v for k, v in ns.vars.items() if k not in before or k in own}
-        if any(_is_dataclass_decorator(d) for d in node.decorators):
+        hook = None if any(_is_dataclass_decorator(d) for d in node.decorators) else subclass_hook(cls)
+        if hook is not None:
+            # A base's ``__init_subclass__`` makes every subclass a dataclass (``dataclass(cls,
+            # kw_only=True)``); anything else it does to the class is a reason its constructor is unseen.
+            cls.dataclass_kw_only, cls.hook_reason = hook
+        if hook is not None or any(_is_dataclass_decorator(d) for d in node.decorators):
             # A dataclass's fields follow its dataclass bases' (a field redefined keeps its place).
             inherited: dict[str, Value | None] = {}
             for base in reversed(cls.lineage()[1:]):
@@ -934,6 +939,64 @@ def _stores_item(fn: cst.FunctionDef) -> bool:
 
     fn.body.visit(_Visit())
     return found
+
+
+def subclass_hook(cls: ClassV) -> tuple[bool, str | None] | None:
+    """Whether a base class's ``__init_subclass__`` makes ``cls`` a dataclass (``cls =
+    dataclass(cls, kw_only=True)``): ``(kw_only, why its constructor may differ)``, the reason
+    ``None`` when the hook does nothing else with the class; ``None`` when no base's hook does."""
+    for base in cls.lineage()[1:]:
+        hook = base.members.get("__init_subclass__")
+        if not isinstance(hook, FunctionV) or not hook.node.params.params:
+            continue
+        param = hook.node.params.params[0].name.value
+        found = _dataclass_call(hook.node, param)
+        if found is None:
+            continue
+        kw_only, other_uses = found
+        why = f"`{base.qualname}.__init_subclass__` changes the class" if other_uses else None
+        return kw_only, why
+    return None
+
+
+def _dataclass_call(fn: cst.FunctionDef, param: str) -> tuple[bool, bool] | None:
+    """In ``fn``'s body, a call ``dataclass(<param>, ...)``: ``(kw_only, whether <param> is used
+    otherwise)``; ``None`` when there is none."""
+    calls: list[cst.Call] = []
+    uses = 0
+    allowed = 0
+
+    class _Visit(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            nonlocal allowed
+            f = n.func
+            name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
+            first = n.args[0].value if n.args and n.args[0].keyword is None else None
+            if name == "dataclass" and isinstance(first, cst.Name) and first.value == param:
+                calls.append(n)
+                allowed += 1
+
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            nonlocal allowed
+            if isinstance(n.target, cst.Name) and n.target.value == param:
+                allowed += 1  # ``cls = dataclass(cls, ...)``
+
+        def visit_Name(self, n: cst.Name) -> None:
+            nonlocal uses
+            uses += n.value == param
+
+    fn.body.visit(_Visit())
+    if not calls:
+        return None
+    kw_only = any(
+        a.keyword is not None
+        and a.keyword.value == "kw_only"
+        and isinstance(a.value, cst.Name)
+        and a.value.value == "True"
+        for c in calls
+        for a in c.args
+    )
+    return kw_only, uses > allowed
 
 
 def _is_dataclass_decorator(d: cst.Decorator) -> bool:

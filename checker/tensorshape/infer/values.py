@@ -125,6 +125,10 @@ class ClassV(Value):
     members: dict[str, Value] = field(default_factory=dict)
     #: ``@dataclass`` fields (name, default value or None), in order.
     dataclass_fields: tuple[tuple[str, Value | None], ...] | None = None
+    #: Fields taken by keyword only (``dataclass(cls, kw_only=True)``).
+    dataclass_kw_only: bool = False
+    #: Why a base's ``__init_subclass__`` may change what the constructor does (``None``: it does not).
+    hook_reason: str | None = None
     #: ``self.<attr>`` assignments (and list mutations) per method name.
     assigned_in: dict[str, frozenset[str]] = field(default_factory=dict)
 
@@ -573,6 +577,8 @@ def unseen_constructor(cls: ClassV, init: Value | None, called_with_arguments: b
     dataclass made by ``__init_subclass__``, a class decorator's constructor), an external base
     that is not a plain ``object``/``nn.Module``, or a class decorator that is not ``@dataclass``."""
     for c in cls.lineage():
+        if c.hook_reason is not None:
+            return c.hook_reason
         for b in c.bases:
             if isinstance(b, ExternalV) and canonical(b.qualname) not in _PLAIN_BASES:
                 return f"the constructor of base `{b.qualname}` is not analysed"
