@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import libcst as cst
@@ -98,3 +99,40 @@ def test_piecewise_positions_equal_whole_module_positions(name: str, source: str
         ), type(node).__name__
     if members_first and any(isinstance(s, cst.ClassDef) for s in module.body):
         assert table._by_member  # the members' own positions were used
+
+
+@pytest.mark.parametrize("name, source", _sources(), ids=[n for n, _ in _sources()])
+def test_line_scan_first_lines_equal_pythons_parse(name: str, source: str) -> None:
+    from tensorshape.infer.spans import _ast_index, _first_lines, python_body
+
+    module = cst.parse_module(source)
+    table = SpanTable(module, source)
+    body = python_body(source)
+    assert table._first_lines() == _first_lines(module.body, body)
+    assert table._scan is not None  # the scan, not Python's parse, gave them
+    for k, stmt in enumerate(module.body):
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            indent = module.default_indent if stmt.body.indent is None else stmt.body.indent
+            node = body[_ast_index(module.body, k)]
+            assert isinstance(node, ast.ClassDef)
+            assert table._member_lines(k, stmt, indent) == _first_lines(stmt.body.body, node.body)
+
+
+def test_a_line_scan_that_disagrees_falls_back_to_pythons_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tensorshape.infer.spans as spans
+
+    monkeypatch.setattr(spans, "statement_starts", lambda lines, top, indent="", lo=0, hi=None: [lo])
+    module = cst.parse_module(TRICKY)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    table = SpanTable(module, TRICKY)
+    nodes = [n for n in _code_nodes(module) if n in whole]
+    tickets = [(table.ticket(n), n) for n in nodes]
+    for ticket, node in tickets:
+        got, want = table.resolve(ticket), whole[node]
+        assert (got.line, got.column, got.end_line, got.end_column) == (
+            want.start.line,
+            want.start.column,
+            want.end.line,
+            want.end.column,
+        )
+    assert table._scan is None and table._ast

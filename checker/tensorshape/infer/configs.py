@@ -18,7 +18,7 @@ import libcst as cst
 from ..model.values import NONE, DictV, SeqKind, SeqV, StrV, TupleV, UnknownV, Value
 from ..rules.context import Arg
 from .state import join_all
-from .syntax import suite_body
+from .syntax import code_children, suite_body
 from .values import AttrsV, DictMethodV, MapV
 
 __all__ = ["NAMESPACE_CLASSES", "namespace", "call_dict_method", "edited_params"]
@@ -114,37 +114,34 @@ def _with(d: DictV, extra: Mapping[str, Value]) -> DictV:
     return type(d)(tuple(merged.items()))
 
 
+def _target(t: cst.BaseExpression, found: set[str]) -> None:
+    if isinstance(t, (cst.Subscript, cst.Attribute)) and isinstance(t.value, cst.Name):
+        found.add(t.value.value)
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            _target(e.value, found)
+
+
 @functools.cache
 def _edited(node: cst.FunctionDef) -> frozenset[str]:
     params = {p.name.value for p in (*node.params.params, *node.params.posonly_params, *node.params.kwonly_params)}
     found: set[str] = set()
-
-    class Visitor(cst.CSTVisitor):
-        def _target(self, t: cst.BaseExpression) -> None:
-            if isinstance(t, (cst.Subscript, cst.Attribute)) and isinstance(t.value, cst.Name):
-                found.add(t.value.value)
-            elif isinstance(t, (cst.Tuple, cst.List)):
-                for e in t.elements:
-                    self._target(e.value)
-
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            self._target(n.target)
-
-        def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            self._target(n.target)
-
-        def visit_Del(self, n: cst.Del) -> None:
-            self._target(n.target)
-
-        def visit_Call(self, n: cst.Call) -> None:
+    # Every node of the body, nested definitions included, by the layout-free field walk (a libcst
+    # visitor pass rebuilds every node it walks and cost a tenth of a check).
+    todo: list[cst.CSTNode] = list(suite_body(node.body))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.AssignTarget):
+            _target(n.target, found)
+        elif isinstance(n, (cst.AugAssign, cst.Del)):
+            _target(n.target, found)
+        elif isinstance(n, cst.Call):
             f = n.func
             if isinstance(f, cst.Attribute) and f.attr.value in _EDITS and isinstance(f.value, cst.Name):
                 found.add(f.value.value)
             if isinstance(f, cst.Name) and f.value == "setattr" and n.args and isinstance(n.args[0].value, cst.Name):
                 found.add(n.args[0].value.value)
-
-    for stmt in suite_body(node.body):
-        stmt.visit(Visitor())
+        todo.extend(code_children(n))
     return frozenset(found & params - {"self"})
 
 

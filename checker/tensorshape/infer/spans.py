@@ -28,6 +28,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 from ..model.diagnostics import Span
 from .summaries import body_loads, statement_index
 from .syntax import code_children
+from .toplevel import LineScanner, split_lines, statement_starts
 
 __all__ = ["SpanTable", "map_spans"]
 
@@ -37,7 +38,7 @@ T = TypeVar("T")
 class SpanTable:
     __slots__ = (
         "module", "_nodes", "_index", "_positions", "_offsets", "_whole", "_source", "_first", "_by_stmt",
-        "_hints", "at_statement", "_holders", "_holders_at", "_ast", "_members", "_by_member",
+        "_hints", "at_statement", "_holders", "_holders_at", "_ast", "_members", "_by_member", "_scan",
     )  # fmt: skip
 
     def __init__(self, module: cst.Module, source: str | bytes | None = None, first: list[int] | None = None):
@@ -68,6 +69,9 @@ class SpanTable:
         self._members: dict[int, tuple[list[frozenset[int]], list[int]] | None] = {}
         #: Positions of the nodes of each class member whose positions were computed.
         self._by_member: dict[tuple[int, int], Mapping[cst.CSTNode, object]] = {}
+        #: The line scan of the text: its lines, which of them start outside brackets and strings, and the
+        #: line where the code of each top-level statement starts (None: not scanned, or it disagreed).
+        self._scan: tuple[list[str], list[bool], list[int]] | None = None
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         """A placeholder span for ``node`` (optionally a character range inside it)."""
@@ -107,10 +111,36 @@ class SpanTable:
         included); empty when Python's parser cannot say (then the whole-module provider is used)."""
         if self._first is None:
             self._first = []
-            if self._source is not None:
+            if isinstance(self._source, str):
+                # A line scan costs a sixth of Python's parse; the parse decides when the two disagree.
+                lines = split_lines(self._source)
+                top = LineScanner().starts(lines)
+                starts = statement_starts(lines, top)
+                first = scanned_first_lines(self.module.body, lines, starts)
+                if first is not None:
+                    self._scan, self._first = (lines, top, starts), first
+            if not self._first and self._source is not None:
                 self._ast = python_body(self._source)
                 self._first = _first_lines(self.module.body, self._ast) or []
         return self._first
+
+    def _member_lines(self, k: int, stmt: cst.ClassDef, indent: str) -> list[int] | None:
+        """The first line of each member of the class that is top-level statement ``k``; ``None`` when
+        neither the line scan nor Python's parse can say."""
+        assert isinstance(stmt.body, cst.IndentedBlock)
+        members = stmt.body.body
+        if self._scan is not None:
+            lines, top, starts = self._scan
+            end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+            found = scanned_first_lines(
+                members, lines, statement_starts(lines, top, indent, starts[k] + 1, end), indent
+            )
+            if found is not None:
+                return found
+            if not self._ast and self._source is not None:
+                self._ast = python_body(self._source)
+        node_ast = self._ast[_ast_index(self.module.body, k)] if self._ast else None
+        return _first_lines(members, node_ast.body) if isinstance(node_ast, ast.ClassDef) else None
 
     def _statement(self, i: int) -> Mapping[cst.CSTNode, object]:
         found = self._by_stmt.get(i)
@@ -124,9 +154,9 @@ class SpanTable:
         stmt = self.module.body[k]
         if not isinstance(stmt, cst.ClassDef) or not isinstance(stmt.body, cst.IndentedBlock) or k in self._by_stmt:
             return None
+        indent = self.module.default_indent if stmt.body.indent is None else stmt.body.indent
         if k not in self._members:
-            node_ast = self._ast[_ast_index(self.module.body, k)] if self._ast else None
-            lines = _first_lines(stmt.body.body, node_ast.body) if isinstance(node_ast, ast.ClassDef) else None
+            lines = self._member_lines(k, stmt, indent)
             self._members[k] = ([frozenset(_node_ids(m)) for m in stmt.body.body], lines) if lines else None
         members = self._members[k]
         if members is None:
@@ -137,7 +167,6 @@ class SpanTable:
             if key in inside:
                 found = self._by_member.get((k, j))
                 if found is None:
-                    indent = self.module.default_indent if stmt.body.indent is None else stmt.body.indent
                     found = self._by_member[(k, j)] = statement_positions(
                         self.module, k, lines[j], member=j, indent=indent
                     )
@@ -229,6 +258,38 @@ def _first_lines(stmts: Sequence[cst.BaseStatement], body: Sequence[ast.stmt]) -
             i += 1
         out.append(line - lead)
     return out if i == len(body) and out else None
+
+
+#: The words a compound statement's first line starts with (after its decorators).
+_OPENS: dict[type, tuple[str, ...]] = {
+    cst.FunctionDef: ("def", "async"), cst.ClassDef: ("class",), cst.If: ("if",), cst.For: ("for", "async"),
+    cst.While: ("while",), cst.With: ("with", "async"), cst.Try: ("try",), cst.TryStar: ("try",),
+    cst.Match: ("match",),
+}  # fmt: skip
+
+
+def scanned_first_lines(
+    stmts: Sequence[cst.BaseStatement], lines: list[str], starts: list[int], indent: str = ""
+) -> list[int] | None:
+    """The first line (1-based, leading comment and blank lines included) of each of ``stmts``, from the
+    lines where the line scan found their code starts (:func:`.toplevel.statement_starts`); ``None``
+    when the scan disagrees with libcst's statements (an odd f-string can mislead it)."""
+    if len(starts) != len(stmts):
+        return None
+    out = []
+    n = len(indent)
+    for at, stmt in zip(starts, stmts):
+        decorators: Sequence[cst.Decorator] = getattr(stmt, "decorators", ())
+        text = lines[at][n:]
+        opens = _OPENS.get(type(stmt))
+        if decorators:
+            if not text.startswith("@"):
+                return None
+        elif opens is not None and not text.startswith(opens):
+            return None
+        lead = len(getattr(stmt, "leading_lines", ())) + (len(decorators[0].leading_lines) if decorators else 0)
+        out.append(at + 1 - lead)
+    return out
 
 
 def _ast_index(stmts: Sequence[cst.BaseStatement], k: int) -> int:

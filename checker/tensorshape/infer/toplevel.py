@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LineScanner", "split", "split_lines"]
+__all__ = ["LineScanner", "split", "split_lines", "statement_starts"]
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _CODE = re.compile(r"""[#'"()\[\]{}\\]""")
@@ -104,18 +104,33 @@ def _is_trivia(line: str) -> bool:
     return not s.strip() or s.startswith("#")
 
 
-def split(lines: list[str], top: list[bool]) -> list[tuple[int, bool, int]]:
-    """The chunks of a document as ``(first line, is code, line count)`` (0-based lines)."""
+def statement_starts(
+    lines: list[str], top: list[bool], indent: str = "", lo: int = 0, hi: int | None = None
+) -> list[int]:
+    """The lines (0-based, of ``lines[lo:hi]``) where a statement indented by exactly ``indent`` starts:
+    its first decorator's line, ``else``/``elif``/``except``/``finally`` clauses left with their statement.
+    With an ``indent``, the members of a block whose lines are ``lo`` to ``hi``."""
     starts: list[int] = []
     decorated = False
-    for i, line in enumerate(lines):
-        if not top[i] or not line or line[0] in " \t\f\r\n#":
+    n = len(indent)
+    for i in range(lo, len(lines) if hi is None else hi):
+        line = lines[i]
+        if not top[i] or (n and not line.startswith(indent)):
             continue
-        if decorated or _CLAUSE.match(line):
-            decorated = decorated and line.startswith("@")
+        rest = line[n:] if n else line
+        if not rest or rest[0] in " \t\f\r\n#":
+            continue
+        if decorated or _CLAUSE.match(rest):
+            decorated = decorated and rest.startswith("@")
             continue
         starts.append(i)
-        decorated = line.startswith("@")
+        decorated = rest.startswith("@")
+    return starts
+
+
+def split(lines: list[str], top: list[bool]) -> list[tuple[int, bool, int]]:
+    """The chunks of a document as ``(first line, is code, line count)`` (0-based lines)."""
+    starts = statement_starts(lines, top)
     bounds: list[tuple[int, bool, int]] = []
     ends = starts[1:] + [len(lines)]
     pos = 0
