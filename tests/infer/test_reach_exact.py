@@ -88,6 +88,83 @@ CASES = {
             reveal_shape(xs)
             reveal_shape(torch.zeros(n, 1))
         """,
+    "register_buffer_sets_the_attribute": """
+        class Head(nn.Module):
+            def __init__(self, n_embd, head_size, block_size):
+                super().__init__()
+                self.key = nn.Linear(n_embd, head_size, bias=False)
+                self.register_buffer("tril", torch.tril(torch.ones(block_size, block_size)))
+                self.register_parameter("scale", nn.Parameter(torch.ones(head_size)))
+
+            def forward(self, x):
+                B, T, C = x.shape
+                k = self.key(x) * self.scale
+                wei = k @ k.transpose(-2, -1)
+                return wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # E: TS102
+
+
+        head = Head(8, 4, 16)
+        reveal_shape(head.tril)
+        reveal_shape(head.scale)
+        reveal_shape(head(torch.randn(2, 5, 8)))
+        head(torch.randn(2, 17, 8))
+        """,
+    "registered_buffer_of_the_wrong_size": """
+        class Pos(nn.Module):
+            def __init__(self, n, d):
+                super().__init__()
+                self.register_buffer("pe", torch.zeros(1, n, d))
+
+            def forward(self, x):
+                return x + self.pe  # E: TS102
+
+
+        Pos(10, 8)(torch.randn(2, 12, 8))
+        """,
+    "calls_four_deep_keep_the_shape": """
+        class Head(nn.Module):
+            def __init__(self, d, hs):
+                super().__init__()
+                self.q = nn.Linear(d, hs)
+
+            def forward(self, x):
+                return self.q(x).softmax(-1)
+
+
+        class Heads(nn.Module):
+            def __init__(self, d, n):
+                super().__init__()
+                self.heads = nn.ModuleList([Head(d, d // n) for _ in range(n)])
+
+            def forward(self, x):
+                return torch.cat([h(x) for h in self.heads], dim=-1)
+
+
+        class Block(nn.Module):
+            def __init__(self, d, n):
+                super().__init__()
+                self.sa = Heads(d, n)
+
+            def forward(self, x):
+                return x + self.sa(x)
+
+
+        class Model(nn.Module):
+            def __init__(self, d, n, depth):
+                super().__init__()
+                self.blocks = nn.Sequential(*[Block(d, n) for _ in range(depth)])
+
+            def forward(self, x):
+                return self.blocks(x)
+
+
+        def main():
+            out = Model(12, 3, 2)(torch.randn(2, 5, 12))
+            reveal_shape(out)
+
+
+        main()
+        """,
     "registry_with_computed_keys_stays_unknown": """
         REG = {}
         for name, fn in [("relu", torch.relu), ("tanh", torch.tanh)]:

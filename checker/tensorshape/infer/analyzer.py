@@ -51,7 +51,7 @@ from ..rules.context import Options, RuleContext
 from ..rules.signature import rigid_shape
 from ..unify.symbols import SymbolTable
 from .annotations import Annotation
-from .base import MAX_DEPTH, Frame
+from .base import MAX_DEPTH, MAX_PROGRAM_DEPTH, Frame
 from .calls import Calls
 from .expressions import Expressions
 from .learn import Learner
@@ -142,7 +142,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         if info.state or info.tree is None:
             return
         info.state = 1
-        frame = Frame(info, self.new_context(), generic=True)
+        frame = Frame(info, self.new_context(), generic=True, limit=MAX_PROGRAM_DEPTH)
         state = State(info.globals)
         # Statements write straight into the globals (an import cycle sees them); after an
         # ``if``/``try``/loop the state is a new one, which the globals take at once, so a function
@@ -293,7 +293,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         sig = self.signature(f)
         if f.module is self.checked:
             self._module_diags.extend(sig.diagnostics)
-        frame = Frame(f.module, self.new_context(), f, sig, opaque=opaque if opaque is not None else {})
+        # A function without parameters (``main``) is an entry point: it runs with the program's values.
+        limit = MAX_DEPTH if sig.params else MAX_PROGRAM_DEPTH
+        frame = Frame(f.module, self.new_context(), f, sig, opaque=opaque if opaque is not None else {}, limit=limit)
         if symbols is not None:
             frame.ctx.symbols = SymbolTable(symbols)
         state = State(dict(f.closure)) if f.closure else State()

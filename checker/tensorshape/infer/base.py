@@ -35,10 +35,15 @@ if TYPE_CHECKING:
     from .signature import Signature
     from .state import State
 
-__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH", "MAX_BUILD_DEPTH", "MAX_LIBRARY_DEPTH"]
+__all__ = ["Frame", "AnalyzerBase", "MAX_DEPTH", "MAX_PROGRAM_DEPTH", "MAX_BUILD_DEPTH", "MAX_LIBRARY_DEPTH"]
 
-#: How deep unannotated calls are inlined.
+#: How deep unannotated calls are inlined from the analysis of a definition on its own.
 MAX_DEPTH = 3
+#: How deep they are inlined from a program's entry point (a module's top level, a function without
+#: parameters such as ``main``): that runs once, with the program's own values, so its calls repeat
+#: few distinct arguments and the memo bounds the work, where each definition's own analysis would
+#: re-interpret the levels below it once per level above.
+MAX_PROGRAM_DEPTH = 6
 #: How deep constructions nest (``__init__`` and the helpers building the instance, which do not count
 #: toward ``MAX_DEPTH``: ``main`` -> ``ResNet.__init__`` -> ``_make_layer`` -> ``BasicBlock.__init__``).
 MAX_BUILD_DEPTH = 8
@@ -66,6 +71,9 @@ class Frame:
     #: While building an instance: the states at each ``return`` (the attributes a helper set before it).
     return_states: list[State] = field(default_factory=list)
     depth: int = 0
+    #: How deep calls from this activation's root analysis are inlined (``MAX_DEPTH`` or
+    #: ``MAX_PROGRAM_DEPTH``; calls into an installed package go ``MAX_LIBRARY_DEPTH`` deep).
+    limit: int = MAX_DEPTH
     #: Constructions nested around this one (bounded by ``MAX_BUILD_DEPTH``).
     build_depth: int = 0
     #: Opaque symbols by path (``config.hidden_size``), shared by one root analysis.
@@ -169,6 +177,16 @@ class AnalyzerBase:
             target: cst.BaseExpression,
             value: Value,
             value_node: cst.BaseExpression | None,
+        ) -> None: ...
+        def assign_attr(
+            self,
+            frame: Frame,
+            state: State,
+            holder: cst.BaseExpression,
+            name: str,
+            value: Value,
+            at: cst.CSTNode,
+            observed: bool,
         ) -> None: ...
         def iteration_items(
             self, frame: Frame, state: State, it: Value, node: cst.BaseExpression

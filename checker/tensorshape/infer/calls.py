@@ -42,7 +42,7 @@ from ..unify import arith
 from ..unify.compare import Truth, eq3
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
-from .base import MAX_BUILD_DEPTH, MAX_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
+from .base import MAX_BUILD_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
 from .configs import NAMESPACE_CLASSES, call_dict_method, edited_params, namespace
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
@@ -147,6 +147,11 @@ class Calls(AnalyzerBase):
                 args.append(Arg(v, frame.ticket(a.value), simple_text(a.value)))
         if _is_reveal(func, node):
             return self.reveal(frame, args, node)
+        registered = _registered_attr(f, func, args, kwargs)
+        if registered is not None and isinstance(f, cst.Attribute):
+            # ``self.register_buffer("tril", torch.tril(...))``: as ``self.tril = ...``.
+            self.assign_attr(frame, state, f.value, registered[0], registered[1], node, False)
+            return NONE
         if opaque:
             if isinstance(func, (FunctionV, BoundMethodV, ClassV)):
                 return UnknownV()
@@ -755,7 +760,7 @@ class Calls(AnalyzerBase):
         # Building an instance does not count toward the call depth (a model's constructor calls a
         # layer helper that builds blocks that call a conv helper), but constructions nest boundedly.
         # Calls into an installed package are inlined deeper (layers of small builders).
-        limit = MAX_LIBRARY_DEPTH if f.module.library else MAX_DEPTH
+        limit = MAX_LIBRARY_DEPTH if f.module.library else frame.limit
         too_deep = frame.depth >= limit if building is None else frame.build_depth >= MAX_BUILD_DEPTH
         if too_deep or (key is not None and key in self._active) or f.node.asynchronous is not None:
             # Whatever construction is under way is cut short (a builder's ``conv3x3(...)`` as much as
@@ -781,6 +786,7 @@ class Calls(AnalyzerBase):
             f,
             sig,
             depth=frame.depth + (building is None),
+            limit=frame.limit,
             build_depth=frame.build_depth + (building is not None),
             opaque=frame.opaque,
             generic=False,
@@ -1084,6 +1090,24 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
         kinds = _INSTANCE_OF.get(name)
         return isinstance(v, kinds) if kinds is not None else None
     return None
+
+
+#: ``nn.Module`` methods that set an attribute named by their first argument, and the keyword of its value.
+REGISTERING_METHODS = {"register_buffer": "tensor", "register_parameter": "param", "add_module": "module"}
+
+
+def _registered_attr(
+    f: cst.BaseExpression, func: Value, args: Sequence[Arg], kwargs: Mapping[str, Arg]
+) -> tuple[str, Value] | None:
+    """The attribute and value that ``obj.register_buffer("name", value)`` (or a sibling) sets, for a
+    method the project does not define itself."""
+    if not (isinstance(f, cst.Attribute) and f.attr.value in REGISTERING_METHODS and isinstance(func, UnknownV)):
+        return None
+    if not args or not isinstance(args[0].value, StrV) or not args[0].value.value:
+        return None
+    keyword = REGISTERING_METHODS[f.attr.value]
+    value = args[1].value if len(args) > 1 else kwargs[keyword].value if keyword in kwargs else None
+    return (args[0].value.value, value) if value is not None else None
 
 
 def _is_builtin(func: Value, name: str) -> bool:

@@ -510,24 +510,7 @@ class Statements(AnalyzerBase):
                 self.assign(frame, state, el.value, v, None)
             return
         if isinstance(target, cst.Attribute):
-            recv = self.eval(frame, state, target.value, observe=False)
-            name = target.attr.value
-            if set_attr(recv, name, value, frame.ctx, frame.ticket(target)):
-                return
-            if isinstance(recv, AttrsV):  # ``ns.depth = 4``: the namespace with that attribute
-                self.replace_in(
-                    frame, state, target.value, AttrsV((*((k, v) for k, v in recv.items if k != name), (name, value)))
-                )
-                return
-            if isinstance(recv, InstanceV):
-                if frame.building is recv:
-                    state.vars[building_key(recv, name)] = value
-                else:
-                    if isinstance(target.value, cst.Name):
-                        state.vars[f"{target.value.value}.{name}"] = value
-                    self.replace_in(frame, state, target.value, with_attr(recv, name, value))
-                if observed:
-                    self.observe(target, value)
+            self.assign_attr(frame, state, target.value, target.attr.value, value, target, observed)
             return
         if isinstance(target, cst.Subscript):
             base = self.eval(frame, state, target.value, observe=False)
@@ -561,6 +544,35 @@ class Statements(AnalyzerBase):
             return
         if isinstance(target, cst.StarredElement):
             self.assign(frame, state, target.value, value, None)
+
+    def assign_attr(
+        self,
+        frame: Frame,
+        state: State,
+        holder: cst.BaseExpression,
+        name: str,
+        value: Value,
+        at: cst.CSTNode,
+        observed: bool,
+    ) -> None:
+        """``holder.name = value`` (also ``self.register_buffer("name", value)``, ``at`` the call)."""
+        recv = self.eval(frame, state, holder, observe=False)
+        if set_attr(recv, name, value, frame.ctx, frame.ticket(at)):
+            return
+        if isinstance(recv, AttrsV):  # ``ns.depth = 4``: the namespace with that attribute
+            self.replace_in(
+                frame, state, holder, AttrsV((*((k, v) for k, v in recv.items if k != name), (name, value)))
+            )
+            return
+        if isinstance(recv, InstanceV):
+            if frame.building is recv:
+                state.vars[building_key(recv, name)] = value
+            else:
+                if isinstance(holder, cst.Name):
+                    state.vars[f"{holder.value}.{name}"] = value
+                self.replace_in(frame, state, holder, with_attr(recv, name, value))
+            if observed:
+                self.observe(at, value)
 
     def run_registering_decorators(self, frame: Frame, state: State, stmt: cst.FunctionDef, fn: FunctionV) -> None:
         """``@register_model`` over a builder: a project decorator whose body stores into a dict

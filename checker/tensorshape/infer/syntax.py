@@ -116,6 +116,8 @@ def definitions(stmts: Sequence[cst.CSTNode]) -> Iterator[cst.FunctionDef | cst.
 
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "update", "__setitem__"})
+#: ``nn.Module`` methods that set the attribute their first argument names.
+_REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module"})
 
 
 def _targets(t: cst.BaseExpression, out: set[str]) -> None:
@@ -140,6 +142,11 @@ def _scan(stmts: Sequence[cst.CSTNode], out: set[str]) -> None:
             f = stmt.value.func
             if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
                 _targets(f.value, out)
+            elif isinstance(f, cst.Attribute) and f.attr.value in _REGISTERS and stmt.value.args:
+                # ``self.register_buffer("tril", ...)`` sets ``self.tril``
+                first = stmt.value.args[0].value
+                if isinstance(f.value, cst.Name) and f.value.value == "self" and isinstance(first, cst.SimpleString):
+                    out.add(first.evaluated_value if isinstance(first.evaluated_value, str) else "")
         else:
             for block in blocks(stmt):
                 _scan(block, out)

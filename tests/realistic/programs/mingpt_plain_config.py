@@ -1,4 +1,4 @@
-# exact-at-least: 1
+# exact-at-least: 5
 """A GPT in the style of the minimal character-level GPT tutorials: a plain config class,
 attention heads as separate modules in a ModuleList, the head size as int(n_embd / n_head),
 blocks in an nn.Sequential built from a list, and a LayerNorm that exists only when the

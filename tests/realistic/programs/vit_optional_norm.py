@@ -1,4 +1,4 @@
-# exact-at-least: 4
+# exact-at-least: 10
 """A Vision Transformer in the style of the popular from-scratch ViT implementations: patch
 embedding by a strided convolution, a class token and learned position embeddings, blocks in
 a ModuleList, the head size computed as int(dim / heads), and a final norm that is a module
