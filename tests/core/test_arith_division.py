@@ -64,3 +64,26 @@ def test_exact_quotients_render_as_floor_division() -> None:
     exact = facts.simplify(arith.floordiv(d, h))
     assert render_dim(exact) == "d//h" == render_dim(arith.floordiv(d, h))
     assert render_dim(arith.floordiv(arith.mul(d, w), h)) == "(d*w)//h"
+
+
+def test_lower_bound_facts_decide_multiples() -> None:
+    """``4*w == 2*w`` holds only for ``w == 0``: undecided for an opaque size, false once ``w >= 1``
+    is a fact; the fact survives a join only where both paths have it, and renders nothing new."""
+    from tensorshape.model.constraints import Rel
+    from tensorshape.unify.compare import Truth, eq3, le3
+    from tensorshape.unify.facts import NO_FACTS
+    from tensorshape.unify.symbols import opaque
+
+    w, n = opaque("w"), opaque("n")
+    assert eq3(4 * w, 2 * w) is Truth.UNKNOWN
+    facts = NO_FACTS.assume_positive(w)
+    assert eq3(4 * w, 2 * w, facts) is Truth.FALSE
+    assert eq3(2 * w, 2 * w, facts) is Truth.TRUE
+    assert eq3(4 * n, 2 * n, facts) is Truth.UNKNOWN
+    assert le3(w, 2 * w, facts) is Truth.TRUE
+    assert le3(1, w, facts) is Truth.TRUE and le3(1, w) is Truth.UNKNOWN
+    assert NO_FACTS.assume_positive(3 * w).positive == facts.positive  # a positive multiple of w
+    assert NO_FACTS.assume_positive(w - n).positive == frozenset()  # not a size of its own
+    assert NO_FACTS.assume_positive(rigid("b")).positive == frozenset()  # positive already
+    assert facts.join(NO_FACTS).positive == frozenset()
+    assert (Rel.LE, 1, w) in facts.relations()

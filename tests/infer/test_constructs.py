@@ -296,7 +296,8 @@ def test_unannotated_user_function_is_inlined() -> None:
 
 def test_inlining_is_three_calls_deep() -> None:
     """Shapes flow through three levels of unannotated helpers; a fourth is not interpreted
-    (its result is unknown, so it gives no error and no shape), but it is still checked on its own."""
+    (its result is unknown, so it gives no error and no shape), but it is still checked on its own.
+    (A program's entry point, the top level or a function without parameters, goes six deep.)"""
     reveals, problems = run(
         """
         def l4(x):
@@ -317,9 +318,10 @@ def test_inlining_is_three_calls_deep() -> None:
         def top(x):
             return l1(deeper(x))
 
-        reveal_shape(l1(torch.randn(2, 3)))
-        reveal_shape(top(torch.randn(2, 3)))
-        l1(torch.randn(2, 5))
+        def check(n):  # a function with a parameter: its own analysis inlines three deep
+            reveal_shape(l1(torch.randn(2, 3)))
+            reveal_shape(top(torch.randn(2, 3)))
+            l1(torch.randn(2, 5))
         """
     )
     assert reveals == ["[2 4]", "unknown"]

@@ -165,6 +165,29 @@ CASES = {
 
         main()
         """,
+    "conv_that_ran_proves_its_width_at_least_one": """
+        class Net(nn.Module):
+            def __init__(self, width):
+                super().__init__()
+                self.conv = nn.Conv2d(3, width, 3, padding=1)
+                self.wide = nn.Conv2d(width, 4 * width, 1)
+                self.fc = nn.Linear(2 * width, 10)
+
+            def forward(self, x):
+                x = self.wide(self.conv(x)).mean((2, 3))
+                return self.fc(x)  # E: TS101
+
+
+        Net(4)(torch.randn(2, 3, 8, 8))
+        """,
+    "without_a_conv_a_width_may_be_zero": """
+        def head(x, width):
+            x = nn.Linear(x.shape[-1], 4 * width)(x)
+            return nn.Linear(2 * width, 3)(x)
+
+
+        reveal_shape(head(torch.randn(2, 5), 0))
+        """,
     "registry_with_computed_keys_stays_unknown": """
         REG = {}
         for name, fn in [("relu", torch.relu), ("tanh", torch.tanh)]:

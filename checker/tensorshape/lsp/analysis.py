@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..infer.api import CheckSettings, FileResult, check_source, inferred_parameters
+from ..infer.api import MAX_CALLER_VIEWS, CheckSettings, FileResult, check_source, inferred_parameters
 from ..infer.project import Project
 from ..lang.render import render_shape
 from ..model.diagnostics import Diagnostic, Span
@@ -25,6 +25,16 @@ class ShapeAt:
     unknown: bool = False
     #: An unannotated parameter (the span is its name): the shape it learnt from its first use.
     learnt: bool = False
+    #: The shapes it had when its function ran with a caller's arguments (distinct, at most
+    #: ``MAX_CALLER_VIEWS``): ``[16 64]`` where the function's own analysis has ``[b 64]``.
+    views: tuple[str, ...] = ()
+
+    def hover_text(self) -> str:
+        """What hovering the expression shows."""
+        text = f"shape `{self.shape}`" + (" (inferred from its first use)" if self.learnt else "")
+        if self.views:
+            text += "; with a caller's sizes: " + ", ".join(f"`{v}`" for v in self.views)
+        return text
 
 
 @dataclass
@@ -83,7 +93,10 @@ def _shapes(result: FileResult) -> list[ShapeAt]:
     out = []
     for node, value in an.observations:
         span = info.spans.resolve(info.spans.ticket(node))
-        out.append(ShapeAt(span, render_shape(value.shape), targets.get(id(node)), value.shape.is_unknown))
+        shape = render_shape(value.shape)
+        seen = an.caller_views.get(id(node), (node, []))[1]
+        views = tuple(v for v in dict.fromkeys(render_shape(t.shape) for t in seen) if v != shape)
+        out.append(ShapeAt(span, shape, targets.get(id(node)), value.shape.is_unknown, views=views[:MAX_CALLER_VIEWS]))
     for params in inferred_parameters(result).values():
         for p in params.values():
             span = Span(p.line, p.column, p.line, p.column + len(p.name))

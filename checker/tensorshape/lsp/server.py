@@ -182,9 +182,8 @@ def build_server() -> TensorshapeServer:
                     best = s
         if best is None:
             return None
-        value = f"shape `{best.shape}`" + (" (inferred from its first use)" if best.learnt else "")
         return lsp.Hover(
-            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=value),
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=best.hover_text()),
             range=_range(lines, best.span),
         )
 

@@ -108,9 +108,19 @@ class RuleContext:
     def learn(self, facts: Facts) -> Facts:
         """``facts`` with the relations required since the last call (emptied)."""
         for rel, lhs, rhs in self.learned:
-            facts = facts.assume_eq(lhs, rhs) if rel is Rel.EQ else facts.assume_divides(rhs, lhs)
+            if rel is Rel.EQ:
+                facts = facts.assume_eq(lhs, rhs)
+            elif rel is Rel.LE:
+                facts = facts.assume_positive(rhs) if lhs == 1 else facts
+            else:
+                facts = facts.assume_divides(rhs, lhs)
         self.learned.clear()
         return facts
+
+    def at_least_one(self, d: Dim) -> None:
+        """Learn ``d >= 1``: the op raises for a size of 0, so the code after it runs only if it held."""
+        if not isinstance(d, (int, Unknown)):
+            self.learned.append((Rel.LE, 1, d))
 
     def oblige(self, obligation: Obligation) -> None:
         if self.muted:

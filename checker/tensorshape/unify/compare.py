@@ -56,6 +56,8 @@ def eq3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
             return Truth.TRUE if a == b else Truth.FALSE
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return Truth.UNKNOWN
+        if facts.positive:
+            return _symbolic_eq(facts.positive_form(to_sympy(a)), facts.positive_form(to_sympy(b)))
     return _symbolic_eq(a, b)
 
 
@@ -88,6 +90,7 @@ def le3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
         a, b = facts.simplify(a), facts.simplify(b)
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return Truth.UNKNOWN
+        return _le(facts.positive_form(to_sympy(a)), facts.positive_form(to_sympy(b)), 0)
     return _le(to_sympy(a), to_sympy(b), 0)
 
 

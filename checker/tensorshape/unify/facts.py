@@ -1,8 +1,10 @@
 """Facts the code establishes about dims, used to simplify and compare them.
 
 ``assert x.shape[1] == 3``, ``assert d % h == 0`` and the like add facts; a
-fact is an equality (kept as a substitution of a symbol) or a divisibility
-(which lets ``h * (d // h)`` simplify to ``d``).  Facts are immutable; at a
+fact is an equality (kept as a substitution of a symbol), a divisibility
+(which lets ``h * (d // h)`` simplify to ``d``) or a lower bound: an opaque size
+that is at least 1 (a conv that ran with ``width`` output channels, as torch
+raises for none), so ``4*width == 2*width`` is false rather than undecided.  Facts are immutable; at a
 control-flow join only the facts both paths share survive.
 """
 
@@ -33,9 +35,11 @@ class Facts:
     subst: tuple[tuple[Any, Any], ...] = ()
     #: Divisibility facts ``(divisor, dividend)``.
     divides: frozenset[tuple[Any, Any]] = frozenset()
+    #: Opaque symbols known to be at least 1.
+    positive: frozenset[Any] = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.subst or self.divides)
+        return bool(self.subst or self.divides or self.positive)
 
     # -- adding facts -------------------------------------------------------
     def assume_eq(self, a: Dim, b: Dim) -> Facts:
@@ -52,7 +56,7 @@ class Facts:
             return self._assume_exact(a, b)
         mapping = {sym: to_sympy(val)}
         subst = tuple((k, v.xreplace(mapping) if hasattr(v, "xreplace") else v) for k, v in self.subst)
-        return Facts(subst + ((sym, to_sympy(val)),), self.divides)
+        return Facts(subst + ((sym, to_sympy(val)),), self.divides, self.positive)
 
     @staticmethod
     def _orient(a: Any, b: Any) -> tuple[Any, Any]:
@@ -96,7 +100,26 @@ class Facts:
         if isinstance(divisor, Unknown) or isinstance(dividend, Unknown):
             return self
         pair = (to_sympy(self.simplify(divisor)), to_sympy(self.simplify(dividend)))
-        return Facts(self.subst, self.divides | {pair})
+        return Facts(self.subst, self.divides | {pair}, self.positive)
+
+    def assume_positive(self, d: Dim) -> Facts:
+        """Record ``d >= 1`` for a size ``d`` that is an opaque symbol, or a positive multiple of one
+        (no-op otherwise: a rigid symbol is positive already)."""
+        if isinstance(d, (int, Unknown)):
+            return self
+        e = to_sympy(self.simplify(d))
+        if e.is_Mul and len(e.args) == 2 and e.args[0].is_Integer and e.args[0] > 0:
+            e = e.args[1]
+        if not _is_symbol(e) or is_rigid_symbol(e) or e in self.positive:
+            return self
+        return Facts(self.subst, self.divides, self.positive | {e})
+
+    def positive_form(self, e: Any) -> Any:
+        """``e`` with each symbol known to be at least 1 replaced by a positive symbol (to compare,
+        never to show: the replacement is a different symbol of the same name)."""
+        if not self.positive or type(e) is int:
+            return e
+        return e.xreplace({s: _positive_twin(s) for s in self.positive if s in e.free_symbols})
 
     # -- using facts ----------------------------------------------------------
     def simplify(self, d: Dim) -> Dim:
@@ -144,6 +167,7 @@ class Facts:
         """The facts as relations (``(Rel.EQ, a, b)``, ``(Rel.DIVISIBLE, dividend, divisor)``)."""
         out: list[tuple[Rel, Dim, Dim]] = [(Rel.EQ, norm(k), norm(v)) for k, v in self.subst]
         out.extend((Rel.DIVISIBLE, norm(dividend), norm(divisor)) for divisor, dividend in self.divides)
+        out.extend((Rel.LE, 1, norm(s)) for s in self.positive)
         return out
 
     # -- control flow -----------------------------------------------------------
@@ -153,7 +177,13 @@ class Facts:
         return Facts(
             tuple(p for p in self.subst if p in other.subst),
             self.divides & other.divides,
+            self.positive & other.positive,
         )
+
+
+@functools.lru_cache(maxsize=1024)
+def _positive_twin(s: Any) -> Any:
+    return sp().Symbol(s.name, integer=True, positive=True)
 
 
 @functools.lru_cache(maxsize=8192)

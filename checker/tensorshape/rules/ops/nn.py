@@ -315,6 +315,10 @@ def conv(call: Call) -> Value:
         and not _mode_padding_fits(call, spatial, padding, shape)
     ):
         return _ERR
+    if not transposed and cout is not None:
+        # torch raises for a weight with no output channels ("expected weight to be at least 1 at
+        # dimension 0"): the code after this conv runs only with at least one.
+        call.ctx.at_least_one(cout)
     lead = run + tuple(shape.dims[:c_axis])
     return TensorV(
         Shape(lead + (cout if cout is not None else Unknown(),) + tuple(outs)),
