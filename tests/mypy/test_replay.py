@@ -6,7 +6,6 @@ import pytest
 from mypy import build
 from mypy.modulefinder import BuildSource
 from mypy.options import Options
-
 from tensorshape_mypy.replay import targets_of
 
 pytestmark = pytest.mark.mypy
@@ -42,4 +41,6 @@ def test_each_line_is_in_the_target_mypy_gives_its_errors() -> None:
     target = targets_of(result.files["m"])
     got = [target(line) for line in range(1, SOURCE.count("\n") + 1)]
     # Nested functions are their enclosing function's target; class bodies and decorators the module's.
-    assert got == ["m", "m"] + ["m.a"] * 4 + ["m"] * 4 + ["m.C.m"] * 2 + ["m", "m.C.p", "m.C.p", "m"] + ["m.b"] * 2 + ["m"]
+    assert got == ["m", "m"] + ["m.a"] * 4 + ["m"] * 4 + ["m.C.m"] * 2 + ["m", "m.C.p", "m.C.p", "m"] + ["m.b"] * 2 + [
+        "m"
+    ]
