@@ -169,21 +169,26 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp)
         pkg = generate(root, args.modules)
         results: dict[tuple[str, bool], float] = {}
-        for plugin in (False, True):
-            cold: list[tuple[float, float]] = []
-            for _ in range(args.repeat):
+        # Cold runs interleaved (plain, plugin, plain, plugin...): a shared machine's load changes
+        # over minutes, and both configurations see the same.
+        cold: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+        for _ in range(args.repeat):
+            for plugin in (False, True):
                 shutil.rmtree(root / (".cache-plugin" if plugin else ".cache-plain"), ignore_errors=True)
-                cold.append(_run_cpu(root, plugin))
-            results[("cold", plugin)] = min(w for w, _ in cold)
-            results[("cold cpu", plugin)] = min(c for _, c in cold)
+                cold[plugin].append(_run_cpu(root, plugin))
+        for plugin in (False, True):
+            results[("cold", plugin)] = min(w for w, _ in cold[plugin])
+            results[("cold cpu", plugin)] = min(c for _, c in cold[plugin])
             _run(root, plugin)  # the cache is complete after one warm run
-            edits: list[tuple[float, float]] = []
-            for r in range(args.repeat):
+        edits: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+        for r in range(args.repeat):
+            for plugin in (False, True):
                 target = pkg / "m000.py"
                 target.write_text(target.read_text(encoding="utf-8") + f"\nEDIT_{plugin}_{r} = {r}\n", encoding="utf-8")
-                edits.append(_run_cpu(root, plugin))
-            results[("edit", plugin)] = min(w for w, _ in edits)
-            results[("edit cpu", plugin)] = min(c for _, c in edits)
+                edits[plugin].append(_run_cpu(root, plugin))
+        for plugin in (False, True):
+            results[("edit", plugin)] = min(w for w, _ in edits[plugin])
+            results[("edit cpu", plugin)] = min(c for _, c in edits[plugin])
         warm: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
         for _ in range(args.warm_runs):
             for plugin in (False, True):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mypy.errors import Errors
 from mypy.nodes import MypyFile
@@ -16,6 +16,9 @@ from mypy.types import Type
 from . import errorcodes as errorcodes
 from .dims import dim_result
 from .session import Session, is_user_path
+
+if TYPE_CHECKING:
+    from .replay import Replay
 
 __all__ = ["TensorShapePlugin"]
 
@@ -32,10 +35,22 @@ class TensorShapePlugin(Plugin):
         self.session = Session(options.cache_dir, keep_worker=options.fine_grained_incremental)
         #: mypy's error collector (one per build): found by the first checker callback.
         self._errors: Errors | None = None
+        #: The daemon: shape errors reported again when it re-checks some functions of a module.
+        self._replay: Replay | None = None
+        if options.fine_grained_incremental:
+            from .replay import Replay
+
+            self._replay = Replay()
 
     # -- calls: mypy's error collector, first-class dims ----------------------------------------
     def _call(self, ctx: FunctionContext | MethodContext) -> Type:
-        self._errors = ctx.api.msg.errors
+        self._errors = errors = ctx.api.msg.errors
+        if self._replay:
+            self._replay.on_call(errors)
+        if errors.file in errors.ignored_files:
+            # torch and the other installed packages (most calls of a cold run), modules mypy silences:
+            # nothing is shown for them, and their types stay plain mypy's.
+            return ctx.default_return_type
         return dim_result(ctx, self._modules or {})
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
@@ -65,6 +80,8 @@ class TensorShapePlugin(Plugin):
 
         Not for a module whose errors mypy silences (``follow_imports = silent``, an installed
         package, ``ignore_errors``): mypy has marked it when it parsed it."""
+        if self._replay is not None:
+            self._replay.forget(file.path)
         if not file.is_stub and self.reports_on(file.fullname, file.path) is not None:
             self.session.prefetch(file.path, file.fullname)
         return []
@@ -74,15 +91,19 @@ class TensorShapePlugin(Plugin):
         errors = None if file.is_stub else self.reports_on(file.fullname, file.path)
         if errors is None or errors.file != file.path:
             return set()
-        from .report import report
-
         result = self.session.result(file.path)
         if result.config_error is not None:
             from tensorshape.model import codes
 
             errors.report(1, 0, result.config_error, errorcodes.error_code(codes.CONFIG_ERROR))
             return set()
-        report(errors, result.diagnostics)
+        if result.diagnostics:
+            from .replay import report_in_targets, targets_of
+
+            # Each in the function it is in, as mypy's own errors: the daemon re-checks that function.
+            by_target = report_in_targets(errors, result.diagnostics, targets_of(file))
+            if self._replay is not None:
+                self._replay.keep(errors, file.path, by_target)
         if result.reveals:
             from .reveal import rewrite_reveals
 

@@ -246,7 +246,8 @@ class Session:
         # Codes off by default are produced, and mypy keeps them only where its options enable them.
         base = cfg.settings()
         # mypy applies `# type: ignore[...]` itself (and so counts one that silences a shape error as used).
-        settings = replace(base, enable=base.enable | _OFF_BY_DEFAULT, record=True, type_ignore=False)
+        # The values of expressions are recorded (about 7% of the analysis) only for `reveal_type`.
+        settings = replace(base, enable=base.enable | _OFF_BY_DEFAULT, record=_mentions_reveal(path), type_ignore=False)
         r = check_file_guarded(path, settings, project)
         # The analyzer and the parsed module are dropped here: only what reporting needs is kept.
         return Findings(r.diagnostics, r.dependencies, find_reveals(r), source)
@@ -348,6 +349,13 @@ class Session:
             os.replace(tmp, f)
         except OSError:
             pass
+
+
+def _mentions_reveal(path: str) -> bool:
+    try:
+        return b"reveal_type" in Path(path).read_bytes()
+    except OSError:
+        return False
 
 
 def _start_worker() -> subprocess.Popen[bytes]:

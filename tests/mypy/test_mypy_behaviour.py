@@ -187,23 +187,45 @@ def _edit(path: Path, text: str) -> None:
         os.utime(path, ns=(later, later))
 
 
+MODEL = """
+import torch
+
+
+class Model:
+    def forward(self) -> None:
+        a = torch.randn(2, 3)
+        a @ a
+"""
+
+
 @pytest.mark.slow
 def test_dmypy(tmp_path: Path) -> None:
+    """Start, check, edit, check, stop.  An edit re-checks the edited module as a whole (its shape errors
+    appear and go with the edit); the other modules' shape errors stay shown although the daemon clears
+    every message at each update and re-checks only their functions that had errors."""
     dmypy = shutil.which("dmypy") or str(Path(sys.executable).with_name("dmypy"))
     if not Path(dmypy).exists():
         pytest.skip("dmypy is not installed")
     (tmp_path / "lib.py").write_text(LIB, encoding="utf-8")
     (tmp_path / "main.py").write_text(MAIN, encoding="utf-8")
+    (tmp_path / "user.py").write_text(MODEL, encoding="utf-8")
     (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = tensorshape_mypy\n", encoding="utf-8")
     status = tmp_path / "dmypy.json"
     base = [dmypy, "--status-file", str(status)]
+    edits = [
+        ("main.py", MAIN + "\n"),
+        # The edit fixes the bad call: the daemon parses main.py again and its shape error goes away.
+        ("main.py", MAIN.replace("randn(3, 15)", "randn(3, 16)")),
+        ("main.py", MAIN),
+        # An edit elsewhere: main.py and user.py are re-checked only where they had errors.
+        ("lib.py", LIB + "# edited\n"),
+    ]
     try:
         runs = []
-        # The edit fixes the bad call: the daemon parses main.py again and its shape error goes away.
-        for source in (MAIN + "\n", MAIN.replace("randn(3, 15)", "randn(3, 16)"), MAIN):
-            _edit(tmp_path / "main.py", source)
+        for name, source in edits:
+            _edit(tmp_path / name, source)
             proc = subprocess.run(
-                [*base, "run", "--", "--config-file", "mypy.ini", "lib.py", "main.py"],
+                [*base, "run", "--", "--config-file", "mypy.ini", "lib.py", "main.py", "user.py"],
                 cwd=tmp_path,
                 capture_output=True,
                 text=True,
@@ -214,6 +236,11 @@ def test_dmypy(tmp_path: Path) -> None:
         subprocess.run([*base, "stop"], cwd=tmp_path, capture_output=True, timeout=60)
     for out in runs:
         assert "main.py:6: note: revealed shape: [3 4]" in out, out
-    for out in (runs[0], runs[2]):
+        assert "user.py:8: error:" in out and "[shape-mismatch]" in out, out
+    for out in (runs[0], runs[2], runs[3]):
         assert "main.py:7: error:" in out and "[shape-mismatch]" in out, out
     assert "main.py:7: error:" not in runs[1], runs[1]
+    # Each message once: a re-check reports a function's shape errors again, not twice.
+    for out in runs:
+        lines = [line for line in out.splitlines() if ": error: " in line or ": note: " in line]
+        assert len(lines) == len(set(lines)), out
