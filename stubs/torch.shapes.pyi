@@ -233,6 +233,9 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False, *, out=None) -
 @rule("topk")
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None) -> tuple: ...
 
+@rule("multinomial")
+def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None, out=None) -> Tensor: ...
+
 @rule("sort")
 @names("sort", "cummax", "cummin")
 def _sort(input, dim: int = -1, descending: bool = False, *, stable: bool = False, out=None) -> tuple: ...

@@ -150,6 +150,14 @@ CASES = {
         for x in DataLoader(ds, batch_size=4, collate_fn=collate):
             pass
     """,
+    "sampling_tokens_with_multinomial": """
+        logits = torch.randn(4, 10)
+        probs = torch.softmax(logits, dim=-1)
+        reveal_shape(torch.multinomial(probs, num_samples=1))
+        reveal_shape(probs[0].multinomial(10))
+        reveal_shape(torch.multinomial(probs, 12, replacement=True))
+        torch.multinomial(probs, 11)  # E: TS107
+    """,
     "comprehension_over_a_long_module_list_has_its_length": """
         import torch.nn as nn
 

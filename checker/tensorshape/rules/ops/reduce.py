@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...lang.render import render_dim, render_shape
 from ...model import codes
 from ...model.constraints import Rel
-from ...model.dims import UnknownSource
+from ...model.dims import Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import SeqKind, TensorV, TupleV, Value, unknown_tensor
 from ...unify.compare import le3
@@ -112,6 +112,41 @@ def topk(call: Call) -> Value:
         )
         out = replace(shape, i, (k,))
     return TupleV((TensorV(out, t.dtype if t else None), TensorV(out, "int64")), SeqKind.TUPLE)
+
+
+@rule("multinomial")
+def multinomial(call: Call) -> Value:
+    """``torch.multinomial(probs, num_samples)``: indices ``[num_samples]`` of a 1-d ``probs``,
+    ``[rows num_samples]`` of a 2-d one.  torch refuses another rank, ``num_samples`` of 0 or less,
+    and (without replacement) more samples than categories."""
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED, "int64")
+    src, shape = got
+    n = call.int("num_samples")
+    if shape.rank is not None and shape.rank not in (1, 2):
+        call.error(codes.RANK_MISMATCH, f"prob_dist must be 1 or 2 dim, got {render_shape(shape)}", src)
+        return unknown_tensor(UnknownSource.ERROR)
+    if type(n) is int and n <= 0:
+        call.error(codes.INVALID_ARG, f"cannot sample num_samples={n} <= 0 samples", "num_samples")
+        return unknown_tensor(UnknownSource.ERROR)
+    replacement = call.bool("replacement") if call.has("replacement") else False
+    if shape.rank is None:
+        return unknown_tensor(UnknownSource.UNANNOTATED, "int64")
+    categories = shape.items[-1]
+    if n is not None and replacement is False:
+        call.check(
+            le3(n, categories, call.facts),
+            (n, categories),
+            f"cannot sample num_samples={render_dim(n)} > {render_dim(categories)} categories "
+            f"({render_shape(shape)}) without replacement",
+            rel=Rel.LE,
+            at="num_samples",
+            code=codes.INDEX_RANGE,
+            hint="pass replacement=True, or sample at most as many as there are categories",
+        )
+    drawn = n if n is not None else Unknown(UnknownSource.UNANNOTATED)
+    return TensorV(Shape((*shape.items[:-1], drawn)), "int64")
 
 
 @rule("sort")
