@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -157,7 +158,9 @@ def _damage(d: Path, before: dict[Path, bytes], env: dict[str, str]) -> dict[str
 
 def _compiles(data: bytes) -> bool:
     try:
-        compile(data, "m.py", "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a mutant's SyntaxWarnings are not the tool's
+            compile(data, "m.py", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
         return False
     return True
