@@ -470,6 +470,36 @@ CASES = {
         proj = nn.Linear(cfg.d_inner, 8)
         proj(torch.randn(3, cfg.d_model))  # E: TS101
         """,
+    "layer_given_by_class_or_name": """
+        import functools
+
+        _LAYERS = {"relu": nn.ReLU, "gelu": nn.GELU}
+
+
+        def get_layer(layer="relu"):
+            if layer is None:
+                return None
+            assert isinstance(layer, (type, str, functools.partial))
+            if isinstance(layer, functools.partial) or not isinstance(layer, str):
+                return layer
+            return _LAYERS[layer.lower()]
+
+
+        class Net(nn.Module):
+            def __init__(self, act_layer=nn.ReLU):
+                super().__init__()
+                self.fc = nn.Linear(4, 6)
+                self.act = get_layer(act_layer)()
+
+            def forward(self, x):
+                return self.act(self.fc(x))
+
+
+        x = torch.randn(2, 4)
+        reveal_shape(Net(nn.Tanh)(x))
+        reveal_shape(Net("GELU")(x))
+        reveal_shape(torch.zeros(isinstance(nn.Linear, type) + isinstance(Net, str), 2))
+        """,
     "children_backbone_wrong_head": """
         backbone = nn.Sequential(*list(Wide().children())[:-1])
         head = nn.Linear(24, 5)

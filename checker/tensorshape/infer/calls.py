@@ -1064,6 +1064,14 @@ _INSTANCE_OF: dict[str, tuple[type[Value], ...]] = {
 
 _SEQUENCE_ABCS = frozenset({"collections.abc.Sequence", "typing.Sequence"})
 
+#: Classes of callables: no data value is an instance of one.
+_CALLABLE_CLASSES = frozenset({"builtins.type", "functools.partial", "types.FunctionType", "types.MethodType"})
+
+#: Classes no class object is an instance of.
+_NOT_CLASSES = frozenset(
+    {"builtins.tuple", "builtins.list", "functools.partial", "types.FunctionType", "types.MethodType", "torch.Tensor"}
+)
+
 
 def _isinstance(v: Value, cls: Value) -> bool | None:
     """``isinstance(v, cls)`` when the value's kind decides it (``pair(t)``'s ``isinstance(t, tuple)``
@@ -1077,6 +1085,16 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
         if isinstance(v, (TupleV, StrV)):
             return True
         return False if isinstance(v, (IntV, FloatV, BoolV, DictV, NoneV)) else None
+    if isinstance(v, ClassV) or (isinstance(v, ExternalV) and canonical(v.qualname) in engine.table().classes):
+        # A class (``norm_layer=nn.BatchNorm2d`` where a name or a partial may be given) is a ``type``,
+        # and no int, str, dict, sequence, function or partial.
+        if cls.qualname == "builtins.type":
+            return True
+        return False if cls.qualname in _NOT_CLASSES or cls.qualname.removeprefix("builtins.") in _INSTANCE_OF else None
+    if isinstance(v, PartialV) and cls.qualname == "functools.partial":
+        return True
+    if cls.qualname in _CALLABLE_CLASSES and isinstance(v, (IntV, FloatV, BoolV, StrV, DictV, NoneV, TupleV, TensorV)):
+        return False  # data (``act_layer="gelu"``) is no class, function or partial
     name = cls.qualname.removeprefix("builtins.")
     if name == cls.qualname or isinstance(v, MaybeIntV):
         return None  # not a builtin class, or a value that may be a tensor
