@@ -135,16 +135,30 @@ def _unknown(*ds: Dim) -> Unknown | None:
     return None
 
 
+# The symbolic operations are memoised: an analysis asks the same few of them thousands of times (the
+# products of a model's widths and heads), and sympy builds and normalises each result anew.
+
+
 def add(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
         return bounded(a + b)
-    return _unknown(a, b) or norm(to_sympy(a) + to_sympy(b))
+    return _unknown(a, b) or _add(a, b)
+
+
+@lru_cache(maxsize=1 << 14, typed=True)
+def _add(a: Any, b: Any) -> Dim:
+    return norm(to_sympy(a) + to_sympy(b))
 
 
 def sub(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
         return bounded(a - b)
-    return _unknown(a, b) or norm(to_sympy(a) - to_sympy(b))
+    return _unknown(a, b) or _sub(a, b)
+
+
+@lru_cache(maxsize=1 << 14, typed=True)
+def _sub(a: Any, b: Any) -> Dim:
+    return norm(to_sympy(a) - to_sympy(b))
 
 
 def mul(a: Dim, b: Dim) -> Dim:
@@ -152,7 +166,12 @@ def mul(a: Dim, b: Dim) -> Dim:
         return bounded(a * b)
     if a == 0 or b == 0:
         return 0
-    return _unknown(a, b) or norm(to_sympy(a) * to_sympy(b))
+    return _unknown(a, b) or _mul(a, b)
+
+
+@lru_cache(maxsize=1 << 14, typed=True)
+def _mul(a: Any, b: Any) -> Dim:
+    return norm(to_sympy(a) * to_sympy(b))
 
 
 def neg(a: Dim) -> Dim:
@@ -176,11 +195,16 @@ def floordiv(a: Dim, b: Dim) -> Dim:
         return a
     if b == 0:
         return Unknown(UnknownSource.ERROR)
+    return _floordiv(a, b)
+
+
+@lru_cache(maxsize=1 << 14, typed=True)
+def _floordiv(a: Any, b: Any) -> Dim:
     whole, part = _divide(to_sympy(a), b)
     if part == 0:
         return norm(whole)
     if part.is_Integer:
-        return norm(whole + int(part) // b)  # type: ignore[operator]
+        return norm(whole + int(part) // b)
     if type(b) is int and b > 0:
         part = _unnest_floor(part)
     return norm(whole + sp().floor(part / to_sympy(b), evaluate=False))
