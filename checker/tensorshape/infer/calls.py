@@ -46,7 +46,16 @@ from .base import MAX_BUILD_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase,
 from .configs import NAMESPACE_CLASSES, call_dict_method, edited_params, namespace
 from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
-from .state import State, container_items, dict_container, is_list_container, join_states, join_values, with_items
+from .state import (
+    State,
+    container_items,
+    dict_container,
+    is_list_container,
+    iteration_length,
+    join_states,
+    join_values,
+    with_items,
+)
 from .strings import StrMethodV, call_str_method
 from .syntax import simple_text
 from .values import (
@@ -76,7 +85,6 @@ from .values import (
     as_container,
     building_key,
     building_prefix,
-    iteration_length,
     lacks_attribute,
     mentions,
     module_children,

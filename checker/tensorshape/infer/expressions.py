@@ -45,7 +45,7 @@ from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
 from .options import option_value
 from .oversized import MAX_STATEMENT_CHARS, OpaqueCode
-from .state import State, dict_container, join_all, join_values
+from .state import State, dict_container, iteration_length, join_all, join_values
 from .strings import STR_METHODS, StrMethodV
 from .syntax import simple_text
 from .values import (
@@ -79,7 +79,6 @@ from .values import (
     TensorMethodV,
     as_container,
     building_key,
-    iteration_length,
     to_core,
     truthiness,
 )

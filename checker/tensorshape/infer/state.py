@@ -5,10 +5,26 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.shape import Item, Shape
-from ..model.values import NONE, DictV, IntV, Layout, ModuleV, NoneV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value
+from ..model.values import (
+    NONE,
+    DatasetV,
+    DictV,
+    IntV,
+    Layout,
+    LoaderV,
+    ModuleV,
+    NoneV,
+    SeqKind,
+    SeqV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+)
 from ..unify.arith import to_sympy
 from ..unify.facts import NO_FACTS, Facts
 from ..unify.symbols import sp
@@ -251,3 +267,23 @@ def join_states(a: State | None, b: State | None, widen: Widen | None = None) ->
         if k not in out:
             out[k] = w
     return State(out, a.facts.join(b.facts))
+
+
+def iteration_length(v: Value) -> Dim | None:
+    """How many items iterating ``v`` gives, when that is a known size (an int or a symbol: a
+    ``range(n)``, a tensor's first dim, a ``ModuleList`` built over ``range(n)``); else ``None``."""
+    from .values import RangeV, as_container
+
+    v = as_container(v)
+    n: Any = None
+    if isinstance(v, TupleV):
+        n = len(v.items)
+    elif isinstance(v, (SeqV, RangeV, DatasetV, LoaderV)):
+        n = v.length
+    elif isinstance(v, TensorV) and v.shape.rank:
+        n = v.shape.dim(0)
+    elif isinstance(v, ModuleV) and (named := dict_container(v)) is not None:
+        n = len(named.items)
+    elif isinstance(v, ModuleV) and is_list_container(v):
+        return iteration_length(container_items(v))
+    return None if n is None or isinstance(n, Unknown) else n

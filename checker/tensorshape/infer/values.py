@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..model.dims import Dim, Unknown
+from ..model.dims import Dim
 from ..model.values import (
     BoolV,
-    DatasetV,
     DictV,
     FloatV,
     IntV,
-    LoaderV,
     MaybeIntV,
     ModuleV,
     NoneV,
@@ -65,7 +63,6 @@ __all__ = [
     "ContainerInitV",
     "ChildrenV",
     "as_container",
-    "iteration_length",
     "module_children",
     "unseen_constructor",
     "mentions",
@@ -461,26 +458,6 @@ def as_container(v: Value) -> Value:
         if isinstance(c, ModuleV):
             return c
     return v
-
-
-def iteration_length(v: Value) -> Dim | None:
-    """How many items iterating ``v`` gives, when that is a known size (an int or a symbol: a
-    ``range(n)``, a tensor's first dim, a ``ModuleList`` built over ``range(n)``); else ``None``."""
-    from .state import container_items, dict_container, is_list_container
-
-    v = as_container(v)
-    n: Any = None
-    if isinstance(v, TupleV):
-        n = len(v.items)
-    elif isinstance(v, (SeqV, RangeV, DatasetV, LoaderV)):
-        n = v.length
-    elif isinstance(v, TensorV) and v.shape.rank:
-        n = v.shape.dim(0)
-    elif isinstance(v, ModuleV) and (named := dict_container(v)) is not None:
-        n = len(named.items)
-    elif isinstance(v, ModuleV) and is_list_container(v):
-        return iteration_length(container_items(v))
-    return None if n is None or isinstance(n, Unknown) else n
 
 
 #: Names by which a module's code can register children its attribute assignments do not show.

@@ -662,6 +662,10 @@ def rnn(call: Call) -> Value:
     bi = 2 if call.bool("bidirectional") else 1
     proj = call.int("proj_size") if call.has("proj_size") else 0
     hout = hid if not proj else proj
+    if hid is not None:
+        # torch's constructor refuses a hidden_size of 0 ("hidden_size must be greater than zero"):
+        # a module that runs has at least one.
+        call.ctx.at_least_one(hid)
     batch_first = bool(call.bool("batch_first"))
     if x.rank is not None and x.rank not in (2, 3):
         call.error(codes.RANK_MISMATCH, f"expected a 2-D (unbatched) or 3-D input, got {render_shape(x)}", "input")
