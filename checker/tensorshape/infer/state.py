@@ -28,6 +28,7 @@ from ..model.values import (
 from ..unify.arith import to_sympy
 from ..unify.facts import NO_FACTS, Facts
 from ..unify.symbols import sp
+from .values import ClassV, FunctionV, MapV, NothingV, OptionalV, RangeV, as_container
 
 __all__ = ["State", "Widening", "join_values", "join_all", "join_states", "join_shapes"]
 
@@ -137,8 +138,6 @@ def join_values(
     symbol, where dims differ; ``OptionalV`` where one is ``None``)."""
     if a is b or a == b:
         return a
-    from .values import NothingV, OptionalV
-
     if isinstance(a, NothingV):
         return b
     if isinstance(b, NothingV):
@@ -162,16 +161,12 @@ def join_values(
     if isinstance(a, DictV) and isinstance(b, DictV) and type(a) is type(b):  # a dict, or a namespace (AttrsV)
         if [k for k, _ in a.items] == [k for k, _ in b.items]:
             return type(a)(tuple((k, join_values(x, y, widen, facts)) for (k, x), (_, y) in zip(a.items, b.items)))
-        from .values import ClassV, FunctionV, MapV
-
         values = [v for _, v in (*a.items, *b.items)]
         if type(a) is DictV and not any(isinstance(v, (FunctionV, ClassV)) for v in values):
             # Paths that added different keys (a vocabulary filled word by word): any key reads one of
             # the values. A registry of functions or classes stays unknown: which one a key reads matters.
             return MapV(join_all(values))
         return UnknownV()
-    from .values import MapV
-
     if isinstance(a, MapV) or isinstance(b, MapV):
         # A dict whose keys are not known on one path: every value either path may read.
         if isinstance(a, (MapV, DictV)) and isinstance(b, (MapV, DictV)):
@@ -225,8 +220,6 @@ def with_items(m: ModuleV, items: Value) -> ModuleV:
 
 def _join_optional(a: Value, b: Value, widen: Widen | None, facts: tuple[Facts, Facts]) -> Value:
     """A join where one side is ``None`` or optional: optional of the join of the rest."""
-    from .values import OptionalV
-
     parts = [v.inner if isinstance(v, OptionalV) else v for v in (a, b) if not isinstance(v, NoneV)]
     if not parts:
         return NONE
@@ -237,8 +230,6 @@ def _join_optional(a: Value, b: Value, widen: Widen | None, facts: tuple[Facts, 
 
 
 def _map_values(d: Value) -> list[Value]:
-    from .values import MapV
-
     return [d.value] if isinstance(d, MapV) else [v for _, v in d.items] if isinstance(d, DictV) else []
 
 
@@ -272,8 +263,6 @@ def join_states(a: State | None, b: State | None, widen: Widen | None = None) ->
 def iteration_length(v: Value) -> Dim | None:
     """How many items iterating ``v`` gives, when that is a known size (an int or a symbol: a
     ``range(n)``, a tensor's first dim, a ``ModuleList`` built over ``range(n)``); else ``None``."""
-    from .values import RangeV, as_container
-
     v = as_container(v)
     n: Any = None
     if isinstance(v, TupleV):
