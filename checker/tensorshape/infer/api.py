@@ -17,6 +17,7 @@ from ..model.obligations import Obligation
 from ..model.shape import Shape
 from ..model.values import TensorV
 from ..rules.ops import jagged
+from ..unify import bounds
 from .analyzer import Analyzer, call_chain
 from .base import WITH_CALLER
 from .deadline import FileTimeout, deadline
@@ -115,7 +116,8 @@ def analyze_module(
     cached_before = Counter(project.summaries.counts) if project.summaries is not None else Counter()
     an = Analyzer(project, settings.options, record=settings.record)
     an.report_unknown_ops = codes.UNKNOWN_OP.id in settings.enable
-    raw, obligations = an.analyze(info)
+    with bounds.recording() as hits:  # bounds on symbolic work that ``unify`` met for this file
+        raw, obligations = an.analyze(info)
     diags = [d for d in _dedupe(raw) if _wanted(d, settings)]
     diags = report(info.spans.resolve_all(diags), info.source, settings, path)
     obls: list[Obligation] = []
@@ -126,6 +128,8 @@ def analyze_module(
         where = info.spans.resolve(info.spans.ticket(name))
         unanalysed.append((why, where.line, where.column, name.value))
     stats = dict(an.statistics())
+    for bound, n in hits.items():
+        stats[f"{bound}-bound"] = n
     examples = {key: _where(m, node, path if m is info else m.path) for key, (m, node) in an.examples.items()}
     deps = sorted({(m.path, m.digest) for m in an.touched})
     if (info.path, info.digest) not in deps:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +24,9 @@ from ..model.values import (
     UnknownV,
     Value,
 )
-from ..unify.arith import to_sympy
+from ..unify.arith import expand_bounded, to_sympy
+from ..unify.bounds import replayed_cache
 from ..unify.facts import NO_FACTS, Facts
-from ..unify.symbols import sp
 from .values import ClassV, FunctionV, MapV, NothingV, OptionalV, RangeV, as_container
 
 __all__ = ["State", "Widening", "join_values", "join_all", "join_states", "join_shapes"]
@@ -96,13 +95,14 @@ def _join_dim(a: Dim, b: Dim, widen: Widen | None = None, facts: tuple[Facts, Fa
     return Unknown(_JOIN)
 
 
-@functools.lru_cache(maxsize=8192)
+@replayed_cache(maxsize=8192)
 def _same(a: Dim, b: Dim) -> bool:
     """Equal by expansion (a join needs no more: without sympy's assumption queries, which
     dominated joins; a pair it misses is widened, which loses precision, never soundness)."""
     if isinstance(a, Unknown) or isinstance(b, Unknown) or (type(a) is int and type(b) is int):
         return False
-    return bool(sp().expand(to_sympy(a) - to_sympy(b)) == 0)
+    diff = expand_bounded(to_sympy(a) - to_sympy(b))
+    return diff is not None and bool(diff == 0)
 
 
 def join_shapes(

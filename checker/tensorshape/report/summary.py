@@ -69,6 +69,9 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         "learned_parameters": stats["learned-parameters"],
         #: Expressions past a size bound (sequences of more than 1,000 items), kept as a summary value.
         "expressions_at_bound": stats["expression-bound"],
+        #: Symbolic expansions not done because they could pass ``MAX_EXPANDED_TERMS`` terms
+        #: (``(a+b+...+h)**30``): each left a comparison or simplification undecided.
+        "expansions_at_bound": stats["expansion-bound"],
         #: Files not analysed (TS008: unreadable, not regular, too big or nested too deep).
         "skipped_files": stats["skipped-files"],
         #: Of which: files whose analysis ran past ``file_timeout``.

@@ -13,6 +13,7 @@ from math import comb
 from typing import Any
 
 from ..model.dims import Dim, Unknown, UnknownSource
+from . import bounds
 from .symbols import sp
 
 __all__ = [
@@ -77,8 +78,10 @@ def expansion_terms(e: Any) -> int:
 
 
 def expand_bounded(e: Any) -> Any | None:
-    """``sympy.expand(e)``, or None when its expansion may pass :data:`MAX_EXPANDED_TERMS` terms."""
+    """``sympy.expand(e)``, or None when its expansion may pass :data:`MAX_EXPANDED_TERMS` terms
+    (counted: :data:`bounds.EXPANSION` in the analysis' statistics)."""
     if expansion_terms(e) > MAX_EXPANDED_TERMS:
+        bounds.hit(bounds.EXPANSION)
         return None
     return sp().expand(e)
 
@@ -252,7 +255,10 @@ def _divide(a: Any, b: Dim) -> tuple[Any, Any]:
             return q, zero
         # Terms that ``b`` divides leave the floor: ``(h - p) // p`` is ``h//p - 1``.
         whole, part = zero, zero
-        for term in S.Add.make_args(S.expand(a)):
+        expanded = expand_bounded(a)
+        if expanded is None:
+            return zero, a
+        for term in S.Add.make_args(expanded):
             t = term / b
             if S.fraction(t)[1] == 1 and t.is_integer:
                 whole += t

@@ -8,13 +8,13 @@ between rigid (annotated) dims that cannot be proved is a ``symbolic-mismatch``.
 from __future__ import annotations
 
 import enum
-import functools
 from typing import Any
 
 from ..lang.render import render_dim
 from ..model.constraints import Rel
 from ..model.dims import Dim, Unknown
 from .arith import expand_bounded, to_sympy
+from .bounds import replayed_cache
 from .facts import NO_FACTS, Facts
 from .symbols import is_rigid_symbol, sp
 
@@ -61,7 +61,7 @@ def eq3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
     return _symbolic_eq(a, b)
 
 
-@functools.lru_cache(maxsize=8192)
+@replayed_cache(maxsize=8192)
 def _symbolic_eq(a: Any, b: Any) -> Truth:
     """``a == b`` for two symbolic dims, by expanding the difference (cached: loops and
     re-analysed callees ask the same questions again)."""
@@ -98,7 +98,7 @@ def le3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
 _LE_DEPTH = 4
 
 
-@functools.lru_cache(maxsize=8192)
+@replayed_cache(maxsize=8192)
 def _le(a: Any, b: Any, depth: int) -> Truth:
     S = sp()
     if depth < _LE_DEPTH:
@@ -145,7 +145,7 @@ def exact_divisions(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> tuple[tuple[Any,
     return _exact_divisions(to_sympy(a), to_sympy(b))
 
 
-@functools.lru_cache(maxsize=4096)
+@replayed_cache(maxsize=4096)
 def _exact_divisions(a: Any, b: Any) -> tuple[tuple[Any, Any], ...] | None:
     S = sp()
     diff = expand_bounded(a - b)

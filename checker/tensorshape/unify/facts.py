@@ -16,7 +16,9 @@ from typing import Any
 
 from ..model.constraints import Rel
 from ..model.dims import Dim, Unknown
+from . import bounds
 from .arith import expand_bounded, norm, to_sympy
+from .bounds import replayed_cache
 from .symbols import is_rigid_symbol, sp
 
 __all__ = ["Facts", "NO_FACTS"]
@@ -70,8 +72,10 @@ class Facts:
             diff = to_sympy(a) - to_sympy(b)
             for s in sorted(diff.free_symbols, key=lambda s: (is_rigid_symbol(s), s.name)):
                 coeff = diff.coeff(s)
-                rest = sp().expand(diff - coeff * s)
-                if coeff in (1, -1) and s not in rest.free_symbols:
+                if coeff not in (1, -1):
+                    continue
+                rest = expand_bounded(diff - coeff * s)
+                if rest is not None and s not in rest.free_symbols:
                     return s, norm(-rest * coeff)
             return None, None
         cands.sort(key=lambda sv: (is_rigid_symbol(sv[0]), str(sv[0])), reverse=False)
@@ -186,13 +190,14 @@ def _positive_twin(s: Any) -> Any:
     return sp().Symbol(s.name, integer=True, positive=True)
 
 
-@functools.lru_cache(maxsize=8192)
+@replayed_cache(maxsize=8192)
 def _integer_quotient(q: Any, divides: frozenset[tuple[Any, Any]]) -> bool:
     """:meth:`Facts.is_integer_quotient`, remembered: the same quotients come back again and again
     (every ``view``/``reshape`` and conv of a model, each callee run again), and ``cancel`` costs a
     polynomial GCD each time."""
     sympy = sp()
     if any(p.base.is_Add and p.exp.is_Integer and abs(p.exp) > _MAX_EXPANDED_POWER for p in q.atoms(sympy.Pow)):
+        bounds.hit(bounds.EXPANSION)  # not cancelled: taken as not an integer (unproven)
         return False
     q = sympy.cancel(q)
     if sympy.fraction(q)[1] == 1:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.dims import Dim, Unknown
-from .arith import norm, to_sympy
+from .arith import expand_bounded, norm, to_sympy
 from .facts import NO_FACTS, Facts
 from .symbols import sp
 
@@ -51,7 +51,9 @@ def solve_for(lhs: Any, x: Any, rhs: Dim, facts: Facts = NO_FACTS, shown: str | 
     if isinstance(rhs, Unknown):
         return Solution(value=rhs)
     sympy = sp()
-    eq = sympy.expand(lhs - to_sympy(rhs))
+    eq = expand_bounded(lhs - to_sympy(rhs))
+    if eq is None:
+        return Solution()
     try:
         poly = sympy.Poly(eq, x)
     except sympy.PolynomialError:
