@@ -82,15 +82,24 @@ def test_imports_after_the_docstring_and_future_when_there_are_none(tmp_path: An
     assert any("one call observed" in m for m in r.messages)
 
 
-def test_a_parameter_with_a_default_is_optional_or_left_alone(tmp_path: Any) -> None:
-    """``mask=None`` takes ``| None`` (a call without it passes None); ``scale=1`` is not annotated
-    from tensors, since a call without it passes the int (found on local-attention's rotary code)."""
+def test_a_parameter_with_a_default_keeps_it_and_its_type(tmp_path: Any) -> None:
+    """``mask=None`` takes ``| None`` (a call without it passes None); ``scale=1`` takes ``| int`` (a
+    call without it passes the int, found on local-attention's rotary code); a default that is not a
+    literal is kept when every call passed a tensor, and left alone when one passed something else."""
     path = str(tmp_path / "m.py")
-    src = "def f(x, mask=None, scale=1):\n    return x\n"
-    calls = [rec(path, "f", {"x": t(b, 4), "mask": t(b, dtype="bool"), "scale": t(1)}, t(b, 4)) for b in (2, 3)]
+    src = "def f(x, mask=None, scale=1, pos=POS, other=OTHER):\n    return x\n"
+    calls = [
+        rec(path, "f", {"x": t(b, 4), "mask": t(b, dtype="bool"), "scale": t(1), "pos": t(4), "other": t(4)}, t(b, 4))
+        for b in (2, 3)
+    ]
+    calls.append(rec(path, "f", {"x": t(5, 4), "mask": {"none": True}, "scale": {"int": 1}, "pos": t(4)}, t(5, 4)))
     r = annotate_from_trace(src, path, load_trace(calls))
-    assert 'def f(x: Float[Tensor, "batch 4"], mask: Bool[Tensor, " batch"] | None = None, scale=1)' in r.source
-    assert any("scale: not annotated, its default 1" in m for m in r.messages)
+    assert (
+        'def f(x: Float[Tensor, "batch 4"], mask: Bool[Tensor, " batch"] | None = None, '
+        'scale: Float[Tensor, " 1"] | int = 1, pos: Float[Tensor, " 4"] = POS, other=OTHER)'
+    ) in r.source
+    assert any("other: not a tensor in every call" in m for m in r.messages)
+    assert any("pos: annotated from the calls, its default POS kept" in m for m in r.messages)
 
 
 def test_static_proposal_of_an_inferred_result_is_marked_inferred() -> None:
