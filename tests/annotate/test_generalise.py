@@ -181,3 +181,11 @@ def test_a_parameter_whose_literal_default_some_calls_used_is_annotated_from_the
         "bias": 'Float[Tensor, " 4"]',
     }
     assert ann(calls, ["x", "bias"]) == {"x": 'Float[Tensor, "batch 4"]'}
+
+
+def test_a_sequence_axis_equal_to_a_constructor_argument_in_two_calls_is_a_coincidence() -> None:
+    """perceiver-pytorch's driver: ``num_latents`` and ``dim_head`` were 16 and 8 in its two models."""
+    calls = [{"x": t(b, n, 32), INIT: {"dim_head": n}} for b, n in ((1, 16), (2, 8))]
+    assert ann(calls, ["x"]) == {"x": 'Float[Tensor, "batch n 32"]'}
+    more = [{"x": t(b, n, 32), INIT: {"seq_len": n}} for b, n in ((1, 16), (2, 8), (3, 20))]
+    assert ann(more, ["x"]) == {"x": 'Float[Tensor, "batch seq_len 32"]'}

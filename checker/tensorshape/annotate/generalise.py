@@ -16,7 +16,8 @@ axis whose size differs between the items of one call is ``_``).  The rules, in 
    expression (``2*d``, ``h*w``, ``a+b``); earlier means checked earlier by jaxtyping (argument order);
 6. a name comes from the code (``b, t, d = x.shape``), else from an int argument always equal to the
    size (``batch_size``), else from a constructor argument of ``self`` always equal to it
-   (``context_dim``), else from a function of the same module whose dim took the same sizes, else
+   (``context_dim``; on the last axis, or with three sizes or more: two sizes of a sequence axis equal
+   to two ``dim_head`` values are a coincidence of the run), else from a function of the same module whose dim took the same sizes, else
    ``batch`` for a leading axis, else ``n``, ``m``, ``k``...
 """
 
@@ -330,7 +331,8 @@ def _dim(
         return expr
     from_code = code[axis] if axis < len(code) and code[axis] else None
     from_int = [s for s, v in ints.items() if tuple(v) == col]
-    from_int += [k for k, v in ctor.items() if all(x is None or x == y for x, y in zip(col, v, strict=True))]
+    if axis == rank - 1 or len(sizes) >= 3:  # a feature size, or too many sizes for a coincidence
+        from_int += [k for k, v in ctor.items() if all(x is None or x == y for x, y in zip(col, v, strict=True))]
     again = module.by_sizes.get(frozenset(sizes))
     lead = "batch" if axis == 0 and rank >= 2 else None
     name = fresh([x for x in (from_code, *from_int, again, lead) if x])
