@@ -31,6 +31,14 @@ def pool(features, lengths):
     return features.sum(dim=1) / lengths.unsqueeze(-1)
 
 
+def combine(xs, named, scale=1.0):
+    return torch.stack(xs).sum(0) * scale + named["a"]
+
+
+def split(x, n):
+    return tuple(x.chunk(n, dim=-1))
+
+
 def step(model, x, target):
     full, pooled = model(x)
     loss = ((pooled - target) ** 2).mean()
@@ -48,6 +56,11 @@ def main():
         x = torch.randn(batch, 4 + i, 8)
         step(model, x, torch.randn(batch, 16))
         pool(x, torch.full((batch,), 4.0 + i))
+        if i:
+            combine([x] * (i + 1), {"a": x, "b": x}, torch.ones(8))
+        else:
+            combine([x], {"a": x})
+        split(x, 1 + i % 2)
 
 
 if __name__ == "__main__":
@@ -77,7 +90,13 @@ def test_trace_write_then_jaxtyping_accepts_every_traced_call(tmp_path: Path, mo
     code = main(["annotate", "--trace", "--write", "--", sys.executable, "train.py", "--steps", "3"])
     assert code == 0
     out = prog.read_text(encoding="utf-8")
-    assert 'def forward(self, x: Float[Tensor, "b t 8"], mask=None) -> tuple[' in out
+    # ``d`` is the constructor's ``d_model`` (8 in every call): a name, not the literal
+    assert 'def forward(self, x: Float[Tensor, "b t d"], mask=None) -> tuple[' in out
+    assert (
+        'def combine(xs: list[Float[Tensor, "b t 8"]], named: dict[str, Float[Tensor, "b t 8"]], '
+        'scale: Float[Tensor, " 8"] | float = 1.0) -> Float[Tensor, "b t 8"]:'
+    ) in out
+    assert 'def split(x: Float[Tensor, "b t 8"], n) -> tuple[Float[Tensor, "b t m"], ...]:' in out
     assert "# keep this comment" in out
     assert 'def pool(features: Float[Tensor, "b t 8"], lengths: Float[Tensor, " b"]) -> Float[Tensor, "b 8"]:' in out
     assert "from jaxtyping import Float\nimport torch\nfrom torch import Tensor, nn\n" in out

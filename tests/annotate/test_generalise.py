@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorshape.annotate import ModuleNames, dtype_class, generalise
+from tensorshape.annotate import INIT, ModuleNames, dtype_class, generalise
 
 
 def t(*shape: int, dtype: str = "float32") -> dict[str, Any]:
@@ -121,3 +121,71 @@ def test_never_a_tensor_says_nothing() -> None:
     )
     assert r.annotations == {"x": 'Float[Tensor, " n"]'}
     assert r.notes == []
+
+
+def test_a_size_equal_to_a_constructor_argument_is_named_after_it() -> None:
+    """perceiver-pytorch's ``Attention.forward``: every instance the run built had ``query_dim=32``
+    (a literal 32 would refuse ``Attention(64)``), its ``context_dim`` differed between instances."""
+    calls = [
+        {
+            "x": t(b, 16, 32),
+            "context": t(b, n, c),
+            "return": t(b, 16, 32),
+            INIT: {"query_dim": 32, "context_dim": c, "heads": 4},
+        }
+        for b, n, c in ((1, 64, 21), (2, 30, 24), (3, 16, 32))
+    ]
+    got = ann(calls, ["x", "context", "return"])
+    assert got == {
+        "x": 'Float[Tensor, "batch 16 query_dim"]',
+        "context": 'Float[Tensor, "batch n context_dim"]',
+        "return": 'Float[Tensor, "batch 16 query_dim"]',
+    }
+    # the code's own name wins; a size equal to two constructor arguments, or not the last axis, stays a literal
+    same = [{"x": t(b, 8, 8), INIT: {"d_model": 8, "heads": 2}} for b in (2, 3)]
+    assert ann(same, ["x"], code_names={"x": ["b", "t", "d"]}) == {"x": 'Float[Tensor, "b 8 d"]'}
+    both = [{"x": t(b, 4), INIT: {"dim": 4, "hidden": 4}} for b in (2, 3)]
+    assert ann(both, ["x"]) == {"x": 'Float[Tensor, "batch 4"]'}
+    # one call: literals, whatever the constructor
+    assert ann([{"x": t(2, 32), INIT: {"dim": 32}}], ["x"]) == {"x": 'Float[Tensor, "2 32"]'}
+
+
+def test_lists_dicts_and_tuples_of_varying_length_annotate_their_items() -> None:
+    calls = [
+        {
+            "xs": {"list": [t(b, 3, 8)] * k},
+            "named": {"dict": {"a": t(b, 5), "b": t(b, 5)}},
+            "parts": {"tuple": [t(b, 8)] * k},
+            "maps": {"list": [t(b, 4, s, s) for s in (16, 8)]},
+            "return": {"list": [t(b, 8)]},
+        }
+        for b, k in ((2, 1), (4, 3), (5, 2))
+    ]
+    got = ann(calls, ["xs", "named", "parts", "maps", "return"])
+    assert got == {
+        "xs": 'list[Float[Tensor, "batch 3 8"]]',
+        "named": 'dict[str, Float[Tensor, "batch 5"]]',
+        "parts": 'tuple[Float[Tensor, "batch 8"], ...]',
+        "maps": 'list[Float[Tensor, "batch 4 _ _"]]',  # sizes that differ between a call's items
+        "return": 'list[Float[Tensor, "batch 8"]]',
+    }
+    odd = generalise([{"xs": {"list": [t(2, 3), t(2)]}, "d": {"dict": {"1": t(2)}, "keys": "other"}}] * 2, ["xs", "d"])
+    assert odd.annotations == {}
+    assert any("differ in rank" in n for n in odd.notes) and any("keys are not all strings" in n for n in odd.notes)
+
+
+def test_a_parameter_whose_literal_default_some_calls_used_is_annotated_from_the_others() -> None:
+    calls = [{"x": t(2, 4), "bias": t(4)}, {"x": t(3, 4)}, {"x": t(5, 4), "bias": {"int": 0}}]
+    assert ann(calls, ["x", "bias"], defaulted=["bias"]) == {
+        "x": 'Float[Tensor, "batch 4"]',
+        "bias": 'Float[Tensor, " 4"]',
+    }
+    assert ann(calls, ["x", "bias"]) == {"x": 'Float[Tensor, "batch 4"]'}
+
+
+def test_a_sequence_axis_equal_to_a_constructor_argument_in_two_calls_is_a_coincidence() -> None:
+    """perceiver-pytorch's driver: ``num_latents`` and ``dim_head`` were 16 and 8 in its two models."""
+    calls = [{"x": t(b, n, 32), INIT: {"dim_head": n}} for b, n in ((1, 16), (2, 8))]
+    assert ann(calls, ["x"]) == {"x": 'Float[Tensor, "batch n 32"]'}
+    more = [{"x": t(b, n, 32), INIT: {"seq_len": n}} for b, n in ((1, 16), (2, 8), (3, 20))]
+    assert ann(more, ["x"]) == {"x": 'Float[Tensor, "batch seq_len 32"]'}

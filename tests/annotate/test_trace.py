@@ -50,6 +50,20 @@ class Model:
         return Tensor(*x.shape[:-1], n)
 
 
+class Attn:
+    def __init__(self, query_dim, context_dim=None, heads=2):
+        context_dim = context_dim or query_dim  # the value kept is the one at return
+        self.heads = heads
+
+    def forward(self, x, context):
+        return Tensor(*x.shape)
+
+
+class Wide(Attn):
+    def __init__(self, dim):
+        super().__init__(dim, 2 * dim)
+
+
 def main(child):
     if child:
         double(Tensor(9, 9))  # traced in the subprocess too
@@ -62,6 +76,11 @@ def main(child):
     m = Model()
     for i in range(100):
         m.forward(Tensor(i + 1, 3), 7)  # a new shape every call: switched off at the bound
+    for qd, cd in ((4, None), (4, 6), (4, 6)):
+        a = Attn(qd, cd)
+        for _ in range(5):
+            a.forward(Tensor(2, 3, qd), Tensor(2, 5, 4))  # the same shapes, three instances
+    Wide(3).forward(Tensor(1, 3), Tensor(1, 6))
     subprocess.run([sys.executable, __file__, "child"], check=True)
 
 
@@ -144,6 +163,23 @@ def test_a_function_with_ever_new_shapes_is_switched_off_at_the_bound(
     assert calls[0]["args"] == {"x": {"shape": [1, 3], "dtype": "float32"}, "n": {"int": 7}}
     trace = load_trace(json.dumps(r) for r in records)
     assert any(q == "Model.forward" for _, q in trace.saturated)
+
+
+def test_a_method_call_carries_the_constructor_arguments_of_self(
+    traced: tuple[str, list[dict[str, object]]],
+) -> None:
+    """Two samples of the first instance, one call of the second (built differently, though the shapes
+    are the same), none of the third (built like the second), and a subclass's merged arguments."""
+    exe, records = traced
+    inits = [r.get("init") for r in _calls(records, "Attn.forward")]
+    first = {"query_dim": 4, "context_dim": 4, "heads": 2}
+    assert inits == [
+        first,
+        first,
+        {**first, "context_dim": 6},
+        {"query_dim": 3, "context_dim": 6, "heads": 2, "dim": 3},
+    ], exe
+    assert all("init" not in r for r in _calls(records, "double"))
 
 
 def test_dtypes_are_recorded(traced: tuple[str, list[dict[str, object]]]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import os
@@ -15,7 +16,7 @@ import libcst as cst
 from ..runtime.checking import check_shapes
 from ..runtime.errors import ShapeCheckError
 from .codemod import AnnotateResult, FunctionSite, apply_annotations, existing_specs
-from .generalise import RESULT, ModuleNames, generalise
+from .generalise import INIT, RESULT, ModuleNames, generalise
 
 __all__ = ["Trace", "load_trace", "annotate_from_trace", "TraceError"]
 
@@ -41,6 +42,8 @@ class Trace:
         per = self.calls.setdefault(where[0], {}).setdefault(where[1], [])
         call = dict(rec.get("args") or {})
         call[RESULT] = rec.get("result")
+        if rec.get("init"):
+            call[INIT] = rec["init"]
         if rec.get("saturated"):
             self.saturated.add(where)
         if len(per) < samples and (len(per) < 2 or call not in per):
@@ -126,6 +129,7 @@ def propose_from_calls(
             messages.extend(f"{path}:{site.line}:1: {c}" for c in conflicts)
             reserved = [w for s in specs.values() for w in s.replace("*", " ").split()]
             order = [*site.params, RESULT]
+            literal = {slot: kind for slot, d in site.defaults.items() if (kind := _literal_type(d)) is not None}
             got = generalise(
                 calls,
                 order,
@@ -133,6 +137,7 @@ def propose_from_calls(
                 code_names=site.code_names,
                 known=[(tuple(v), k) for k, v in known.items()],
                 reserved=[r for r in reserved if r.isidentifier()],
+                defaulted=literal,
             )
             todo = {slot: text for slot, text in got.annotations.items() if slot not in site.existing}
             for slot, default in site.defaults.items():
@@ -141,11 +146,18 @@ def propose_from_calls(
                 if default == "None":  # ``mask=None``: the calls that leave it out pass None
                     if not todo[slot].endswith(" | None"):
                         todo[slot] += " | None"
-                else:  # a call that leaves it out passes something else than the tensors seen
-                    del todo[slot]
+                elif slot in literal:  # ``bias=0.0``: a call may leave it out, so the default's type too
+                    todo[slot] += f" | {literal[slot]}"
+                elif any(not isinstance(c.get(slot), dict) for c in calls):
+                    del todo[slot]  # a call passed something that is not described (its default?)
                     messages.append(
                         f"{path}:{site.line}:1: note: {qual}: {slot}: not annotated, its default "
                         f"{default} is not known to be a tensor of the shapes seen"
+                    )
+                else:  # a tensor in every call, also in those that used the default (it is a tensor)
+                    messages.append(
+                        f"{path}:{site.line}:1: note: {qual}: {slot}: annotated from the calls, its default "
+                        f"{default} kept (every traced call passed a tensor there)"
                     )
             if todo:
                 plan[qual] = todo
@@ -160,6 +172,16 @@ def propose_from_calls(
         return plan, classes, messages
 
     return propose
+
+
+def _literal_type(default: str) -> str | None:
+    """``int``/``float``/``bool``/``str``/``bytes``/``complex`` for a literal default other than None."""
+    try:
+        value = ast.literal_eval(default)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    t = type(value)
+    return t.__name__ if t in (int, float, bool, str, bytes, complex) else None
 
 
 def annotate_from_trace(

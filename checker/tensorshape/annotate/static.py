@@ -19,6 +19,7 @@ from ..infer.api import CheckSettings, FileResult, annotation_specs, check_sourc
 from ..model.values import TensorV
 from .codemod import AnnotateResult, FunctionSite, apply_annotations
 from .generalise import RESULT, dtype_class
+from .kinds import function_kinds
 
 __all__ = ["inferred_slots", "annotate_statically", "run_static"]
 
@@ -159,6 +160,7 @@ def _write(source: str, path: str, slots: Mapping[str, Mapping[str, tuple[str, s
         plan: dict[str, dict[str, str]] = {}
         classes: set[str] = set()
         messages: list[str] = []
+        kinds = function_kinds(module) if slots else {}
         for qual, per in slots.items():
             site = functions.get(qual)
             if site is None:
@@ -166,7 +168,7 @@ def _write(source: str, path: str, slots: Mapping[str, Mapping[str, tuple[str, s
             for slot, (spec, dtype) in per.items():
                 if slot in site.existing or (slot != RESULT and slot not in site.params):
                     continue
-                cls = dtype_class([dtype]) if dtype else "Shaped"
+                cls = dtype_class([dtype]) if dtype else kinds.get(qual, {}).get(slot, "Shaped")
                 classes.add(cls)
                 text = f" {spec}" if len(spec.split()) == 1 else spec
                 plan.setdefault(qual, {})[slot] = f'{cls}[Tensor, "{text}"]'

@@ -17,7 +17,13 @@ the second.  That costs a cheap signature per call; once a function has been see
 :data:`DISTINCT` times the samples distinct signatures, it is switched off (a note in the trace
 says so).  On Python 3.12+ the tracer uses ``sys.monitoring`` and turns a code object's events off
 once it is switched off (or is not the user's); below, ``sys.setprofile`` with one dictionary
-look-up per call of a function that is off.  Nothing of torch is imported here: a tensor is
+look-up per call of a function that is off.
+
+The ``__init__`` of the project's classes is never switched off: when it returns, the int values
+of its parameters (``query_dim``, ``context_dim`` after ``default(context_dim, query_dim)``) are
+kept for the instance, and a recorded call of one of the instance's methods carries them as
+``"init"`` (a size equal to a constructor argument is named after it).  They are part of a
+method call's signature, so one method of two instances built differently is recorded for both.  Nothing of torch is imported here: a tensor is
 recognised by its type's module and name, so tracing a process that never uses torch costs no
 import.
 """
@@ -29,6 +35,7 @@ import json
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
@@ -100,10 +107,13 @@ def describe(value: object, depth: int = 0) -> Any:
             return None
         return {t.__name__: items}
     if t is dict:
-        d = {str(k): describe(v, depth + 1) for k, v in list(value.items())[:_ITEMS]}  # type: ignore[attr-defined]
+        pairs = list(value.items())[:_ITEMS]  # type: ignore[attr-defined]
+        d = {str(k): describe(v, depth + 1) for k, v in pairs}
         if not any(v is not None and "int" not in v for v in d.values()):
             return None
-        return {"dict": d}
+        if all(type(k) is str for k, _ in pairs):
+            return {"dict": d}
+        return {"dict": d, "keys": "other"}
     return None
 
 
@@ -128,6 +138,10 @@ class _Tracer:
         #: code object -> the signatures of its arguments recorded so far
         self.seen: dict[CodeType, set[object]] = {}
         self.pending: dict[int, dict[str, Any]] = {}
+        #: frame id -> the ``__init__`` and the instance it builds (its ints are read when it returns)
+        self.building: dict[int, tuple[CodeType, object]] = {}
+        #: id(instance) -> (a weak reference to it, its constructor's int arguments)
+        self.inits: dict[int, tuple[Callable[[], object], dict[str, int]]] = {}
         self.lines: list[str] = []
         self.out = out
         self.lock = threading.Lock()
@@ -151,6 +165,13 @@ class _Tracer:
             return 0  # lambdas, comprehensions, module bodies, nested functions: nothing to annotate
         return self.samples
 
+    def init_of(self, obj: object) -> dict[str, int] | None:
+        """The int arguments ``obj`` was constructed with (``None`` when its ``__init__`` was not seen)."""
+        got = self.inits.get(id(obj))
+        if got is None or got[0]() is not obj:
+            return None
+        return got[1]
+
     def enter(self, frame: FrameType) -> bool:
         """Record the arguments of a call if it is a sample; ``False`` once the code object needs no more."""
         code = frame.f_code
@@ -166,15 +187,24 @@ class _Tracer:
         n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
         names = code.co_varnames[:n]
         local = frame.f_locals
+        this = local.get("self", self) if names and names[0] == "self" else self
+        init = None
+        if this is not self:
+            if code.co_name == "__init__":
+                self.building[id(frame)] = (code, this)  # every construction: its ints name the instance's sizes
+            else:
+                init = self.init_of(this)
         seen = self.seen[code]
         key = tuple(signature(local[name]) if name in local else None for name in names)
+        if init:
+            key += tuple(init.items())
         if left > 0:  # the first samples, whatever their shapes
             self.left[code] = left - 1 or -1
         elif key in seen:
             return True
         seen.add(key)
         last = left < 0 and len(seen) >= self.samples * DISTINCT
-        if last:
+        if last and code.co_name != "__init__":
             self.left[code] = 0  # enough distinct calls: this one is the last
         args = {}
         for name in names:
@@ -188,11 +218,17 @@ class _Tracer:
             "line": code.co_firstlineno,
             "args": args,
         }
+        if init:
+            self.pending[id(frame)]["init"] = init
         if last:
             self.pending[id(frame)]["saturated"] = True
         return True
 
     def leave(self, frame: FrameType, value: object) -> None:
+        if self.building:
+            got = self.building.pop(id(frame), None)
+            if got is not None and got[0] is frame.f_code:
+                self.built(frame, got[1])
         rec = self.pending.pop(id(frame), None)
         if rec is None:
             return
@@ -202,6 +238,24 @@ class _Tracer:
             self.lines.append(line)
             if len(self.lines) >= 256:
                 self.flush()
+
+    def built(self, frame: FrameType, this: object) -> None:
+        """An ``__init__`` returns: keep the int values its parameters have now (a default resolved)."""
+        code = frame.f_code
+        local = frame.f_locals
+        ints = {
+            k: v
+            for k in code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount]
+            if type(v := local.get(k)) is int
+        }
+        try:
+            ref = weakref.ref(this)
+        except TypeError:  # no weak reference (``__slots__``): ids may be reused, so nothing is kept
+            return
+        have = self.inits.get(id(this))
+        if have is not None and have[0]() is this:  # ``super().__init__`` returned first: the subclass's win
+            ints = {**have[1], **ints}
+        self.inits[id(this)] = (ref, ints)
 
     def flush(self) -> None:
         if not self.lines:
@@ -223,7 +277,7 @@ def _profile(tracer: _Tracer) -> Callable[[FrameType, str, object], None]:
             if left.get(frame.f_code, 1):
                 tracer.enter(frame)
         elif event == "return":
-            if tracer.pending and id(frame) in tracer.pending:
+            if (tracer.pending and id(frame) in tracer.pending) or tracer.building:
                 tracer.leave(frame, arg)
 
     return hook
@@ -244,7 +298,7 @@ def _monitor(tracer: _Tracer) -> None:  # pragma: no cover - Python 3.12+
     def on_return(code: CodeType, offset: int, value: object) -> object:
         frame = sys._getframe(1)
         tracer.leave(frame, value)
-        if not tracer.left.get(code, 0) and not tracer.pending:
+        if not tracer.left.get(code, 0) and not tracer.pending and not tracer.building:
             return mon.DISABLE
         return None
 
