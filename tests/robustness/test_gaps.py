@@ -179,12 +179,18 @@ def test_an_expansion_past_the_bound_is_counted_in_statistics_and_json(tmp_path:
     (tmp_path / "m.py").write_text(POWER, encoding="utf-8")
     out = subprocess.run(
         [sys.executable, "-m", "tensorshape.cli.main", "check", "--no-cache", "-j", "1", "--statistics", "m.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert "Expansions past the term bound (left undecided): " in out.stdout, out.stdout + out.stderr
     js = subprocess.run(
         [sys.executable, "-m", "tensorshape.cli.main", "check", "--no-cache", "-j", "1", "--format", "json", "m.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert json.loads(js.stdout)["summary"]["expansions_at_bound"] == first.stats["expansion-bound"]
 

@@ -251,21 +251,27 @@ def _huge(n: int = 22_000) -> str:
         "import torch\nx = torch.zeros(2, 3)\ny = {huge}  # a comment\n# after\n\nz = y + 1\n",
         "# generated\n\ny = {huge}\nz = 1\n",
         "import torch\nx = torch.zeros(2, 3)\ny = {huge}\n",
-        "import torch\nx = torch.zeros(2, 3)\ny = {huge}",  # no line break at the end: parsed as usual
+        "import torch\nx = torch.zeros(2, 3)\ny = {huge}",  # no line break at the end: still kept as text
         "import torch\nx = torch.zeros(2, 3)\ny: object = {huge}\nprint({huge})\ny += {huge}\n",
         "import torch\nx = torch.zeros(2, 3)\ny = (\n    {huge}\n)\nz = 2\n",
         "import torch\nx = torch.zeros(2, 3)\na, b = {huge}, 1\ndef f():\n    return {huge}\n",
     ],
     ids=["comment", "first", "last", "no-final-newline", "kinds", "multi-line", "not-opaque"],
 )
-@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
 def test_an_oversized_statement_keeps_every_byte(src: str, newline: str) -> None:
     src = src.format(huge=_huge()).replace("\n", newline)
     module, failure, starts = parse_source_lines(src)
     assert module is not None and failure is None
-    assert module.code == src
-    if starts is not None:  # parsed in pieces (a file ending without a line break may not be)
-        assert starts == first_lines(module, src)
+    # libcst drops the final line break of a CR-only file (its whole parse does too; instrument
+    # edits the text, never this code).
+    assert module.code == src or newline == "\r" and module.code + "\r" == src
+    assert starts == first_lines(module, src)
+    # Every top-level statement of the huge text is kept as text, never handed to libcst (with any
+    # line break, and on the last line of a file without a final one).
+    top = [s for s in module.body if isinstance(s, cst.SimpleStatementLine)]
+    huge = [s for s in top if len(module.code_for_node(s)) > MAX_STATEMENT_CHARS]
+    assert huge and all(isinstance(getattr(s.body[0], "value", None), OpaqueCode) for s in huge)
 
 
 def test_an_oversized_statement_is_not_parsed_but_bounded_and_counted() -> None:
@@ -296,6 +302,22 @@ def test_instrument_keeps_an_oversized_statement(tmp_path: Path) -> None:
     compile(out, str(f), "exec")
     assert main(["instrument", "--remove", "--write", str(f)]) == 0
     assert f.read_text(encoding="utf-8") == src
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_instrument_keeps_an_oversized_last_line_without_a_line_break(tmp_path: Path, newline: str) -> None:
+    from tensorshape.cli.main import main
+
+    src = "import torch.nn.functional as F\n\n\ndef f(x, w):\n    return F.linear(x, w)\n\n\ny = " + _huge()
+    src = src.replace("\n", newline)
+    f = tmp_path / "m.py"
+    f.write_bytes(src.encode("utf-8"))
+    assert main(["instrument", "--write", str(f)]) == 0
+    out = f.read_bytes().decode("utf-8")
+    assert out != src and "check_shapes" in out and out.endswith(_huge())
+    compile(out, str(f), "exec")
+    assert main(["instrument", "--remove", "--write", str(f)]) == 0
+    assert f.read_bytes() == src.encode("utf-8")
 
 
 def test_a_statement_under_the_bound_is_analysed() -> None:

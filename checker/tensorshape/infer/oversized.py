@@ -20,14 +20,14 @@ import libcst as cst
 from libcst._nodes.internal import visit_sequence
 from libcst._visitors import CSTVisitorT
 
-__all__ = ["MAX_STATEMENT_CHARS", "OpaqueCode", "opaque_statement"]
+__all__ = ["LINE_BREAK", "MAX_STATEMENT_CHARS", "OpaqueCode", "opaque_statement"]
 
 #: A top-level statement longer than this (in characters) is not parsed by libcst.
 MAX_STATEMENT_CHARS = 64 * 1024
 
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
 _EQUALS = re.compile(r"([ \t]*)=([ \t]*)")
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class OpaqueCode(cst.Name):
@@ -47,8 +47,9 @@ class OpaqueCode(cst.Name):
 
 def opaque_statement(text: str) -> tuple[cst.SimpleStatementLine, str] | None:
     """The statement that starts ``text`` (at column 0) as opaque text, and the text after it (blank
-    and comment lines); None when it is not one simple statement ending with a line break (then it
-    is parsed as usual)."""
+    and comment lines); None when it is not one simple statement ending with a line break or with
+    the text (then it is parsed as usual).  The statement on the last line of a file without a final
+    line break has the default newline (``Newline()``): its module has no trailing newline."""
     try:
         body = ast.parse(text).body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -60,11 +61,15 @@ def opaque_statement(text: str) -> tuple[cst.SimpleStatementLine, str] | None:
     if stmt.end_lineno is None or stmt.end_lineno > len(lines):
         return None
     last = lines[stmt.end_lineno - 1]
-    newline = _NEWLINE.search(last)
-    if newline is None or newline.end() != len(last):
-        return None  # the file's last line, without a line break
-    code = "".join(lines[: stmt.end_lineno])[: -len(newline.group())]
+    newline = LINE_BREAK.search(last)
+    if newline is not None and newline.end() != len(last):
+        return None
     rest = "".join(lines[stmt.end_lineno :])
+    if newline is None and rest:
+        return None
+    code = "".join(lines[: stmt.end_lineno])
+    if newline is not None:
+        code = code[: -len(newline.group())]
     value: cst.BaseExpression = OpaqueCode(code)
     small: cst.BaseSmallStatement = cst.Expr(value)
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -83,9 +88,8 @@ def opaque_statement(text: str) -> tuple[cst.SimpleStatementLine, str] | None:
                 ],
                 value=OpaqueCode(code[start:]),
             )
-    line = cst.SimpleStatementLine(
-        body=[small], trailing_whitespace=cst.TrailingWhitespace(newline=cst.Newline(newline.group()))
-    )
+    line_break = cst.Newline(newline.group() if newline is not None else None)
+    line = cst.SimpleStatementLine(body=[small], trailing_whitespace=cst.TrailingWhitespace(newline=line_break))
     return line, rest
 
 

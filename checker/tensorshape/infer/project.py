@@ -21,7 +21,7 @@ import libcst as cst
 from ..model.values import Value
 from .libraries import Libraries
 from .nesting import TooDeep, scan_nesting
-from .oversized import MAX_STATEMENT_CHARS, opaque_statement
+from .oversized import LINE_BREAK, MAX_STATEMENT_CHARS, opaque_statement
 from .source import read_bytes, read_source, text_digest
 from .spans import SpanTable
 from .summaries import SummaryCache
@@ -196,7 +196,10 @@ def parse_pieces(source: str, piece_chars: int = PIECE_CHARS) -> tuple[cst.Modul
     indent: str | None = None  # the indentation of the first piece with an indented block
     for a, b in zip(cuts, cuts[1:]):
         try:
-            piece = (a in big and _opaque_piece("".join(lines[a:b]))) or _parse_unvalidated("".join(lines[a:b]))
+            text = "".join(lines[a:b])
+            piece = (a in big and _opaque_piece(text, first.default_newline if first else None)) or _parse_unvalidated(
+                text
+            )
         except Exception:  # noqa: BLE001 - a wrong boundary; the whole parse decides
             return None
         if any(isinstance(getattr(s, "body", None), cst.IndentedBlock) for s in piece.body):
@@ -234,8 +237,9 @@ def parse_pieces(source: str, piece_chars: int = PIECE_CHARS) -> tuple[cst.Modul
     return module, starts
 
 
-def _opaque_piece(text: str) -> cst.Module | None:
-    """The module of one statement too big to parse, kept as text (None: parse it as usual)."""
+def _opaque_piece(text: str, file_newline: str | None) -> cst.Module | None:
+    """The module of one statement too big to parse, kept as text (None: parse it as usual);
+    ``file_newline`` is the line break of the pieces before it (None when it is the first)."""
     found = opaque_statement(text)
     if found is None:
         return None
@@ -243,8 +247,12 @@ def _opaque_piece(text: str) -> cst.Module | None:
     after = _parse_unvalidated(rest)
     if after.body:
         return None
-    newline = stmt.trailing_whitespace.newline.value or "\n"
-    return cst.Module(body=[stmt], footer=[*after.header, *after.footer], default_newline=newline)
+    own = stmt.trailing_whitespace.newline.value
+    if own is None:  # the file's last line, without a line break
+        first_break = LINE_BREAK.search(text)
+        newline = file_newline or (first_break.group() if first_break else "\n")
+        return cst.Module(body=[stmt], default_newline=newline, has_trailing_newline=False)
+    return cst.Module(body=[stmt], footer=[*after.header, *after.footer], default_newline=own)
 
 
 def _parse_whole(source: str, deep: TooDeep | None) -> tuple[cst.Module | None, ParseFailure | None]:
