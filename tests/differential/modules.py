@@ -149,6 +149,16 @@ def encoder_layer(name: str) -> ModuleDraw:
     return draw
 
 
+def transformer(data: st.DataObject) -> Call:
+    heads = _d(data, st.integers(1, 2))
+    d = heads * _d(data, st.integers(1, 2))
+    batch_first = data.draw(st.booleans())
+    n = _d(data)
+    src = (n, _d(data), _near(data, d)) if batch_first else (_d(data), n, _near(data, d))
+    tgt = (_near(data, n), _d(data), _near(data, d)) if batch_first else (_d(data), _near(data, n), _near(data, d))
+    return _m("Transformer", (d, heads, 1, 1, 8, 0.0), (T(src), T(tgt)), batch_first=batch_first)
+
+
 def same(name: str, init: tuple[object, ...] = ()) -> ModuleDraw:
     def draw(data: st.DataObject) -> Call:
         return _m(name, init, (T(shape(data, 0, 4)),))
@@ -263,6 +273,7 @@ MODULES: dict[str, ModuleDraw] = {
     "MultiheadAttention": mha,
     "TransformerEncoderLayer": encoder_layer("TransformerEncoderLayer"),
     "TransformerDecoderLayer": encoder_layer("TransformerDecoderLayer"),
+    "Transformer": transformer,
     "Flatten": flatten,
     "Unflatten": unflatten,
     "Upsample": upsample,

@@ -195,6 +195,58 @@ CASES = {
         reveal_shape(torch.zeros(2, 3))
         y = REG["relu"](torch.zeros(2, 3))
         """,
+    "a_subclass_of_a_torch_layer_runs_the_layer_it_built": """
+        class CausalConv1d(nn.Conv1d):
+            def __init__(self, in_channels, out_channels, kernel_size, dilation=1):
+                self.__padding = (kernel_size - 1) * dilation
+                super(CausalConv1d, self).__init__(
+                    in_channels, out_channels, kernel_size, padding=self.__padding, dilation=dilation
+                )
+
+            def forward(self, x):
+                result = super(CausalConv1d, self).forward(x)
+                return result[:, :, : -self.__padding], torch.zeros(x.shape[0], self.out_channels)
+
+
+        y, z = CausalConv1d(4, 8, 3, dilation=2)(torch.randn(2, 4, 10))
+        reveal_shape(y)
+        reveal_shape(z)
+
+
+        class Wide(nn.Linear):
+            pass
+
+
+        reveal_shape(Wide(4, 6)(torch.randn(3, 4)))
+        """,
+    "a_subclass_of_a_torch_layer_checks_its_input": """
+        class CausalConv1d(nn.Conv1d):
+            def __init__(self, in_channels, out_channels, kernel_size):
+                super().__init__(in_channels, out_channels, kernel_size, padding=kernel_size - 1)
+
+            def forward(self, x):
+                return super().forward(x)[:, :, : 1 - self.kernel_size[0]]  # E: TS101
+
+
+        CausalConv1d(4, 8, 3)(torch.randn(2, 5, 10))
+        """,
+    "a_value_that_produced_an_error_does_not_report_it_again": """
+        class Block(nn.Module):
+            def __init__(self, channels, skip):
+                super().__init__()
+                self.conv = nn.Conv1d(channels, channels, 1)
+                self.res = nn.Conv1d(channels, skip, 1)
+
+            def forward(self, x):
+                out = self.conv(x)
+                return self.res(out) + x  # E: TS102
+
+
+        blocks = nn.ModuleList([Block(16, 32) for _ in range(3)])
+        x = torch.randn(2, 16, 5)
+        for b in blocks:
+            x = b(x)
+        """,
 }
 
 

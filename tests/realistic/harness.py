@@ -11,7 +11,9 @@ true shapes.  The checker's view of the same file is compared with that truth:
   agrees with torch's (an int equal to the size; a name bound consistently within
   the probe; an expression that evaluates to the size once its names are bound);
 - **partial** when the rank is right and what is known agrees, but a dim is
-  unknown (``?``) or cannot be evaluated;
+  unknown (``?``) or cannot be evaluated;  a name the probe does not bind that is an
+  ``argparse`` option of the program (``2*width``) takes the option's default, as it had
+  when torch ran the file (``run_with_torch.py`` passes no arguments);
 - **unknown** when the checker knows nothing (``[...]``, ``unknown``) or never
   revealed the line (the code was not analysed);
 - **wrong** when anything disagrees with torch: a shape silently wrong.
@@ -23,6 +25,7 @@ it is noticed); ``# known-false-error: <reason>`` likewise in a program.
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import re
@@ -125,8 +128,37 @@ def _dims(text: str) -> list[str] | None:
     return inner.split() if inner else []
 
 
-def _agrees(dim: str, size: int, names: dict[str, int]) -> str:
-    """``exact``, ``partial`` (not decidable) or ``wrong`` for one dim against one size."""
+@functools.cache
+def argparse_defaults(path: Path) -> dict[str, int]:
+    """The int defaults of the program's ``parser.add_argument("--hidden-dim", type=int, default=48)``
+    calls, by destination (``hidden_dim``): the sizes torch ran the file with."""
+    out: dict[str, int] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_argument"
+        ):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        long = [f for f in flags if f.startswith("--")] or flags
+        dest_node = keywords.get("dest")
+        dest = dest_node.value if isinstance(dest_node, ast.Constant) else (long[0] if long else None)
+        default = keywords.get("default")
+        if (
+            isinstance(dest, str)
+            and isinstance(default, ast.Constant)
+            and isinstance(default.value, int)
+            and not isinstance(default.value, bool)
+        ):
+            out[dest.lstrip("-").replace("-", "_")] = default.value
+    return out
+
+
+def _agrees(dim: str, size: int, names: dict[str, int], defaults: dict[str, int] | None = None) -> str:
+    """``exact``, ``partial`` (not decidable) or ``wrong`` for one dim against one size; ``defaults``:
+    the values of names the probe does not bind (the program's option defaults)."""
     if dim == "?":
         return "partial"
     if re.fullmatch(r"-?\d+", dim):
@@ -135,9 +167,10 @@ def _agrees(dim: str, size: int, names: dict[str, int]) -> str:
     if len(tokens) == 1 and tokens[0] == dim:
         bound = names.setdefault(dim, size)
         return "exact" if bound == size else "wrong"
-    if any(t not in names for t in tokens):
+    known = {**(defaults or {}), **names}
+    if any(t not in known for t in tokens):
         return "partial"
-    env = {f"v{i}": names[t] for i, t in enumerate(tokens)}
+    env = {f"v{i}": known[t] for i, t in enumerate(tokens)}
     expr = dim
     for i, t in sorted(enumerate(tokens), key=lambda p: -len(p[1])):
         expr = expr.replace(t, f"v{i}")
@@ -148,8 +181,9 @@ def _agrees(dim: str, size: int, names: dict[str, int]) -> str:
     return "exact" if value == size else "wrong"
 
 
-def classify(static: str, actual: Any) -> str:
-    """One probe observation: the checker's rendering against torch's shape."""
+def classify(static: str, actual: Any, defaults: dict[str, int] | None = None) -> str:
+    """One probe observation: the checker's rendering against torch's shape (``defaults``: see
+    :func:`argparse_defaults`)."""
     if not isinstance(actual, list) or any(not isinstance(a, int) for a in actual):
         return "unknown"  # tuples and other values are not scored
     dims = _dims(static)
@@ -158,7 +192,10 @@ def classify(static: str, actual: Any) -> str:
     if len(dims) != len(actual):
         return "wrong"
     names: dict[str, int] = {}
-    verdicts = [_agrees(d, a, names) for d, a in zip(dims, actual)]
+    # Names alone bind first (a probe's ``batch`` is whatever torch saw); expressions are evaluated after.
+    order = sorted(range(len(dims)), key=lambda i: not _TOKEN.fullmatch(dims[i]))
+    verdict_at = {i: _agrees(dims[i], actual[i], names, defaults) for i in order}
+    verdicts = [verdict_at[i] for i in range(len(dims))]
     if "wrong" in verdicts:
         return "wrong"
     return "partial" if "partial" in verdicts else "exact"
@@ -180,7 +217,8 @@ def probes(path: Path, static: StaticResult, seen: dict[str, Any] | None = None)
         # arguments, a loader's last batch), and torch may pass it more than once: every
         # observation is scored by the checker's best view of it, and a view that fits no
         # observation at all is wrong (in a program torch ran to the end).
-        table = [[classify(s, actual) for s in shown] for actual in observations]
+        defaults = argparse_defaults(path)
+        table = [[classify(s, actual, defaults) for s in shown] for actual in observations]
         worst = max((min(row, key=rank.__getitem__) for row in table), key=rank.__getitem__)
         # A program torch ran to the end passed every path the checker saw; in a bug file torch stops
         # at the raise, so a view of a later call (a second configuration) has nothing to match.

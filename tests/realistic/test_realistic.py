@@ -49,3 +49,28 @@ def test_bug_is_real_and_reported_on_its_line(path: Path) -> None:
     line, code = assert_seeded_bug_reported(path, truth(path)["raised"], static.errors, static.warnings)
     others = static.errors - {(line, code)}
     assert not others, f"other errors too: {sorted(others)}"
+
+
+def test_option_defaults_evaluate_expressions_the_probe_does_not_bind(tmp_path: Path) -> None:
+    """``2*width`` is scored with the program's ``--width`` default (torch ran it without arguments):
+    exact when it evaluates to torch's size, wrong when it does not, partial for a name with no default."""
+    from .harness import argparse_defaults, classify
+
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import argparse\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--width', type=int, default=8)\n"
+        "parser.add_argument('--hidden-dim', dest='hidden', type=int, default=48)\n"
+        "parser.add_argument('--lr', type=float, default=0.1)\n"
+        "parser.add_argument('--bias', type=bool, default=True)\n",
+        encoding="utf-8",
+    )
+    defaults = argparse_defaults(program)
+    assert defaults == {"width": 8, "hidden": 48}
+    assert classify("[batch_size 2*width 16 16]", [4, 16, 16, 16], defaults) == "exact"
+    assert classify("[batch_size 2*width 16 16]", [4, 32, 16, 16], defaults) == "wrong"
+    assert classify("[batch_size 2*depth]", [4, 16], defaults) == "partial"
+    assert classify("[batch_size 2*width]", [4, 16]) == "partial"
+    # A name the probe binds wins over the default: "width" is what torch saw in this probe.
+    assert classify("[width 2*width]", [5, 10], defaults) == "exact"

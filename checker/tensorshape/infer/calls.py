@@ -85,6 +85,7 @@ from .values import (
     as_container,
     building_key,
     building_prefix,
+    is_torch_module_base,
     lacks_attribute,
     mentions,
     module_children,
@@ -917,6 +918,11 @@ class Calls(AnalyzerBase):
                 # The depth bound stopped an ``__init__`` inside: a construction with the same
                 # arguments from a shallower call must build the instance again, in full.
                 self._instances.pop(key, None)
+        elif init is None:
+            base = _torch_module_base(cls)
+            if base is not None:
+                # ``class Wide(nn.Linear): ...`` with no ``__init__`` of its own: torch's builds the layer.
+                inst.attrs[CONTAINER] = self.call_external(frame, state, base, args, kwargs, node)
         return inst
 
     def run_post_init(self, frame: Frame, inst: InstanceV, post: FunctionV, node: cst.CSTNode) -> bool:
@@ -1152,6 +1158,16 @@ def _float_of(v: Value) -> float | None:
         return float(v.value)
     if type(v) is IntV and type(v.value) is int:
         return float(v.value)
+    return None
+
+
+def _torch_module_base(cls: ClassV) -> str | None:
+    """The torch module class (canonical) whose ``__init__`` a project class without one of its own
+    inherits (``class Wide(nn.Linear): ...``), if any."""
+    for c in cls.lineage():
+        for b in c.bases:
+            if isinstance(b, ExternalV) and is_torch_module_base(canonical(b.qualname)):
+                return canonical(b.qualname)
     return None
 
 

@@ -49,7 +49,6 @@ from .state import State, dict_container, iteration_length, join_all, join_value
 from .strings import STR_METHODS, StrMethodV
 from .syntax import simple_text
 from .values import (
-    CONTAINER_CLASSES,
     MODULE_SELF_METHODS,
     AnnotationV,
     AttrsV,
@@ -79,6 +78,7 @@ from .values import (
     TensorMethodV,
     as_container,
     building_key,
+    is_torch_module_base,
     to_core,
     truthiness,
 )
@@ -472,6 +472,12 @@ class Expressions(AnalyzerBase):
                 return ReturnsSelfV(recv)
             if recv.cls.is_module and name == "children":
                 return ChildrenV(recv)
+            built = as_container(recv)
+            if isinstance(built, ModuleV):
+                # ``self.out_channels`` / ``self.weight`` of a subclass of a torch layer: the layer's own.
+                v = engine.module_attr(built, name, frame.ctx)
+                if v is not None:
+                    return v
             return UnknownV()
         if isinstance(recv, ModuleV):
             named_children = dict_container(recv)
@@ -514,8 +520,14 @@ class Expressions(AnalyzerBase):
                             return BoundMethodV(recv.instance, m)
                 if name == "__init__":
                     for b in cls.bases:
-                        if isinstance(b, ExternalV) and canonical(b.qualname) in CONTAINER_CLASSES:
+                        if isinstance(b, ExternalV) and is_torch_module_base(canonical(b.qualname)):
                             return ContainerInitV(recv.instance, canonical(b.qualname))
+                if name == "forward":
+                    # ``super().forward(x)`` in a subclass of a torch layer (``class CausalConv1d(nn.Conv1d)``):
+                    # the layer its ``super().__init__`` built, called.
+                    built = as_container(recv.instance)
+                    if isinstance(built, ModuleV) and isinstance(recv.instance, InstanceV):
+                        return built
             return UnknownV()
         return UnknownV()
 

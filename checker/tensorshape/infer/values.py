@@ -28,6 +28,7 @@ from ..model.values import (
     UnknownV,
     Value,
 )
+from ..rules import engine
 from ..rules.context import Arg
 from ..rules.names import canonical
 
@@ -61,6 +62,7 @@ __all__ = [
     "truthiness",
     "CONTAINER",
     "ContainerInitV",
+    "is_torch_module_base",
     "ChildrenV",
     "as_container",
     "module_children",
@@ -426,18 +428,27 @@ class ReturnsSelfV(Value):
     receiver: Value
 
 
-#: The attribute under which an ``nn.Sequential``/``nn.ModuleList``/``nn.ModuleDict`` subclass keeps the
-#: container its ``super().__init__(*layers)`` built (not a Python identifier: no code can read it).
+#: The attribute under which a subclass of a torch module class keeps the module its ``super().__init__``
+#: built: the container of an ``nn.Sequential``/``nn.ModuleList``/``nn.ModuleDict`` subclass, the layer of
+#: a ``class CausalConv1d(nn.Conv1d)`` (not a Python identifier: no code can read it).
 CONTAINER = "(modules)"
 
 #: torch's container classes a project class may subclass and initialise through ``super().__init__``.
 CONTAINER_CLASSES = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 
 
+def is_torch_module_base(qualname: str) -> bool:
+    """Whether a project class deriving from ``qualname`` (canonical) builds that torch module in its
+    ``super().__init__(...)``: a container, or a layer the rule table has (``torch.nn.Conv1d``), not the
+    plain ``nn.Module``."""
+    return qualname in CONTAINER_CLASSES or (qualname != "torch.nn.Module" and qualname in engine.table().classes)
+
+
 @dataclass(frozen=True, slots=True)
 class ContainerInitV(Value):
-    """``super().__init__`` of a project class whose base is a torch container (``nn.Sequential``):
-    calling it builds the container, kept on ``instance`` (see :data:`CONTAINER`)."""
+    """``super().__init__`` of a project class whose base is a torch module class (a container such as
+    ``nn.Sequential``, or a layer such as ``nn.Conv1d``): calling it builds that module, kept on
+    ``instance`` (see :data:`CONTAINER`)."""
 
     instance: Value
     qualname: str

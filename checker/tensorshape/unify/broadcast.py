@@ -29,6 +29,10 @@ class BroadcastIssue:
 
 def broadcast_dims(dims: Sequence[Dim], facts: Facts = NO_FACTS) -> tuple[Dim, Verdict]:
     """The broadcast of dims at one position, and whether it is valid."""
+    if any(type(d) is Unknown and d.source is UnknownSource.ERROR for d in dims):
+        # A dim of a value that already produced an error: its error was reported once, and a size
+        # taken from the other operand would only report it again further on.
+        return Unknown(UnknownSource.ERROR), Verdict.OK
     sure: list[Dim] = []  # definitely not 1
     unsure: list[Dim] = []  # might be 1
     for d in dims:

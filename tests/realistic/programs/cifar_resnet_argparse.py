@@ -1,4 +1,4 @@
-# exact-at-least: 0
+# exact-at-least: 7
 """A CIFAR-style ResNet training script: argparse options, a BasicBlock with an optional
 downsample, layers built with _make_layer, a training loop over a DataLoader of random data."""
 

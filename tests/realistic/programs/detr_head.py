@@ -1,4 +1,4 @@
-# exact-at-least: 3
+# exact-at-least: 6
 """A minimal DETR in the style of the paper's demo model: a small CNN backbone, a 1x1 input
 projection, learned row/column positional embeddings concatenated and flattened to
 (HW, 1, hidden), nn.Transformer fed with h.flatten(2).permute(2, 0, 1) (sequence first) and

@@ -1,4 +1,4 @@
-# exact-at-least: 2
+# exact-at-least: 6
 """An MLP-Mixer in the style of the from-scratch PyTorch versions: a strided-conv patch stem
 flattened to (B, patches, C), mixer layers whose token-mixing MLP runs on the transposed
 tensor (an nn.Linear over the patch axis) and whose channel-mixing MLP runs on the channels,

@@ -1,4 +1,4 @@
-# exact-at-least: 3
+# exact-at-least: 7
 """A WaveNet in the style of the common PyTorch re-implementations: causal convolutions by
 left padding and cutting the right tail, a stack of dilated residual blocks (dilations
 1, 2, 4, ... repeated over a number of stacks, from a config dataclass) with a gated

@@ -862,6 +862,23 @@ def same_as_first(call: Call) -> Value:
     return TensorV(s, (call.tensor(name) or unknown_tensor()).dtype)
 
 
+@rule("transformer")
+def transformer(call: Call) -> Value:
+    """``nn.Transformer``: the output has ``tgt``'s shape; ``src`` and ``tgt`` both end in ``d_model``, and
+    batched ones have the same batch (dim 1, or 0 with ``batch_first``).  The masks are not checked."""
+    src, tgt = call.shape("src"), call.shape("tgt")
+    if src is None or tgt is None:
+        return _ERR
+    d = call.int("d_model")
+    known = {"d": d} if d is not None else None
+    bf = call.bool("batch_first")
+    if src.rank == 3 and tgt.rank == 3 and bf is not None:
+        call.match({"src": "n s d", "tgt": "n t d"} if bf else {"src": "s n d", "tgt": "t n d"}, None, known)
+    elif known is not None:
+        call.match({"src": "*a d", "tgt": "*b d"}, None, known)
+    return TensorV(tgt, (call.tensor("tgt") or unknown_tensor()).dtype)
+
+
 @rule("transformer_encoder")
 def transformer_encoder(call: Call) -> Value:
     layer = call.value("encoder_layer")
