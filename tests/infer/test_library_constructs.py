@@ -557,6 +557,65 @@ CASES = {
         reveal_shape(vgg("B", batch_norm=True)(x))
         reveal_shape(encoder(3, 6)(torch.randn(5, 6)))
         """,
+    "builder_flags_of_known_values": """
+        import collections.abc
+        import functools
+        import itertools
+
+
+        def get_norm_layer(norm_layer):
+            norm_kwargs = {}
+            if isinstance(norm_layer, functools.partial):
+                norm_kwargs.update(norm_layer.keywords)
+                norm_layer = norm_layer.func
+            if norm_kwargs:
+                norm_layer = functools.partial(norm_layer, **norm_kwargs)
+            return norm_layer
+
+
+        class Stem(nn.Module):
+            def __init__(self, stem_type="", output_stride=32, channels=(8, 16), norm_layer=nn.BatchNorm2d):
+                super().__init__()
+                assert output_stride in (8, 16, 32)
+                norm_layer = get_norm_layer(norm_layer)
+                deep = "deep" in stem_type
+                if deep:
+                    self.conv = nn.Sequential(nn.Conv2d(3, channels[0], 3), nn.Conv2d(channels[0], channels[1], 3))
+                else:
+                    self.conv = nn.Conv2d(3, channels[-1], 7)
+                self.norm = norm_layer(channels[-1]) if channels else None
+                self.extra = nn.Identity() if "pool" not in {"norm": 1} else None
+
+            def forward(self, x):
+                x = self.norm(self.conv(x))
+                return x if self.extra is None else self.extra(x)
+
+
+        def to_ntuple(n):
+            def parse(x):
+                if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+                    return tuple(x)
+                return tuple(itertools.repeat(x, n))
+
+            return parse
+
+
+        def head(width, pool_type=None):
+            pool_type = pool_type or "avg"
+            mult = 2 if pool_type.endswith("catavgmax") else 1
+            return nn.Linear(width * mult, 3)
+
+
+        blocks = to_ntuple(2)(Stem)
+        widths = to_ntuple(2)((4, 8))
+        reveal_shape(blocks[-1]()(torch.randn(1, 3, 16, 16)))
+        reveal_shape(torch.zeros(widths[1], widths[0]))
+        reveal_shape(head(16)(torch.randn(2, 16)))
+        x = torch.randn(2, 3, 16, 16)
+        reveal_shape(Stem()(x))
+        reveal_shape(Stem("deep_tiered")(x))
+        reveal_shape(Stem(norm_layer=functools.partial(nn.BatchNorm2d, eps=1e-3))(x))
+        """,
     "registry_literal_name": REGISTRY
     + """
 x = torch.randn(2, 4)

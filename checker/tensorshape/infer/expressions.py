@@ -306,6 +306,10 @@ class Expressions(AnalyzerBase):
     def _eval_boolean(self, frame: Frame, state: State, node: cst.BooleanOperation) -> Value:
         left = self.eval(frame, state, node.left)
         right = self.eval(frame, state, node.right)
+        known = truthiness(left)
+        if known is not None:
+            # Python's value: ``pool_type or ''`` of a known string is that string.
+            return right if known == isinstance(node.operator, cst.And) else left
         if isinstance(left, BoolV) and isinstance(right, BoolV):
             if isinstance(node.operator, cst.And):
                 if left.value is False or right.value is False:
@@ -423,6 +427,9 @@ class Expressions(AnalyzerBase):
         if isinstance(recv, AttrsV):
             found = recv.get(name)
             return found if found is not None else UnknownV()
+        if isinstance(recv, PartialV) and name in ("func", "args", "keywords"):
+            # A builder that unbinds a partial to bind it again (timm's ``get_norm_layer``).
+            return {"func": recv.func, "args": TupleV(recv.args), "keywords": DictV(recv.kwargs)}[name]
         if isinstance(recv, (DictV, MapV)):
             return DictMethodV(recv, name)
         if isinstance(recv, StrV) and recv.value is not None and name in STR_METHODS:
@@ -709,6 +716,10 @@ class Expressions(AnalyzerBase):
                 return BoolV(isinstance(op, cst.NotEqual))
         if isinstance(op, (cst.Equal, cst.NotEqual)) and _never_equal(left, right):
             return BoolV(isinstance(op, cst.NotEqual))  # ``v == "M"`` of an int in a layer config
+        if isinstance(op, (cst.In, cst.NotIn)):
+            found = _contains(right, left)
+            if found is not None:
+                return BoolV(found == isinstance(op, cst.In))
         return BoolV(None)
 
     # -- subscripts ------------------------------------------------------------------------------
@@ -967,3 +978,40 @@ DICT_METHODS = frozenset({"items", "values", "keys", "get"})
 
 #: Attributes that only tensors have: reading one from an unknown value makes it a tensor.
 _TENSOR_PROPERTIES = frozenset({"shape", "ndim", "mT", "T", "dtype", "device"})
+
+
+def _literal(v: Value) -> object:
+    """The Python value of a literal (a known str, int or bool; ``None``), else ``_NO_LITERAL``."""
+    if isinstance(v, NoneV):
+        return None
+    if isinstance(v, StrV) and v.value is not None:
+        return v.value
+    if isinstance(v, BoolV) and v.value is not None:
+        return v.value
+    if isinstance(v, IntV) and not isinstance(v, MaybeIntV) and type(v.value) is int:
+        return v.value
+    return _NO_LITERAL
+
+
+_NO_LITERAL = object()
+
+
+def _contains(container: Value, item: Value) -> bool | None:
+    """``item in container`` when both are known: a substring of a known string (``'deep' in
+    stem_type``), a key of a dict with known keys, a literal among a tuple's literals (``stride in
+    (8, 16, 32)``); ``None`` otherwise."""
+    if isinstance(container, StrV) and container.value is not None:
+        return item.value in container.value if isinstance(item, StrV) and item.value is not None else None
+    if isinstance(container, DictV) and not isinstance(container, AttrsV):
+        return (
+            any(k == item.value for k, _ in container.items)
+            if isinstance(item, StrV) and item.value is not None
+            else None
+        )
+    if isinstance(container, TupleV) and container.kind is not SeqKind.SIZE:
+        wanted = _literal(item)
+        items = [_literal(x) for x in container.items]
+        if wanted is _NO_LITERAL or any(x is _NO_LITERAL for x in items):
+            return None
+        return wanted in items
+    return None

@@ -21,6 +21,7 @@ from ..model.values import (
     MaybeIntV,
     ModuleV,
     NoneV,
+    SeqKind,
     SeqV,
     StrV,
     TensorV,
@@ -299,7 +300,9 @@ class LambdaV(Value):
 
 
 def truthiness(v: Value, negate: bool = False) -> bool | None:
-    """``bool(v)`` when the value says (``None``, a known bool or int, a string), else ``None``."""
+    """``bool(v)`` when the value says (``None``, a known bool or int, a string, a dict with known keys
+    or a tuple of known length: ``norm_kwargs = {}; if norm_kwargs:``), else ``None``.  A list is
+    left unknown: an append the analysis does not see would make it stale."""
     known: bool | None = None
     if isinstance(v, NoneV):
         known = False
@@ -309,6 +312,10 @@ def truthiness(v: Value, negate: bool = False) -> bool | None:
         known = v.value != 0
     elif isinstance(v, StrV) and v.value is not None:
         known = bool(v.value)
+    elif isinstance(v, DictV):
+        known = isinstance(v, AttrsV) or bool(v.items)  # a namespace object is true even when empty
+    elif isinstance(v, TupleV) and v.kind is not SeqKind.LIST:
+        known = bool(v.items)
     return None if known is None else known != negate
 
 
