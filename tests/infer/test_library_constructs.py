@@ -616,6 +616,27 @@ CASES = {
         reveal_shape(Stem("deep_tiered")(x))
         reveal_shape(Stem(norm_layer=functools.partial(nn.BatchNorm2d, eps=1e-3))(x))
         """,
+    "checkpointed_blocks": """
+        from torch.utils.checkpoint import checkpoint
+
+
+        class Stage(nn.Module):
+            def __init__(self, grad_checkpointing=False):
+                super().__init__()
+                self.grad_checkpointing = grad_checkpointing
+                self.blocks = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 6))
+
+            def forward(self, x):
+                if self.grad_checkpointing:
+                    return checkpoint(self.blocks, x, use_reentrant=False)
+                return self.blocks(x)
+
+
+        x = torch.randn(2, 4)
+        reveal_shape(checkpoint(nn.Linear(4, 3), x, use_reentrant=False))
+        reveal_shape(Stage(True)(x))
+        nn.Linear(8, 2)(checkpoint(Stage(True), x, use_reentrant=False))  # E: TS101
+        """,
     "registry_literal_name": REGISTRY
     + """
 x = torch.randn(2, 4)

@@ -289,6 +289,11 @@ class Calls(AnalyzerBase):
         if isinstance(func, ExternalV) and canonical(func.qualname) == "functools.partial" and args:
             rest = tuple(a.value for a in args[1:])
             return PartialV(args[0].value, rest, tuple((k, a.value) for k, a in kwargs.items()))
+        if isinstance(func, ExternalV) and canonical(func.qualname) in _CALL_THROUGH and args:
+            # ``checkpoint(fn, *args)`` returns ``fn(*args)`` (recomputed in backward, the same shapes).
+            own = _CALL_THROUGH[canonical(func.qualname)]
+            passed = {k: a for k, a in kwargs.items() if k not in own}
+            return self.call(frame, state, args[0].value, args[1:], passed, node)
         if isinstance(func, PartialV):
             # The call's keywords override the partial's, as ``functools.partial`` does.
             bound = {k: Arg(v, span, None) for k, v in func.kwargs}
@@ -1065,6 +1070,15 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
         return True
     f = node.func
     return isinstance(f, cst.Name) and f.value == "reveal_shape" and not isinstance(func, (FunctionV, ClassV))
+
+
+#: Functions that call their first argument with the rest (and the keywords not their own) and
+#: return what it returns.
+_CALL_THROUGH: dict[str, frozenset[str]] = {
+    "torch.utils.checkpoint.checkpoint": frozenset(
+        {"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"}
+    ),
+}
 
 
 #: The builtin classes ``isinstance`` is decided for, by the kinds of value that are instances of each.
