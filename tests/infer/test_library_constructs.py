@@ -721,3 +721,22 @@ def test_children_of_a_module_assigned_twice_are_unknown(tmp_path: Path) -> None
     result = check_file(path, CheckSettings(), Project([tmp_path]))
     reveals = [d.message for d in result.diagnostics if d.code.id == "TS900"]
     assert reveals == ["revealed shape: unknown", "revealed shape: [2 16]"]
+
+
+def test_an_empty_dict_or_a_missing_key_is_never_known_false() -> None:
+    """A registry filled by modules the analysis has not run looks empty: ``name in registry`` and
+    ``if registry:`` stay unknown then (a path cut by a stale dict would hide the code after it),
+    while a key that is there, a non-empty dict and a tuple's literals are known."""
+    from tensorshape.infer.expressions import _contains
+    from tensorshape.infer.values import truthiness
+    from tensorshape.model.values import DictV, IntV, NoneV, StrV, TupleV
+
+    registry = DictV((("resnet18", NoneV()),))
+    assert truthiness(DictV(())) is None
+    assert truthiness(registry) is True
+    assert _contains(registry, StrV("resnet18")) is True
+    assert _contains(registry, StrV("vit_small")) is None
+    assert _contains(TupleV((IntV(8), IntV(16), IntV(32))), IntV(16)) is True
+    assert _contains(TupleV((IntV(8), IntV(16), IntV(32))), IntV(4)) is False
+    assert _contains(StrV("deep_tiered"), StrV("deep")) is True
+    assert _contains(StrV(""), StrV("deep")) is False

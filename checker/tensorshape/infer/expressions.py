@@ -998,16 +998,15 @@ _NO_LITERAL = object()
 
 def _contains(container: Value, item: Value) -> bool | None:
     """``item in container`` when both are known: a substring of a known string (``'deep' in
-    stem_type``), a key of a dict with known keys, a literal among a tuple's literals (``stride in
-    (8, 16, 32)``); ``None`` otherwise."""
+    stem_type``), a key a dict has, a literal among a tuple's literals (``stride in (8, 16,
+    32)``); ``None`` otherwise."""
     if isinstance(container, StrV) and container.value is not None:
         return item.value in container.value if isinstance(item, StrV) and item.value is not None else None
     if isinstance(container, DictV) and not isinstance(container, AttrsV):
-        return (
-            any(k == item.value for k, _ in container.items)
-            if isinstance(item, StrV) and item.value is not None
-            else None
-        )
+        # A key that is there; one that is not may be added where the analysis does not look (a
+        # registry that other modules fill): unknown, never a path wrongly cut.
+        found = isinstance(item, StrV) and any(k == item.value for k, _ in container.items)
+        return True if found else None
     if isinstance(container, TupleV) and container.kind is not SeqKind.SIZE:
         wanted = _literal(item)
         items = [_literal(x) for x in container.items]

@@ -300,9 +300,10 @@ class LambdaV(Value):
 
 
 def truthiness(v: Value, negate: bool = False) -> bool | None:
-    """``bool(v)`` when the value says (``None``, a known bool or int, a string, a dict with known keys
-    or a tuple of known length: ``norm_kwargs = {}; if norm_kwargs:``), else ``None``.  A list is
-    left unknown: an append the analysis does not see would make it stale."""
+    """``bool(v)`` when the value says (``None``, a known bool or int, a string, a tuple of known
+    length, a dict with a known key), else ``None``.  An empty dict or a list is left unknown: a
+    registry filled by other modules, or an append the analysis does not see, would make its
+    emptiness stale."""
     known: bool | None = None
     if isinstance(v, NoneV):
         known = False
@@ -313,7 +314,7 @@ def truthiness(v: Value, negate: bool = False) -> bool | None:
     elif isinstance(v, StrV) and v.value is not None:
         known = bool(v.value)
     elif isinstance(v, DictV):
-        known = isinstance(v, AttrsV) or bool(v.items)  # a namespace object is true even when empty
+        known = True if isinstance(v, AttrsV) or v.items else None  # a namespace is true even when empty
     elif isinstance(v, TupleV) and v.kind is not SeqKind.LIST:
         known = bool(v.items)
     return None if known is None else known != negate
