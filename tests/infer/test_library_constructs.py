@@ -637,6 +637,19 @@ CASES = {
         reveal_shape(Stage(True)(x))
         nn.Linear(8, 2)(checkpoint(Stage(True), x, use_reentrant=False))  # E: TS101
         """,
+    "kwargs_filtered_by_comprehension": """
+        def build(width=None, num_classes=None, **kwargs):
+            kwargs = dict(width=width, num_classes=num_classes, **kwargs)
+            kwargs = {k: v for k, v in kwargs.items() if v is not None}
+            sizes = [v for v in (4, None, 8) if v is not None]
+            return Classifier(**kwargs), nn.Linear(sizes[0], sizes[-1])
+
+
+        model, proj = build(num_classes=3)
+        reveal_shape(model(torch.randn(2, 4)))
+        reveal_shape(proj(torch.randn(2, 4)))
+        nn.Linear(16, 2)(build(width=8)[0](torch.randn(2, 4)))  # E: TS101
+        """,
     "registry_literal_name": REGISTRY
     + """
 x = torch.randn(2, 4)

@@ -806,13 +806,10 @@ class Expressions(AnalyzerBase):
         it = self.eval(frame, state, first.iter)
         items = self.iteration_items(frame, state, it, first.iter)
         kind = SeqKind.LIST
-        if items is not None and len(clauses) == 1 and not first.ifs:
-            out = []
-            for item in items:
-                s = state.copy()
-                self.assign(frame, s, first.target, item, None)
-                out.append(self.eval(frame, s, node.elt))
-            return TupleV(tuple(out), kind)
+        if items is not None and len(clauses) == 1:
+            kept = self._kept_items(frame, state, first, items)
+            if kept is not None:
+                return TupleV(tuple(self.eval(frame, s, node.elt) for s in kept), kind)
         s = state.copy()
         for c in clauses:
             cit = self.eval(frame, s, c.iter) if c is not first else it
@@ -824,9 +821,43 @@ class Expressions(AnalyzerBase):
         length = iteration_length(it) if len(clauses) == 1 and not first.ifs else None
         return SeqV(self.eval(frame, s, node.elt), kind, length)
 
+    def _kept_items(
+        self, frame: Frame, state: State, clause: cst.CompFor, items: Sequence[Value]
+    ) -> list[State] | None:
+        """The state of each item of a known sequence that the clause's ``if``s keep (``None`` when
+        one of them is not known for some item)."""
+        kept = []
+        for item in items:
+            s = state.copy()
+            self.assign(frame, s, clause.target, item, None)
+            truths = [truthiness(self.eval(frame, s, cond.test, observe=False)) for cond in clause.ifs]
+            if None in truths:
+                return None
+            if all(truths):
+                kept.append(s)
+        return kept
+
+    def dict_comprehension(self, frame: Frame, state: State, node: cst.DictComp) -> Value:
+        """``{k: v for k, v in kwargs.items() if v is not None}`` over a known sequence, with string
+        keys and ``if``s known for each item: a dict with those keys; anything else is unknown."""
+        f = node.for_in
+        if f.inner_for_in is not None:
+            return UnknownV()
+        items = self.iteration_items(frame, state, self.eval(frame, state, f.iter), f.iter)
+        kept = self._kept_items(frame, state, f, items) if items is not None else None
+        if kept is None:
+            return UnknownV()
+        out: dict[str, Value] = {}
+        for s in kept:
+            key = self.eval(frame, s, node.key)
+            if not (isinstance(key, StrV) and key.value is not None):
+                return UnknownV()
+            out[key.value] = self.eval(frame, s, node.value)
+        return DictV(tuple(out.items()))
+
 
 #: How each kind of expression is evaluated (exact node types; anything else is unknown:
-#: imaginary numbers, lambdas, dict comprehensions).
+#: imaginary numbers, lambdas).
 _EVALUATORS: dict[type, Callable[[Expressions, Frame, State, Any], Value]] = {
     cst.Name: Expressions._eval_name,
     OpaqueCode: Expressions._eval_opaque,
@@ -851,6 +882,7 @@ _EVALUATORS: dict[type, Callable[[Expressions, Frame, State, Any], Value]] = {
     cst.ListComp: Expressions.comprehension,
     cst.GeneratorExp: Expressions.comprehension,
     cst.SetComp: Expressions.comprehension,
+    cst.DictComp: Expressions.dict_comprehension,
     cst.NamedExpr: Expressions._eval_named,
     cst.Lambda: Expressions._eval_lambda,
 }
