@@ -557,6 +557,99 @@ CASES = {
         reveal_shape(vgg("B", batch_norm=True)(x))
         reveal_shape(encoder(3, 6)(torch.randn(5, 6)))
         """,
+    "builder_flags_of_known_values": """
+        import collections.abc
+        import functools
+        import itertools
+
+
+        def get_norm_layer(norm_layer):
+            norm_kwargs = {}
+            if isinstance(norm_layer, functools.partial):
+                norm_kwargs.update(norm_layer.keywords)
+                norm_layer = norm_layer.func
+            if norm_kwargs:
+                norm_layer = functools.partial(norm_layer, **norm_kwargs)
+            return norm_layer
+
+
+        class Stem(nn.Module):
+            def __init__(self, stem_type="", output_stride=32, channels=(8, 16), norm_layer=nn.BatchNorm2d):
+                super().__init__()
+                assert output_stride in (8, 16, 32)
+                norm_layer = get_norm_layer(norm_layer)
+                deep = "deep" in stem_type
+                if deep:
+                    self.conv = nn.Sequential(nn.Conv2d(3, channels[0], 3), nn.Conv2d(channels[0], channels[1], 3))
+                else:
+                    self.conv = nn.Conv2d(3, channels[-1], 7)
+                self.norm = norm_layer(channels[-1]) if channels else None
+                self.extra = nn.Identity() if "pool" not in {"norm": 1} else None
+
+            def forward(self, x):
+                x = self.norm(self.conv(x))
+                return x if self.extra is None else self.extra(x)
+
+
+        def to_ntuple(n):
+            def parse(x):
+                if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+                    return tuple(x)
+                return tuple(itertools.repeat(x, n))
+
+            return parse
+
+
+        def head(width, pool_type=None):
+            pool_type = pool_type or "avg"
+            mult = 2 if pool_type.endswith("catavgmax") else 1
+            return nn.Linear(width * mult, 3)
+
+
+        blocks = to_ntuple(2)(Stem)
+        widths = to_ntuple(2)((4, 8))
+        reveal_shape(blocks[-1]()(torch.randn(1, 3, 16, 16)))
+        reveal_shape(torch.zeros(widths[1], widths[0]))
+        reveal_shape(head(16)(torch.randn(2, 16)))
+        x = torch.randn(2, 3, 16, 16)
+        reveal_shape(Stem()(x))
+        reveal_shape(Stem("deep_tiered")(x))
+        reveal_shape(Stem(norm_layer=functools.partial(nn.BatchNorm2d, eps=1e-3))(x))
+        """,
+    "checkpointed_blocks": """
+        from torch.utils.checkpoint import checkpoint
+
+
+        class Stage(nn.Module):
+            def __init__(self, grad_checkpointing=False):
+                super().__init__()
+                self.grad_checkpointing = grad_checkpointing
+                self.blocks = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 6))
+
+            def forward(self, x):
+                if self.grad_checkpointing:
+                    return checkpoint(self.blocks, x, use_reentrant=False)
+                return self.blocks(x)
+
+
+        x = torch.randn(2, 4)
+        reveal_shape(checkpoint(nn.Linear(4, 3), x, use_reentrant=False))
+        reveal_shape(Stage(True)(x))
+        nn.Linear(8, 2)(checkpoint(Stage(True), x, use_reentrant=False))  # E: TS101
+        """,
+    "kwargs_filtered_by_comprehension": """
+        def build(width=None, num_classes=None, **kwargs):
+            kwargs = dict(width=width, num_classes=num_classes, **kwargs)
+            kwargs = {k: v for k, v in kwargs.items() if v is not None}
+            sizes = [v for v in (4, None, 8) if v is not None]
+            return Classifier(**kwargs), nn.Linear(sizes[0], sizes[-1])
+
+
+        model, proj = build(num_classes=3)
+        reveal_shape(model(torch.randn(2, 4)))
+        reveal_shape(proj(torch.randn(2, 4)))
+        nn.Linear(16, 2)(build(width=8)[0](torch.randn(2, 4)))  # E: TS101
+        """,
     "registry_literal_name": REGISTRY
     + """
 x = torch.randn(2, 4)
@@ -641,3 +734,22 @@ def test_children_of_a_module_assigned_twice_are_unknown(tmp_path: Path) -> None
     result = check_file(path, CheckSettings(), Project([tmp_path]))
     reveals = [d.message for d in result.diagnostics if d.code.id == "TS900"]
     assert reveals == ["revealed shape: unknown", "revealed shape: [2 16]"]
+
+
+def test_an_empty_dict_or_a_missing_key_is_never_known_false() -> None:
+    """A registry filled by modules the analysis has not run looks empty: ``name in registry`` and
+    ``if registry:`` stay unknown then (a path cut by a stale dict would hide the code after it),
+    while a key that is there, a non-empty dict and a tuple's literals are known."""
+    from tensorshape.infer.expressions import _contains
+    from tensorshape.infer.values import truthiness
+    from tensorshape.model.values import DictV, IntV, NoneV, StrV, TupleV
+
+    registry = DictV((("resnet18", NoneV()),))
+    assert truthiness(DictV(())) is None
+    assert truthiness(registry) is True
+    assert _contains(registry, StrV("resnet18")) is True
+    assert _contains(registry, StrV("vit_small")) is None
+    assert _contains(TupleV((IntV(8), IntV(16), IntV(32))), IntV(16)) is True
+    assert _contains(TupleV((IntV(8), IntV(16), IntV(32))), IntV(4)) is False
+    assert _contains(StrV("deep_tiered"), StrV("deep")) is True
+    assert _contains(StrV(""), StrV("deep")) is False

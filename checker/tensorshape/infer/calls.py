@@ -61,6 +61,7 @@ from .syntax import simple_text
 from .values import (
     CONTAINER,
     DYNAMIC_ATTRS,
+    AttrsV,
     BoundMethodV,
     ChildrenV,
     ClassV,
@@ -289,6 +290,11 @@ class Calls(AnalyzerBase):
         if isinstance(func, ExternalV) and canonical(func.qualname) == "functools.partial" and args:
             rest = tuple(a.value for a in args[1:])
             return PartialV(args[0].value, rest, tuple((k, a.value) for k, a in kwargs.items()))
+        if isinstance(func, ExternalV) and canonical(func.qualname) in _CALL_THROUGH and args:
+            # ``checkpoint(fn, *args)`` returns ``fn(*args)`` (recomputed in backward, the same shapes).
+            own = _CALL_THROUGH[canonical(func.qualname)]
+            passed = {k: a for k, a in kwargs.items() if k not in own}
+            return self.call(frame, state, args[0].value, args[1:], passed, node)
         if isinstance(func, PartialV):
             # The call's keywords override the partial's, as ``functools.partial`` does.
             bound = {k: Arg(v, span, None) for k, v in func.kwargs}
@@ -365,6 +371,12 @@ class Calls(AnalyzerBase):
             return self.call_builtin(frame, state, q, args, kwargs, node)
         if q == "collections.OrderedDict" and not args and not kwargs:
             return DictV(())  # ``layers = OrderedDict()``, then filled by ``layers[name] = block``
+        if q == "itertools.repeat" and len(args) == 2 and not kwargs:
+            # ``tuple(repeat(x, n))`` (timm's ``to_ntuple``): n copies of ``x`` when n is a small known int.
+            n = self._int(frame, args[1].value)
+            if type(n) is int and 0 <= n <= 64:
+                return TupleV((args[0].value,) * n)
+            return SeqV(args[0].value, SeqKind.TUPLE, n)
         if q == "typing.cast" and len(args) == 2:
             cast_value: Value = args[1].value  # ``v = cast(int, v)``: the value itself
             return cast_value
@@ -1066,6 +1078,15 @@ def _is_reveal(func: Value, node: cst.Call) -> bool:
     return isinstance(f, cst.Name) and f.value == "reveal_shape" and not isinstance(func, (FunctionV, ClassV))
 
 
+#: Functions that call their first argument with the rest (and the keywords not their own) and
+#: return what it returns.
+_CALL_THROUGH: dict[str, frozenset[str]] = {
+    "torch.utils.checkpoint.checkpoint": frozenset(
+        {"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"}
+    ),
+}
+
+
 #: The builtin classes ``isinstance`` is decided for, by the kinds of value that are instances of each.
 _INSTANCE_OF: dict[str, tuple[type[Value], ...]] = {
     "int": (IntV, BoolV),
@@ -1078,6 +1099,9 @@ _INSTANCE_OF: dict[str, tuple[type[Value], ...]] = {
 
 _SEQUENCE_ABCS = frozenset({"collections.abc.Sequence", "typing.Sequence"})
 
+#: ABCs a class object is no instance of (an ``Enum`` class, iterable through its metaclass, aside).
+_ITERABLE_ABCS = frozenset({"collections.abc.Iterable", "typing.Iterable", *_SEQUENCE_ABCS})
+
 #: Classes of callables: no data value is an instance of one.
 _CALLABLE_CLASSES = frozenset({"builtins.type", "functools.partial", "types.FunctionType", "types.MethodType"})
 
@@ -1087,6 +1111,22 @@ _NOT_CLASSES = frozenset(
 )
 
 
+def _is_class(v: Value) -> bool:
+    """A class of the project or one torch's table knows (``nn.BatchNorm2d``)."""
+    return isinstance(v, ClassV) or (isinstance(v, ExternalV) and canonical(v.qualname) in engine.table().classes)
+
+
+def _enum_like(v: Value) -> bool:
+    """Could the class ``v`` be iterable (an ``Enum``, or a base the analysis cannot see)?"""
+    if not isinstance(v, ClassV):
+        return False
+    return any(
+        not isinstance(b, (ClassV, ExternalV)) or (isinstance(b, ExternalV) and "enum" in b.qualname.lower())
+        for c in v.lineage()
+        for b in c.bases
+    )
+
+
 def _isinstance(v: Value, cls: Value) -> bool | None:
     """``isinstance(v, cls)`` when the value's kind decides it (``pair(t)``'s ``isinstance(t, tuple)``
     of an int is false), else ``None``."""
@@ -1094,12 +1134,18 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
         return None
     if isinstance(v, TensorV):
         return True if cls.qualname == "torch.Tensor" else False if cls.qualname.startswith("builtins.") else None
-    if canonical(cls.qualname) in _SEQUENCE_ABCS and not isinstance(v, MaybeIntV):
-        # ``isinstance(img_size, Sequence)`` in a builder: tuples, lists and strings are sequences.
-        if isinstance(v, (TupleV, StrV)):
+    abc = canonical(cls.qualname)
+    if abc in _ITERABLE_ABCS and not isinstance(v, MaybeIntV):
+        # ``isinstance(img_size, Sequence)`` in a builder: tuples, lists and strings are sequences;
+        # a dict is iterable but no sequence.
+        if isinstance(v, (TupleV, StrV, SeqV)) or (
+            isinstance(v, DictV) and not isinstance(v, AttrsV) and abc not in _SEQUENCE_ABCS
+        ):
             return True
+        if _is_class(v) and not _enum_like(v):
+            return False  # ``to_ntuple(4)(BasicBlock)``: a class is repeated, not iterated
         return False if isinstance(v, (IntV, FloatV, BoolV, DictV, NoneV)) else None
-    if isinstance(v, ClassV) or (isinstance(v, ExternalV) and canonical(v.qualname) in engine.table().classes):
+    if _is_class(v):
         # A class (``norm_layer=nn.BatchNorm2d`` where a name or a partial may be given) is a ``type``,
         # and no int, str, dict, sequence, function or partial.
         if cls.qualname == "builtins.type":

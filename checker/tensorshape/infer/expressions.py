@@ -306,6 +306,10 @@ class Expressions(AnalyzerBase):
     def _eval_boolean(self, frame: Frame, state: State, node: cst.BooleanOperation) -> Value:
         left = self.eval(frame, state, node.left)
         right = self.eval(frame, state, node.right)
+        known = truthiness(left)
+        if known is not None:
+            # Python's value: ``pool_type or ''`` of a known string is that string.
+            return right if known == isinstance(node.operator, cst.And) else left
         if isinstance(left, BoolV) and isinstance(right, BoolV):
             if isinstance(node.operator, cst.And):
                 if left.value is False or right.value is False:
@@ -423,6 +427,9 @@ class Expressions(AnalyzerBase):
         if isinstance(recv, AttrsV):
             found = recv.get(name)
             return found if found is not None else UnknownV()
+        if isinstance(recv, PartialV) and name in ("func", "args", "keywords"):
+            # A builder that unbinds a partial to bind it again (timm's ``get_norm_layer``).
+            return {"func": recv.func, "args": TupleV(recv.args), "keywords": DictV(recv.kwargs)}[name]
         if isinstance(recv, (DictV, MapV)):
             return DictMethodV(recv, name)
         if isinstance(recv, StrV) and recv.value is not None and name in STR_METHODS:
@@ -721,6 +728,10 @@ class Expressions(AnalyzerBase):
                 return BoolV(isinstance(op, cst.NotEqual))
         if isinstance(op, (cst.Equal, cst.NotEqual)) and _never_equal(left, right):
             return BoolV(isinstance(op, cst.NotEqual))  # ``v == "M"`` of an int in a layer config
+        if isinstance(op, (cst.In, cst.NotIn)):
+            found = _contains(right, left)
+            if found is not None:
+                return BoolV(found == isinstance(op, cst.In))
         return BoolV(None)
 
     # -- subscripts ------------------------------------------------------------------------------
@@ -807,13 +818,10 @@ class Expressions(AnalyzerBase):
         it = self.eval(frame, state, first.iter)
         items = self.iteration_items(frame, state, it, first.iter)
         kind = SeqKind.LIST
-        if items is not None and len(clauses) == 1 and not first.ifs:
-            out = []
-            for item in items:
-                s = state.copy()
-                self.assign(frame, s, first.target, item, None)
-                out.append(self.eval(frame, s, node.elt))
-            return TupleV(tuple(out), kind)
+        if items is not None and len(clauses) == 1:
+            kept = self._kept_items(frame, state, first, items)
+            if kept is not None:
+                return TupleV(tuple(self.eval(frame, s, node.elt) for s in kept), kind)
         s = state.copy()
         for c in clauses:
             cit = self.eval(frame, s, c.iter) if c is not first else it
@@ -825,9 +833,43 @@ class Expressions(AnalyzerBase):
         length = iteration_length(it) if len(clauses) == 1 and not first.ifs else None
         return SeqV(self.eval(frame, s, node.elt), kind, length)
 
+    def _kept_items(
+        self, frame: Frame, state: State, clause: cst.CompFor, items: Sequence[Value]
+    ) -> list[State] | None:
+        """The state of each item of a known sequence that the clause's ``if``s keep (``None`` when
+        one of them is not known for some item)."""
+        kept = []
+        for item in items:
+            s = state.copy()
+            self.assign(frame, s, clause.target, item, None)
+            truths = [truthiness(self.eval(frame, s, cond.test, observe=False)) for cond in clause.ifs]
+            if None in truths:
+                return None
+            if all(truths):
+                kept.append(s)
+        return kept
+
+    def dict_comprehension(self, frame: Frame, state: State, node: cst.DictComp) -> Value:
+        """``{k: v for k, v in kwargs.items() if v is not None}`` over a known sequence, with string
+        keys and ``if``s known for each item: a dict with those keys; anything else is unknown."""
+        f = node.for_in
+        if f.inner_for_in is not None:
+            return UnknownV()
+        items = self.iteration_items(frame, state, self.eval(frame, state, f.iter), f.iter)
+        kept = self._kept_items(frame, state, f, items) if items is not None else None
+        if kept is None:
+            return UnknownV()
+        out: dict[str, Value] = {}
+        for s in kept:
+            key = self.eval(frame, s, node.key)
+            if not (isinstance(key, StrV) and key.value is not None):
+                return UnknownV()
+            out[key.value] = self.eval(frame, s, node.value)
+        return DictV(tuple(out.items()))
+
 
 #: How each kind of expression is evaluated (exact node types; anything else is unknown:
-#: imaginary numbers, lambdas, dict comprehensions).
+#: imaginary numbers, lambdas).
 _EVALUATORS: dict[type, Callable[[Expressions, Frame, State, Any], Value]] = {
     cst.Name: Expressions._eval_name,
     OpaqueCode: Expressions._eval_opaque,
@@ -852,6 +894,7 @@ _EVALUATORS: dict[type, Callable[[Expressions, Frame, State, Any], Value]] = {
     cst.ListComp: Expressions.comprehension,
     cst.GeneratorExp: Expressions.comprehension,
     cst.SetComp: Expressions.comprehension,
+    cst.DictComp: Expressions.dict_comprehension,
     cst.NamedExpr: Expressions._eval_named,
     cst.Lambda: Expressions._eval_lambda,
 }
@@ -979,3 +1022,39 @@ DICT_METHODS = frozenset({"items", "values", "keys", "get"})
 
 #: Attributes that only tensors have: reading one from an unknown value makes it a tensor.
 _TENSOR_PROPERTIES = frozenset({"shape", "ndim", "mT", "T", "dtype", "device"})
+
+
+def _literal(v: Value) -> object:
+    """The Python value of a literal (a known str, int or bool; ``None``), else ``_NO_LITERAL``."""
+    if isinstance(v, NoneV):
+        return None
+    if isinstance(v, StrV) and v.value is not None:
+        return v.value
+    if isinstance(v, BoolV) and v.value is not None:
+        return v.value
+    if isinstance(v, IntV) and not isinstance(v, MaybeIntV) and type(v.value) is int:
+        return v.value
+    return _NO_LITERAL
+
+
+_NO_LITERAL = object()
+
+
+def _contains(container: Value, item: Value) -> bool | None:
+    """``item in container`` when both are known: a substring of a known string (``'deep' in
+    stem_type``), a key a dict has, a literal among a tuple's literals (``stride in (8, 16,
+    32)``); ``None`` otherwise."""
+    if isinstance(container, StrV) and container.value is not None:
+        return item.value in container.value if isinstance(item, StrV) and item.value is not None else None
+    if isinstance(container, DictV) and not isinstance(container, AttrsV):
+        # A key that is there; one that is not may be added where the analysis does not look (a
+        # registry that other modules fill): unknown, never a path wrongly cut.
+        found = isinstance(item, StrV) and any(k == item.value for k, _ in container.items)
+        return True if found else None
+    if isinstance(container, TupleV) and container.kind is not SeqKind.SIZE:
+        wanted = _literal(item)
+        items = [_literal(x) for x in container.items]
+        if wanted is _NO_LITERAL or any(x is _NO_LITERAL for x in items):
+            return None
+        return wanted in items
+    return None

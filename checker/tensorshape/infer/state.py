@@ -27,7 +27,7 @@ from ..model.values import (
 from ..unify.arith import expand_bounded, to_sympy
 from ..unify.bounds import replayed_cache
 from ..unify.facts import NO_FACTS, Facts
-from .values import ClassV, FunctionV, MapV, NothingV, OptionalV, RangeV, as_container
+from .values import ClassV, FunctionV, MapV, NothingV, OptionalV, PartialV, RangeV, as_container
 
 __all__ = ["State", "Widening", "join_values", "join_all", "join_states", "join_shapes"]
 
@@ -144,6 +144,9 @@ def join_values(
         return a
     if isinstance(a, OptionalV) or isinstance(b, OptionalV) or isinstance(a, NoneV) or isinstance(b, NoneV):
         return _join_optional(a, b, widen, facts)
+    for p, f in ((a, b), (b, a)):
+        if isinstance(p, PartialV) and not p.args and not p.kwargs and p.func == f:
+            return f  # ``partial(f)`` binds nothing: called, it is ``f`` (timm's ``get_norm_layer``)
     if isinstance(a, TensorV) and isinstance(b, TensorV):
         return TensorV(
             join_shapes(a.shape, b.shape, widen, facts),

@@ -21,6 +21,7 @@ from ..model.values import (
     MaybeIntV,
     ModuleV,
     NoneV,
+    SeqKind,
     SeqV,
     StrV,
     TensorV,
@@ -301,7 +302,10 @@ class LambdaV(Value):
 
 
 def truthiness(v: Value, negate: bool = False) -> bool | None:
-    """``bool(v)`` when the value says (``None``, a known bool or int, a string), else ``None``."""
+    """``bool(v)`` when the value says (``None``, a known bool or int, a string, a tuple of known
+    length, a dict with a known key), else ``None``.  An empty dict or a list is left unknown: a
+    registry filled by other modules, or an append the analysis does not see, would make its
+    emptiness stale."""
     known: bool | None = None
     if isinstance(v, NoneV):
         known = False
@@ -311,6 +315,10 @@ def truthiness(v: Value, negate: bool = False) -> bool | None:
         known = v.value != 0
     elif isinstance(v, StrV) and v.value is not None:
         known = bool(v.value)
+    elif isinstance(v, DictV):
+        known = True if isinstance(v, AttrsV) or v.items else None  # a namespace is true even when empty
+    elif isinstance(v, TupleV) and v.kind is not SeqKind.LIST:
+        known = bool(v.items)
     return None if known is None else known != negate
 
 
