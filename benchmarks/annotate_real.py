@@ -142,6 +142,14 @@ PACKAGES = [
         command=["{py}", "driver.py"],
         driver=PERCEIVER_DRIVER,
     ),
+    Package(
+        "egnn-pytorch",
+        "0.2.8",
+        "egnn_pytorch",
+        sdist=True,
+        # its own test suite, less the two cases of the torch_geometric variant (not installed)
+        command=["{py}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "-k", "not sparse and not geom"],
+    ),
 ]
 
 #: Runs the command with jaxtyping's import hook (beartype) on the package, then says how many
