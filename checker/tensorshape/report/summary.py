@@ -69,6 +69,8 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         "learned_parameters": stats["learned-parameters"],
         #: Expressions past a size bound (sequences of more than 1,000 items), kept as a summary value.
         "expressions_at_bound": stats["expression-bound"],
+        #: ``reveal_shape`` views under callers' sizes beyond the shown ones, joined into one view.
+        "reveal_views_joined": stats["reveal-views-joined"],
         #: Files not analysed (TS008: unreadable, not regular, too big or nested too deep).
         "skipped_files": stats["skipped-files"],
         #: Of which: files whose analysis ran past ``file_timeout``.
