@@ -267,6 +267,18 @@ CASES = {
         relative = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0)
         reveal_shape(relative.sum(-1).view(-1))
         """,
+    "a_conv_built_with_a_zero_width_is_an_error": """
+        class Head(nn.Module):
+            def __init__(self, width: int = 0):
+                super().__init__()
+                self.conv = nn.Conv2d(3, width, 1)
+
+            def forward(self, x):
+                return self.conv(x)  # E: TS108
+
+
+        Head()(torch.randn(1, 3, 4, 4))
+        """,
     "meshgrid_of_a_matrix_is_an_error": """
         grid = torch.meshgrid(torch.zeros(2, 3), torch.zeros(4), indexing="ij")  # E: TS103
         """,
