@@ -997,6 +997,7 @@ EXCLUDED.update(
         "torch.Tensor.tolist": "returns Python lists, not a tensor",
         "torch.index_put": "takes a tuple of index tensors (advanced indexing): covered by __getitem__'s cases",
         "torch.broadcast_tensors": "variadic tensors returned as a tuple: covered by the broadcasting families",
+        "torch.meshgrid": "variadic tensors returned as a tuple: compared with torch in tests/infer/test_reach_exact.py",
         "functorch.dim.dims": "makes dim objects, not tensors: compared with torch in tests/infer/test_first_class_dims.py",
         "torch.utils.data.random_split": "makes datasets, not tensors: compared with torch in "
         "tests/infer/test_data_pipelines.py",

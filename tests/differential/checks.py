@@ -39,6 +39,14 @@ CASES: dict[str, Call] = {
     "Conv2d-out-groups": mod("Conv2d", (4, 6, 3), (X4,), groups=4),
     "Conv2d-groups-zero": mod("Conv2d", (4, 4, 3), (X4,), groups=0),
     "Conv2d-kernel-too-big": mod("Conv2d", (4, 4, 9), (X4,)),
+    "Conv2d-out-zero": mod("Conv2d", (4, 0, 3), (X4,)),
+    "conv1d-empty-weight": f("conv1d", T((2, 4, 8)), T((0, 4, 3))),
+    "ConvTranspose2d-out-zero": mod("ConvTranspose2d", (4, 0, 3), (T((1, 4, 6, 6)),)),
+    "Transformer-batch": mod("Transformer", (4, 2, 1, 1, 8, 0.0), (T((3, 2, 4)), T((5, 3, 4)))),
+    "Transformer-batch-first": mod(
+        "Transformer", (4, 2, 1, 1, 8, 0.0), (T((2, 3, 4)), T((3, 5, 4))), batch_first=True
+    ),
+    "Transformer-d-model": mod("Transformer", (4, 2, 1, 1, 8, 0.0), (T((3, 2, 4)), T((5, 2, 6)))),
     "conv2d-weight-groups": f("conv2d", X4, T((6, 4, 3, 3)), None, 1, 0, 1, 2),
     "conv2d-out-groups": f("conv2d", X4, T((3, 2, 3, 3)), None, 1, 0, 1, 2),
     "conv2d-bias": f("conv2d", X4, T((4, 4, 3, 3)), T((3,))),

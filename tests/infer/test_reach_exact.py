@@ -247,6 +247,41 @@ CASES = {
         for b in blocks:
             x = b(x)
         """,
+    "a_tensor_from_numpy_has_the_shape_view_asks_for": """
+        import numpy as np
+
+        k, batch = 3, 4
+        iden = torch.from_numpy(np.eye(k).flatten().astype(np.float32)).view(1, k * k).repeat(batch, 1)
+        reveal_shape(iden)
+        reveal_shape(iden.view(-1, k, k))
+        """,
+    "meshgrid_gives_one_grid_per_input": """
+        ws = 4
+        coords = torch.stack(torch.meshgrid(torch.arange(ws), torch.arange(ws + 1), indexing="ij"))
+        reveal_shape(coords)
+        gx, gy = torch.meshgrid([torch.arange(3), torch.arange(5)], indexing="xy")
+        reveal_shape(gx)
+        a, b, c = torch.meshgrid(torch.zeros(2), torch.tensor(1.0), torch.zeros(3), indexing="ij")
+        reveal_shape(c)
+        flat = torch.flatten(coords, 1)
+        relative = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0)
+        reveal_shape(relative.sum(-1).view(-1))
+        """,
+    "a_conv_built_with_a_zero_width_is_an_error": """
+        class Head(nn.Module):
+            def __init__(self, width: int = 0):
+                super().__init__()
+                self.conv = nn.Conv2d(3, width, 1)
+
+            def forward(self, x):
+                return self.conv(x)  # E: TS108
+
+
+        Head()(torch.randn(1, 3, 4, 4))
+        """,
+    "meshgrid_of_a_matrix_is_an_error": """
+        grid = torch.meshgrid(torch.zeros(2, 3), torch.zeros(4), indexing="ij")  # E: TS103
+        """,
 }
 
 
@@ -259,3 +294,30 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_against_torch(name: str, files: dict[str, Path]) -> None:
     assert_agrees_with_torch(files[name], files)
+
+
+def test_views_beyond_the_cap_are_joined_and_counted(tmp_path: Path) -> None:
+    """A body run with five callers' sizes shows three views one by one and joins the other two,
+    keeping the dims they agree on; ``--statistics`` counts the two joined views."""
+    from tensorshape.infer import CheckSettings, check_file
+    from tensorshape.infer.api import MAX_CALLER_VIEWS, join_views
+    from tensorshape.infer.project import Project
+
+    path = tmp_path / "views.py"
+    path.write_text(
+        HEADER
+        + "def up(x):\n"
+        + "    y = torch.cat([x, x], dim=1)\n"
+        + "    reveal_shape(y)\n"
+        + "    return y\n\n\n"
+        + "".join(f"up(torch.zeros(2, {c}, {h}, 3))\n" for c, h in ((8, 4), (16, 4), (32, 4), (64, 8), (64, 16))),
+        encoding="utf-8",
+    )
+    result = check_file(path, CheckSettings(), Project([tmp_path]))
+    (note,) = [d.message for d in result.diagnostics if d.code.id == "TS900"]
+    views = note.removeprefix("revealed shape: ").split("; ")
+    assert MAX_CALLER_VIEWS == 3 and len(views) == 1 + MAX_CALLER_VIEWS + 1, views
+    assert views[-1] == "[2 128 ? 3] (with a caller's sizes) (2 views joined)"
+    assert result.stats["reveal-views-joined"] == 2
+    assert join_views(["[2 4] (with a caller's sizes)", "[2 4 1] (with a caller's sizes)"]).startswith("[...]")
+    assert join_views(["[2 4] (with a caller's sizes)"]) == "[2 4] (with a caller's sizes)"

@@ -118,7 +118,8 @@ def analyze_module(
     an.report_unknown_ops = codes.UNKNOWN_OP.id in settings.enable
     with bounds.recording() as hits:  # bounds on symbolic work that ``unify`` met for this file
         raw, obligations = an.analyze(info)
-    diags = [d for d in _dedupe(raw) if _wanted(d, settings)]
+    joined: dict[str, int] = {}
+    diags = [d for d in _dedupe(raw, joined) if _wanted(d, settings)]
     diags = report(info.spans.resolve_all(diags), info.source, settings, path)
     obls: list[Obligation] = []
     if settings.obligations:
@@ -130,6 +131,7 @@ def analyze_module(
     stats = dict(an.statistics())
     for bound, n in hits.items():
         stats[f"{bound}-bound"] = n
+    stats.update(joined)
     examples = {key: _where(m, node, path if m is info else m.path) for key, (m, node) in an.examples.items()}
     deps = sorted({(m.path, m.digest) for m in an.touched})
     if (info.path, info.digest) not in deps:
@@ -171,13 +173,33 @@ def report(diags: list[Diagnostic], source: str, settings: CheckSettings, path: 
     return out
 
 
-#: At most this many views of one ``reveal_shape`` under callers' sizes are shown.
+#: At most this many views of one ``reveal_shape`` under callers' sizes are shown one by one; the
+#: views beyond are joined into one (:func:`join_views`).
 MAX_CALLER_VIEWS = 3
 
+_VIEW = re.compile(r"^\[([^\]]*)\](.*)$")
 
-def merge_reveals(diags: list[Diagnostic]) -> list[Diagnostic]:
+
+def join_views(views: list[str]) -> str:
+    """Renderings of one place's shape under several callers' sizes as one: the dims they agree on
+    kept, ``?`` where they differ (``[2 64 8 8]`` and ``[2 32 16 16]``: ``[2 ? ? ?]``); ``[...]`` when
+    their ranks differ or one is not a tensor.  It says how many views it stands for."""
+    if len(views) == 1:
+        return views[0]
+    parsed = [_VIEW.match(v.replace(WITH_CALLER, "").strip()) for v in views]
+    rows = [m.group(1).split() for m in parsed if m is not None]
+    if len(rows) == len(views) and len({len(r) for r in rows}) == 1:
+        shown = "[" + " ".join(col[0] if len(set(col)) == 1 else "?" for col in zip(*rows)) + "]"
+    else:
+        shown = "[...]"
+    return f"{shown} {WITH_CALLER} ({len(views)} views joined)"
+
+
+def merge_reveals(diags: list[Diagnostic], counts: dict[str, int] | None = None) -> list[Diagnostic]:
     """One ``reveal_shape`` note per place: the generic view first, then each distinct view the
-    body had when run with a caller's arguments (``[b 64]; [16 64] (with a caller's sizes)``)."""
+    body had when run with a caller's arguments (``[b 64]; [16 64] (with a caller's sizes)``), at
+    most :data:`MAX_CALLER_VIEWS` of them and the rest joined into one; ``counts["reveal-views-joined"]``
+    counts the views that were joined (so none is dropped silently)."""
     views: dict[Span, list[str]] = {}
     for d in diags:
         if d.code is codes.REVEAL:
@@ -195,16 +217,19 @@ def merge_reveals(diags: list[Diagnostic]) -> list[Diagnostic]:
         generic = [s for s in shown if WITH_CALLER not in s]
         callers = [s for s in dict.fromkeys(shown) if WITH_CALLER in s]
         callers = [s for s in callers if s.replace(WITH_CALLER, "").rstrip() not in generic]
-        parts = (generic[:1] + callers[:MAX_CALLER_VIEWS]) or shown[:1]
+        rest = callers[MAX_CALLER_VIEWS:]
+        if rest and counts is not None:
+            counts["reveal-views-joined"] = counts.get("reveal-views-joined", 0) + len(rest)
+        parts = (generic[:1] + callers[:MAX_CALLER_VIEWS] + ([join_views(rest)] if rest else [])) or shown[:1]
         out.append(replace(d, message="revealed shape: " + "; ".join(parts)))
     return out
 
 
-def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+def _dedupe(diags: list[Diagnostic], counts: dict[str, int] | None = None) -> list[Diagnostic]:
     """One diagnostic per place and code.  Of the same problem found several ways, the generic
     analysis's (no call chain) is kept: the function fails for every size it allows; else the one
     with the longest call chain, which starts nearest the program's entry point."""
-    diags = merge_reveals(diags)
+    diags = merge_reveals(diags, counts)
     kept: dict[tuple[Span, str], int] = {}
     out: list[Diagnostic] = []
     for d in diags:

@@ -390,6 +390,10 @@ class Calls(AnalyzerBase):
             return args[0].value if args else UnknownV()
         if q in _CONTEXT_MANAGERS:
             return UnknownV()
+        if q == "torch.from_numpy":
+            # A numpy array's shape is not tracked, but the result is a tensor (``.view(1, k * k)`` of it
+            # has the shape it asks for).
+            return TensorV(Shape.unknown(UnknownSource.UNSUPPORTED))
         if q == "torch.Size":
             return _size_of(args[0].value) if args else TupleV((), SeqKind.SIZE)
         if q.startswith("torch.Tensor.") and args:

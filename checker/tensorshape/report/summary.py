@@ -72,6 +72,8 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         #: Symbolic expansions not done because they could pass ``MAX_EXPANDED_TERMS`` terms
         #: (``(a+b+...+h)**30``): each left a comparison or simplification undecided.
         "expansions_at_bound": stats["expansion-bound"],
+        #: ``reveal_shape`` views under callers' sizes beyond the shown ones, joined into one view.
+        "reveal_views_joined": stats["reveal-views-joined"],
         #: Files not analysed (TS008: unreadable, not regular, too big or nested too deep).
         "skipped_files": stats["skipped-files"],
         #: Of which: files whose analysis ran past ``file_timeout``.

@@ -137,6 +137,8 @@ def render_text(
             stat.append(f"Expressions past the size bound (too-complex): {s['expressions_at_bound']}")
         if s.get("expansions_at_bound"):
             stat.append(f"Expansions past the term bound (left undecided): {s['expansions_at_bound']}")
+        if s.get("reveal_views_joined"):
+            stat.append(f"reveal_shape views joined beyond the cap: {s['reveal_views_joined']}")
         stat.append(f"Files not analysed (TS008): {s['skipped_files']}")
         if s.get("timed_out_files"):
             stat.append(f"    past file_timeout{s['timed_out_files']:>7}")

@@ -1,4 +1,4 @@
-# exact-at-least: 6
+# exact-at-least: 8
 """A PointNet classifier in the style of the popular PyTorch ports: an input T-Net (STN3d)
 and an optional feature T-Net (STNkd) that predict k x k transforms applied with torch.bmm,
 shared MLPs as Conv1d(k, ..., 1), global max pooling by torch.max(x, 2, keepdim=True)[0],

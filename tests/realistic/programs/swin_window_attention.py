@@ -1,4 +1,4 @@
-# exact-at-least: 11
+# exact-at-least: 12
 """A Swin Transformer stage in the style of the reference implementation: helper functions
 window_partition / window_reverse that reshape (B, H, W, C) maps into windows and back, window
 attention with a learned relative position bias table gathered by a registered index buffer,

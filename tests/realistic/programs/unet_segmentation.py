@@ -1,4 +1,4 @@
-# exact-at-least: 1
+# exact-at-least: 6
 """A U-Net for segmentation in the style of the widely copied PyTorch U-Net repositories:
 DoubleConv/Down/Up/OutConv parts, bilinear or transposed-conv upsampling chosen by a flag,
 padding the upsampled map to the skip connection's size before concatenating."""

@@ -315,6 +315,23 @@ def conv(call: Call) -> Value:
         and not _mode_padding_fits(call, spatial, padding, shape)
     ):
         return _ERR
+    empty = [
+        (name, d)
+        for name, d in (("out_channels", cout), ("in_channels", cin if transposed else None))
+        if d is not None and call.facts.simplify(d) == 0
+    ]
+    if empty:
+        # torch's kernels reject an empty weight: "expected weight to be at least 1 at dimension 0"
+        # (and "non-empty ... weight tensor expected" for a transposed one, whose dims are in, out).
+        name = empty[0][0] if module else "weight"
+        call.error(
+            codes.INVALID_ARG,
+            f"conv{'_transpose' if transposed else ''}{n}d with {name + ' = 0' if module else 'an empty weight'}: torch needs at least one "
+            f"{'input and ' if transposed else ''}output channel",
+            "input" if module else "weight",
+            "a layer needs at least one output channel; check the width it is built with",
+        )
+        return _ERR
     if not transposed and cout is not None:
         # torch raises for a weight with no output channels ("expected weight to be at least 1 at
         # dimension 0"): the code after this conv runs only with at least one.

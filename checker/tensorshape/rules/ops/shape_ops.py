@@ -10,7 +10,7 @@ from ...model.constraints import Rel
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.text import plural
-from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, Value, unknown_tensor
+from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3, le3, ne1
@@ -618,6 +618,35 @@ def cat(call: Call) -> Value:
         # ``count`` repeated elements like the one seen, or an unknown number of them.
         total = Unknown(UnknownSource.DATA_DEPENDENT) if count is None else arith.mul(count, total)
     return TensorV(replace(ref, i, (total,)), tensors[0].dtype)
+
+
+@rule("meshgrid")
+def meshgrid(call: Call) -> Value:
+    """``torch.meshgrid(a, b, indexing="ij")`` (or of one list of tensors): one tensor per input, each
+    shaped by the inputs' lengths in order (with ``indexing="xy"`` the first two swapped); an input
+    must be 0-D (one element) or 1-D."""
+    v = call.value("tensors")
+    if isinstance(v, TupleV) and len(v.items) == 1 and isinstance(v.items[0], TupleV):
+        v = v.items[0]  # ``torch.meshgrid([a, b])``
+    if not isinstance(v, TupleV) or not v.items:
+        return UnknownV()
+    lengths: list[Dim] = []
+    for k, item in enumerate(v.items):
+        if not isinstance(item, TensorV) or item.shape.rank is None:
+            return TupleV(tuple(unknown_tensor() for _ in v.items))
+        if item.shape.rank > 1:
+            call.error(
+                codes.RANK_MISMATCH,
+                f"meshgrid expects 0-D or 1-D tensors, got tensor {k} of shape {render_shape(item.shape)}",
+                "tensors",
+                "flatten the inputs first",
+            )
+            return TupleV(tuple(_ERR for _ in v.items))
+        lengths.append(item.shape.dims[0] if item.shape.rank == 1 else 1)
+    if call.str("indexing") == "xy" and len(lengths) >= 2:
+        lengths[0], lengths[1] = lengths[1], lengths[0]
+    dtype = next((t.dtype for t in v.items if isinstance(t, TensorV)), None)
+    return TupleV(tuple(TensorV(Shape(tuple(lengths)), dtype) for _ in v.items))
 
 
 @rule("stack")
