@@ -5,11 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mypy.errors import Errors
+from mypy.errors import ErrorInfo, Errors
 from mypy.nodes import MypyFile
 from mypy.options import Options
-from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
-from mypy.types import Type
+from mypy.plugin import (
+    AnalyzeTypeContext,
+    AttributeContext,
+    ClassDefContext,
+    DynamicClassDefContext,
+    FunctionContext,
+    FunctionSigContext,
+    MethodContext,
+    MethodSigContext,
+    Plugin,
+    ReportConfigContext,
+)
+from mypy.types import FunctionLike, Type
 
 # mypy must know the error codes before it reads ``# type: ignore[...]`` and
 # ``disable_error_code``: they are registered when the plugin loads.
@@ -18,7 +29,8 @@ from .dims import dim_result
 from .session import Session, is_user_path
 
 if TYPE_CHECKING:
-    from .replay import Replay
+    from .replay import Replay, Unit
+    from .session import Findings
 
 __all__ = ["TensorShapePlugin"]
 
@@ -45,8 +57,8 @@ class TensorShapePlugin(Plugin):
     # -- calls: mypy's error collector, first-class dims ----------------------------------------
     def _call(self, ctx: FunctionContext | MethodContext) -> Type:
         self._errors = errors = ctx.api.msg.errors
-        if self._replay:
-            self._replay.on_call(errors)
+        if self._replay is not None:
+            self._replay.signal(errors)
         if errors.file in errors.ignored_files:
             # torch and the other installed packages (most calls of a cold run), modules mypy silences:
             # nothing is shown for them, and their types stay plain mypy's.
@@ -58,6 +70,55 @@ class TensorShapePlugin(Plugin):
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         return None if fullname.startswith(_FOREIGN) else self._call
+
+    # -- the daemon: every other hook mypy asks for says where it is ------------------------------
+    # A re-check of a function or of a module's top level calls no per-module hook, and may make no
+    # call; it asks for a hook at each annotation, attribute, signature, class or assignment of a
+    # call it analyses.  None is given: the question is the signal (`replay.py`).
+    def _signal(self) -> None:
+        # (Each asks `self._replay` first: outside the daemon a getter costs a test, not a call.)
+        if self._replay is not None and self._errors is not None:
+            self._replay.signal(self._errors)
+
+    def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
+        if self._replay is not None:
+            self._signal()
+        return None
+
+    def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
+        if self._replay is not None:
+            self._signal()
+        return None
+
+    def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
+        if self._replay is not None:
+            self._signal()
+        return None
+
+    def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        if self._replay is not None:
+            self._signal()
+        return None
+
+    def get_class_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        if self._replay is not None:
+            self._signal()
+        return None
+
+    def get_class_decorator_hook_2(self, fullname: str) -> Callable[[ClassDefContext], bool] | None:
+        if self._replay is not None:
+            self._signal()
+        return None
+
+    def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        if self._replay is not None:
+            self._signal()
+        return None
+
+    def get_dynamic_class_hook(self, fullname: str) -> Callable[[DynamicClassDefContext], None] | None:
+        if self._replay is not None:
+            self._signal()
+        return None
 
     def errors(self) -> Errors | None:
         if self._errors is None:
@@ -84,6 +145,9 @@ class TensorShapePlugin(Plugin):
             self._replay.forget(file.path)
         if not file.is_stub and self.reports_on(file.fullname, file.path) is not None:
             self.session.prefetch(file.path, file.fullname)
+            if self._replay is not None:
+                path = file.path
+                self._replay.checking(path, lambda: _units(self.session.result(path)))
         return []
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
@@ -92,18 +156,23 @@ class TensorShapePlugin(Plugin):
         if errors is None or errors.file != file.path:
             return set()
         result = self.session.result(file.path)
-        if result.config_error is not None:
-            from tensorshape.model import codes
+        early = self._replay.reported_early(file.path) if self._replay is not None else None
+        if early is None:
+            from .replay import recorded
 
-            errors.report(1, 0, result.config_error, errorcodes.error_code(codes.CONFIG_ERROR))
-            return set()
-        if result.diagnostics:
-            from .replay import report_in_targets, targets_of
+            early = [(line, unit, recorded(errors, unit(errors))) for line, unit in _units(result)]
+        if early:
+            from .replay import mark, targets_of
 
             # Each in the function it is in, as mypy's own errors: the daemon re-checks that function.
-            by_target = report_in_targets(errors, result.diagnostics, targets_of(file))
+            target = targets_of(file)
+            reported = [(target(line), unit, infos) for line, unit, infos in early]
+            for name, _, infos in reported:
+                mark(infos, name)
             if self._replay is not None:
-                self._replay.keep(errors, file.path, by_target)
+                self._replay.keep(file.path, reported, result.reveals)
+        elif self._replay is not None and result.reveals:
+            self._replay.keep(file.path, [], result.reveals)
         if result.reveals:
             from .reveal import rewrite_reveals
 
@@ -114,6 +183,22 @@ class TensorShapePlugin(Plugin):
         """Cached results are stale when the plugin, the stubs, the configuration or a file read changes."""
         checked = not ctx.is_check and self.reports_on(ctx.id, ctx.path) is not None
         return self.session.config_data(ctx.id, ctx.path, ctx.is_check, checked)
+
+
+def _units(result: Findings) -> list[tuple[int, Unit]]:
+    """What reports the findings of one file: its diagnostics, or its configuration's error."""
+    if result.config_error is not None:
+        message = result.config_error
+
+        def config_error(errors: Errors) -> list[ErrorInfo]:
+            from tensorshape.model import codes
+
+            return [errors.report(1, 0, message, errorcodes.error_code(codes.CONFIG_ERROR))]
+
+        return [(1, config_error)]
+    from .replay import units_of
+
+    return units_of(result.diagnostics)
 
 
 def _find_errors(options: Options) -> Errors | None:

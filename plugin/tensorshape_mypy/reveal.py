@@ -20,7 +20,7 @@ from mypy.errors import ErrorInfo, Errors
 if TYPE_CHECKING:
     from .observe import Reveal  # the analysis's side: libcst is never imported by mypy's process
 
-__all__ = ["rewrite_reveals"]
+__all__ = ["PREFIX", "rewrite_note", "rewrite_reveals"]
 
 PREFIX = 'Revealed type is "'
 _TENSOR = re.compile(r"torch\._tensor\.Tensor(?!\[)")
@@ -34,8 +34,21 @@ def rewrite_reveals(errors: Errors, path: str, reveals: Iterable[Reveal]) -> Non
         return
     for line, column, lpar, shapes in reveals:
         note = _note_at(notes, line, column, lpar)
-        if note is not None and len(_TENSOR.findall(note.message)) == len(shapes):
-            note.message = _fill(note.message, shapes)
+        if note is not None:
+            _put(note, shapes)
+
+
+def rewrite_note(note: ErrorInfo, reveals: Iterable[Reveal]) -> None:
+    """Put the core's shapes into one ``Revealed type is "..."`` note, as mypy records it."""
+    for line, column, lpar, shapes in reveals:
+        if note.line == line and column - lpar <= note.column <= column:
+            _put(note, shapes)
+            return
+
+
+def _put(note: ErrorInfo, shapes: tuple[str | None, ...]) -> None:
+    if len(_TENSOR.findall(note.message)) == len(shapes):
+        note.message = _fill(note.message, shapes)
 
 
 def _note_at(notes: dict[tuple[int, int], ErrorInfo], line: int, column: int, lpar: int) -> ErrorInfo | None:

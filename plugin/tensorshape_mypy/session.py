@@ -24,8 +24,6 @@ import functools
 import hashlib
 import json
 import os
-import pickle
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +33,8 @@ import tensorshape
 from tensorshape.model.codes import ALL_CODES
 
 if TYPE_CHECKING:
+    import subprocess
+
     # The configuration and the analysis are imported when a module is analysed: a warm run
     # that re-checks nothing never pays for them.
     from tensorshape.cli.config import Config
@@ -192,6 +192,8 @@ class Session:
 
     def _collect(self, key: str) -> None:
         """Read the worker's answers up to the one for ``key`` (a failed worker: analysed in-process)."""
+        import pickle
+
         worker = self._worker
         while key in self._pending and worker is not None and worker.stdout is not None:
             try:
@@ -213,6 +215,8 @@ class Session:
         for stream in (worker.stdin, worker.stdout):
             if stream is not None:
                 stream.close()
+        import subprocess
+
         try:
             worker.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -265,6 +269,8 @@ class Session:
     # -- incremental mode -------------------------------------------------------------------------
     def _kept(self, module: str) -> Findings | None:
         """The findings kept for ``module`` if every file their analysis read is unchanged."""
+        import pickle  # (not on a warm run: nothing is parsed, nothing kept)
+
         f = self._deps_file(module)
         deps = self._read_deps(module)
         if f is None or deps is None:
@@ -278,6 +284,8 @@ class Session:
         return findings if fresh else None
 
     def _keep(self, module: str, data: dict[str, str], findings: Findings) -> None:
+        import pickle
+
         f = self._deps_file(module)
         if f is None:
             return
@@ -360,6 +368,8 @@ def _mentions_reveal(path: str) -> bool:
 
 def _start_worker() -> subprocess.Popen[bytes]:
     """The worker, importing exactly what this process imports (the same ``sys.path``)."""
+    import subprocess
+
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     return subprocess.Popen(
         [sys.executable, "-m", "tensorshape_mypy.worker"],

@@ -198,18 +198,49 @@ class Model:
 """
 
 
+#: Findings in targets whose re-check makes no call: a bad annotation on a function whose body makes
+#: none, a `reveal_type`, and an ignore used only by a shape error (with `warn_unused_ignores`).
+SHAPES = """import torch
+from jaxtyping import Float
+from torch import Tensor
+
+N = "b 16"
+
+
+def g(x: Float[Tensor, N]) -> None:
+    pass
+
+
+def f(x: Float[Tensor, "b 16"]) -> None:
+    reveal_type(x)
+
+
+def h() -> None:
+    a = torch.randn(2, 3)
+    a @ a  # type: ignore[shape-mismatch]
+"""
+
+
 @pytest.mark.slow
 def test_dmypy(tmp_path: Path) -> None:
     """Start, check, edit, check, stop.  An edit re-checks the edited module as a whole (its shape errors
     appear and go with the edit); the other modules' shape errors stay shown although the daemon clears
-    every message at each update and re-checks only their functions that had errors."""
+    every message at each update and re-checks only their functions that had errors, also where that
+    re-check makes no call (a `config-error` of a module whose top level calls nothing, a bad annotation
+    on a function whose body calls nothing), and `reveal_type` keeps its shape there."""
     dmypy = shutil.which("dmypy") or str(Path(sys.executable).with_name("dmypy"))
     if not Path(dmypy).exists():
         pytest.skip("dmypy is not installed")
     (tmp_path / "lib.py").write_text(LIB, encoding="utf-8")
     (tmp_path / "main.py").write_text(MAIN, encoding="utf-8")
     (tmp_path / "user.py").write_text(MODEL, encoding="utf-8")
-    (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = tensorshape_mypy\n", encoding="utf-8")
+    (tmp_path / "shapes.py").write_text(SHAPES, encoding="utf-8")
+    # A module under a broken `[tool.tensorshape]`: a config-error at its line 1, a top level without calls.
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "pyproject.toml").write_text("[tool.tensorshape]\nseverity = 5\n", encoding="utf-8")
+    (tmp_path / "cfg" / "quiet.py").write_text('"""Nothing called here."""\n\nX = 1\n', encoding="utf-8")
+    ini = "[mypy]\nplugins = tensorshape_mypy\nwarn_unused_ignores = True\n"
+    (tmp_path / "mypy.ini").write_text(ini, encoding="utf-8")
     status = tmp_path / "dmypy.json"
     base = [dmypy, "--status-file", str(status)]
     edits = [
@@ -217,15 +248,29 @@ def test_dmypy(tmp_path: Path) -> None:
         # The edit fixes the bad call: the daemon parses main.py again and its shape error goes away.
         ("main.py", MAIN.replace("randn(3, 15)", "randn(3, 16)")),
         ("main.py", MAIN),
-        # An edit elsewhere: main.py and user.py are re-checked only where they had errors.
+        # shapes.py checked as a whole by the daemon: its ignore is used by the shape error.
+        ("shapes.py", SHAPES + "\n"),
+        # An edit elsewhere: the others are re-checked only where they had errors.
         ("lib.py", LIB + "# edited\n"),
+        ("lib.py", LIB),
     ]
     try:
         runs = []
         for name, source in edits:
             _edit(tmp_path / name, source)
             proc = subprocess.run(
-                [*base, "run", "--", "--config-file", "mypy.ini", "lib.py", "main.py", "user.py"],
+                [
+                    *base,
+                    "run",
+                    "--",
+                    "--config-file",
+                    "mypy.ini",
+                    "lib.py",
+                    "main.py",
+                    "user.py",
+                    "shapes.py",
+                    "cfg/quiet.py",
+                ],
                 cwd=tmp_path,
                 capture_output=True,
                 text=True,
@@ -237,7 +282,11 @@ def test_dmypy(tmp_path: Path) -> None:
     for out in runs:
         assert "main.py:6: note: revealed shape: [3 4]" in out, out
         assert "user.py:8: error:" in out and "[shape-mismatch]" in out, out
-    for out in (runs[0], runs[2], runs[3]):
+        assert "cfg/quiet.py:1: error:" in out and "[config-error]" in out, out
+        assert "shapes.py:8: error:" in out and "[bad-annotation]" in out, out
+        assert 'shapes.py:13: note: Revealed type is "torch._tensor.Tensor[b, 16]"' in out, out
+        assert "unused-ignore" not in out, out
+    for out in (runs[0], *runs[2:]):
         assert "main.py:7: error:" in out and "[shape-mismatch]" in out, out
     assert "main.py:7: error:" not in runs[1], runs[1]
     # Each message once: a re-check reports a function's shape errors again, not twice.

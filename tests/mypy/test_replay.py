@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 from mypy import build
+from mypy.errors import ErrorInfo, Errors
 from mypy.modulefinder import BuildSource
 from mypy.options import Options
-from tensorshape_mypy.replay import targets_of
+from tensorshape.model import codes
+from tensorshape_mypy.errorcodes import error_code
+from tensorshape_mypy.replay import Replay, targets_of
 
 pytestmark = pytest.mark.mypy
 
@@ -44,3 +47,43 @@ def test_each_line_is_in_the_target_mypy_gives_its_errors() -> None:
     assert got == ["m", "m"] + ["m.a"] * 4 + ["m"] * 4 + ["m.C.m"] * 2 + ["m", "m.C.p", "m.C.p", "m"] + ["m.b"] * 2 + [
         "m"
     ]
+
+
+def _messages(errors: Errors, path: str) -> list[str]:
+    return [f"{i.line}: {i.message} ({i.target})" for i in errors.error_info_map.get(path, [])]
+
+
+def test_the_daemon_gets_back_what_a_re_check_without_calls_cleared() -> None:
+    """mypy's own error collector, driven as the daemon drives it: a finding in a target where no hook
+    fires rides with one where a hook fired, and comes back (once) when that target is cleared and
+    re-checked; a `reveal_type` note recorded after that gets its shape without any later hook."""
+    options = Options()
+    errors = Errors(options)
+    errors.set_file("m.py", "m", options)
+    replay = Replay()
+
+    def unit(e: Errors) -> list[ErrorInfo]:
+        return [e.report(1, 0, "bad config", error_code(codes.CONFIG_ERROR))]
+
+    replay.checking("m.py", lambda: [(1, unit)])
+    replay.signal(errors)  # the first hook in m (at its top level): reported before mypy looks for unused ignores
+    early = replay.reported_early("m.py")
+    assert early is not None and _messages(errors, "m.py") == ["1: bad config (m)"]
+    # As if line 1 were in `m.g`, where no hook fired: it rides with `m`, where one did.
+    replay.keep("m.py", [("m.g", unit, early[0][2])], [(5, 4, 0, ("b, 3",))])
+    assert _messages(errors, "m.py") == ["1: bad config (m)"]
+
+    errors.clear_errors_in_targets("m.py", {"m"})  # the daemon re-checks `m`
+    assert _messages(errors, "m.py") == []
+    replay.signal(errors)
+    replay.signal(errors)
+    assert _messages(errors, "m.py") == ["1: bad config (m)"]
+
+    errors.reset()  # the next update
+    errors.set_file("m.py", "m", options)
+    replay.signal(errors)
+    errors.report(5, 4, 'Revealed type is "torch._tensor.Tensor"', severity="note")
+    assert _messages(errors, "m.py") == ["1: bad config (m)", '5: Revealed type is "torch._tensor.Tensor[b, 3]" (m)']
+    errors.clear_errors_in_targets("m.py", {"m.other"})  # another target: nothing to report again
+    replay.signal(errors)
+    assert len(_messages(errors, "m.py")) == 2
