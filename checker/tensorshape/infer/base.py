@@ -93,6 +93,9 @@ class Frame:
     #: Parameters learning their shape from their first use (``infer/learn.py``); ``None`` when
     #: none can (not a generic analysis, no unannotated parameter, or learning is off).
     learning: Learning | None = None
+    #: Set by an ``if`` on the module's configuration whose one branch leaves the block: the
+    #: condition under which the rest of the block runs (``if not self.flag: return x``).
+    only_after: tuple[cst.BaseExpression, bool] | None = None
 
     def widening(self, node: cst.CSTNode) -> Widening:
         """The widening of the join at ``node`` (the same symbols each time it runs)."""

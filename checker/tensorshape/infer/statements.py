@@ -12,7 +12,7 @@ import libcst as cst
 
 from ..lang.render import render_shape
 from ..model import codes
-from ..model.diagnostics import Severity
+from ..model.diagnostics import Diagnostic, Severity
 from ..model.dims import Unknown, UnknownSource
 from ..model.firstclass import DimsV
 from ..model.shape import Shape
@@ -90,10 +90,18 @@ class Statements(AnalyzerBase):
         self, frame: Frame, state: State, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
     ) -> State | None:
         cur: State | None = state
-        for stmt in stmts:
+        for k, stmt in enumerate(stmts):
             if cur is None:
                 return None
             cur = self.exec_stmt(frame, cur, stmt)
+            if frame.only_after is not None and isinstance(stmt, cst.If):
+                # The rest of the block runs only for some configurations of the module.
+                test, holds = frame.only_after
+                frame.only_after = None
+                mark = len(frame.ctx.diagnostics)
+                cur = self.exec_block(frame, cur, stmts[k + 1 :]) if cur is not None else None
+                _only_when(frame.ctx.diagnostics, mark, test, holds)
+                return cur
         return cur
 
     def exec_suite(self, frame: Frame, state: State, suite: cst.BaseSuite) -> State | None:
@@ -276,19 +284,30 @@ class Statements(AnalyzerBase):
                 frame.ctx.muted = False
         then_state: State | None = None
         else_state: State | None = None
+        # A branch on a module's own configuration (``if self.queries_contribute_kv:``) runs only for
+        # the instances built that way: two annotated dims that differ there fail for those only.
+        flag = known is None and _names_self_attribute(stmt.test)
         if known is not False:
             s = state.copy()
             self.refine_condition(frame, s, stmt.test, True)
+            mark = len(frame.ctx.diagnostics)
             then_state = self.exec_suite(frame, s, stmt.body)
+            if flag:
+                _only_when(frame.ctx.diagnostics, mark, stmt.test, True)
         if known is not True:
             s = state.copy()
             self.refine_condition(frame, s, stmt.test, False)
+            mark = len(frame.ctx.diagnostics)
             if isinstance(stmt.orelse, cst.If):
                 else_state = self.exec_if(frame, s, stmt.orelse)
             elif isinstance(stmt.orelse, cst.Else):
                 else_state = self.exec_suite(frame, s, stmt.orelse.body)
             else:
                 else_state = s
+            if flag:
+                _only_when(frame.ctx.diagnostics, mark, stmt.test, False)
+        leaves = flag and (then_state is None) != (else_state is None)
+        frame.only_after = (stmt.test, then_state is not None) if leaves else None
         out = join_states(then_state, else_state, frame.widening(stmt))
         if known is None and then_state is not None and out is not None and _is_type_checking(test):
             # ``if TYPE_CHECKING: from torch import Tensor else: Tensor = Any``: what the checker sees wins.
@@ -1024,3 +1043,39 @@ def _self_assignments(fn: cst.FunctionDef) -> set[str]:
     loading the method's body)."""
     known = fn.self_assigned if isinstance(fn, LazyFunctionDef) else None
     return set(known) if known is not None else self_assignments(fn)
+
+
+def _names_self_attribute(test: cst.BaseExpression) -> bool:
+    """Whether a condition reads an attribute of ``self`` (a module's configuration)."""
+    for node in _walk_expression(test):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            return True
+    return False
+
+
+def _walk_expression(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if isinstance(n, (cst.Lambda, cst.BaseComp)):
+            continue
+        stack.extend(n.children)
+    return out
+
+
+def _only_when(diags: list[Diagnostic], mark: int, test: cst.BaseExpression, holds: bool) -> None:
+    """Two distinct annotated dims required equal on a path taken only for some configurations:
+    the TS104 error becomes the TS115 warning that names the configuration."""
+    cond = cst.Module([]).code_for_node(test)
+    for k in range(mark, len(diags)):
+        d = diags[k]
+        if d.code is codes.SYMBOLIC_MISMATCH:
+            when = f"`{cond}`" if holds else f"not `{cond}`"
+            diags[k] = replace(
+                d,
+                code=codes.SIZE_CONDITION,
+                severity=codes.SIZE_CONDITION.severity,
+                message=f"{d.message}, on the path taken only where {when}",
+            )
