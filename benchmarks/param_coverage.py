@@ -5,7 +5,8 @@
     python benchmarks/param_coverage.py --no-learning   # the same without parameters learning from use
 
 Coverage is the share of tensor expressions whose shape is known (all ints) or
-symbolic (no unknown part), as ``--statistics`` counts them.  The corpus
+symbolic (no unknown part), as ``--statistics`` counts them; the small programs also
+print the share of unannotated parameters that learnt a shape from their first use.  The corpus
 (``benchmarks/corpus.py``: torchvision and timm model code; the first
 ``--transformers`` files of transformers) is checked in one process, cold (no
 cache), and its CPU time is printed with the coverage, so the cost of a change to
@@ -48,6 +49,8 @@ def run(files: list[Path], settings: CheckSettings, project: Project, verbose: b
         seconds += time.process_time() - t
         c = Counter({k: r.stats.get(k, 0) for k in ("known", "symbolic", "unknown")})
         c["errors"] = len(r.errors)
+        c["params"] = r.stats.get("learning-parameters", 0)
+        c["learned"] = r.stats.get("learned-parameters", 0)
         totals.update(c)
         if verbose:
             print(f"  {p.name:36} {c['known']:5} {c['symbolic']:5} {c['unknown']:5} {share(c)} {c['errors']:3}")
@@ -69,6 +72,11 @@ def main() -> None:
     print(
         f"small programs: {share(small)} of {small['known'] + small['symbolic'] + small['unknown']} tensor "
         f"expressions have a shape ({small['errors']} errors)"
+    )
+    print(
+        f"unannotated parameters that learnt a shape from their use: {small['learned']} of {small['params']} "
+        f"({100 * small['learned'] / max(small['params'], 1):.1f}%; functions of the checked files with such a "
+        "parameter, each analysed once generically)"
     )
     if args.no_corpus:
         return

@@ -87,3 +87,24 @@ def test_lower_bound_facts_decide_multiples() -> None:
     assert NO_FACTS.assume_positive(rigid("b")).positive == frozenset()  # positive already
     assert facts.join(NO_FACTS).positive == frozenset()
     assert (Rel.LE, 1, w) in facts.relations()
+
+
+def test_inequality_facts_bound_a_difference() -> None:
+    """``0 <= i`` and ``i + 1 <= n - k`` (the index a loader passes below a dataset's ``__len__``)
+    prove ``i + k <= n``: the window ``data[i : i + k]`` is in range; nothing more is proven."""
+    from tensorshape.model.constraints import Rel
+    from tensorshape.unify.compare import Truth, le3
+    from tensorshape.unify.facts import NO_FACTS
+    from tensorshape.unify.symbols import opaque
+
+    i, n = opaque("i"), opaque("n")
+    k = rigid("k")
+    assert le3(i + k, n) is Truth.UNKNOWN
+    facts = NO_FACTS.assume_le(0, i).assume_le(i + 1, n - k)
+    assert le3(i + k, n, facts) is Truth.TRUE
+    assert le3(i + k + 1, n, facts) is Truth.TRUE
+    assert le3(i + k + 2, n, facts) is Truth.UNKNOWN  # only ``i + k + 1 <= n`` is known
+    assert le3(0, i, facts) is Truth.TRUE
+    assert NO_FACTS.assume_le(2, 3) == NO_FACTS  # decided already: nothing to keep
+    assert (Rel.LE, 0, i) in facts.relations()
+    assert facts.join(NO_FACTS.assume_le(0, i)).nonnegative == frozenset({i})

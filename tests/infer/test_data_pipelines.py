@@ -169,6 +169,31 @@ CASES = {
         n = len(outs)
         reveal_shape(torch.zeros(n))
     """,
+    "windows_in_range_by_len": """
+        import random
+
+        class NextChar(Dataset):
+            def __init__(self, corpus, block):
+                alphabet = sorted(set(corpus))
+                vocab = {c: n for n, c in enumerate(alphabet)}
+                self.vocab_size = len(alphabet)
+                self.ids = torch.tensor([vocab[c] for c in corpus])
+                self.block = block
+
+            def __len__(self):
+                return len(self.ids) - self.block
+
+            def __getitem__(self, idx):
+                # inputs and targets are the same window shifted by one
+                return self.ids[idx : idx + self.block], self.ids[idx + 1 : idx + self.block + 1]
+
+        text = "".join(random.choice("abcdefgh") for _ in range(100))
+        ds = NextChar(text, 16)
+        for x, y in DataLoader(ds, batch_size=8, drop_last=True):
+            reveal_shape(x)
+            reveal_shape(torch.zeros(ds.vocab_size))
+            reveal_shape(y)
+    """,
 }
 
 
@@ -284,3 +309,42 @@ def test_torchvision_datasets_and_transforms() -> None:
         "dataset of ([1 32 32], int ?), 10000 samples",
         "[32 3 224 224]",
     ]
+
+
+def test_a_window_is_its_width_only_where_len_proves_it_in_range() -> None:
+    """A ``DataLoader`` draws each index from ``range(len(dataset))``: inside ``__getitem__``
+    ``0 <= idx`` and ``idx + 1 <= len`` hold, so ``data[idx : idx + k]`` has ``k`` items when
+    ``__len__`` leaves room for it.  Where it does not (``__len__`` is the whole corpus), Python's
+    slicing clamps the last windows (torch's collate then raises on the ragged batch), and the
+    window's length is the clamped one, also with exact bounds."""
+    from tensorshape.infer import CheckSettings, check_source
+    from tensorshape.rules.context import Options
+
+    src = HEADER + textwrap.dedent(
+        """
+        class Windows(Dataset):
+            def __init__(self, n, k, room):
+                self.data = torch.zeros(n)
+                self.k = k
+                self.room = room
+
+            def __len__(self):
+                return len(self.data) - self.k if self.room else len(self.data)
+
+            def __getitem__(self, idx):
+                w = self.data[idx : idx + self.k]
+                return w
+
+        def main(n: int, k: int):
+            for x in DataLoader(Windows(n, k, True), batch_size=4, drop_last=True):
+                reveal_shape(x)
+            for y in DataLoader(Windows(n, k, False), batch_size=4, drop_last=True):
+                reveal_shape(y)
+        """
+    )
+    for exact in (False, True):
+        result = check_source(src, "t.py", CheckSettings(options=Options(exact_bounds=exact)))
+        notes = [d.message for d in result.diagnostics if d.code.id == "TS900"]
+        assert notes[0] == "revealed shape: [4 k]", notes
+        assert notes[1].startswith("revealed shape: [4 max(0,") and "min(n," in notes[1], notes
+        assert not result.errors

@@ -345,3 +345,170 @@ def test_a_bare_tensor_annotation_learns_too() -> None:
 def test_statistics_count_learnt_parameters() -> None:
     _, _, result = check(NORMS)
     assert result.stats["learned-parameters"] == 3
+
+
+def line_of(body: str, text: str) -> int:
+    """The line of ``body`` (as :func:`check` numbers it) that holds ``text``."""
+    lines = (HEAD + textwrap.dedent(body)).splitlines()
+    return next(i for i, s in enumerate(lines, 1) if text in s)
+
+
+def same_errors_as_annotated(body: str, param: str, spec: str) -> set[tuple[int, str]]:
+    """The errors of ``body`` with ``param`` learning, which must be those it has with ``spec`` as
+    its annotation (a contradictory later use is reported the same)."""
+    _, learnt, _ = check(body)
+    typed = body.replace(f"(self, {param})", f'(self, {param}: Float[Tensor, "{spec}"])')
+    typed = typed.replace(f"def f({param})", f'def f({param}: Float[Tensor, "{spec}"])')
+    assert typed != body
+    _, annotated, _ = check("from jaxtyping import Float\nfrom torch import Tensor\n" + typed)
+    assert {(line - 2, code) for line, code in annotated} == learnt
+    return learnt
+
+
+RNN = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(32, 64, batch_first=True)
+        self.gru = nn.GRU(16, 8)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        reveal_shape(x)
+        reveal_shape(out)
+        return out
+
+    def seq_first(self, y):
+        out, h = self.gru(y)
+        reveal_shape(y)
+        return out
+
+
+def main(x):
+    net = Net()
+    net(x)
+    net.seq_first(x[..., :16].transpose(0, -2) if x.dim() == 3 else x[..., :16])
+"""
+
+
+def test_an_rnn_fixes_the_features_and_with_batch_first_the_sequence_before_them() -> None:
+    reveals, errors, result = check(RNN)
+    assert reveals[line_of(RNN, "reveal_shape(x)")] == "[*batch l 32]"
+    assert reveals[line_of(RNN, "reveal_shape(out)")] == "[*batch l 64]"
+    assert reveals[line_of(RNN, "reveal_shape(y)")] == "[*batch 16]", "[l n 16] or [l 16]: only the features"
+    assert errors == set()
+    assert annotation_specs([inferred_parameters(result)["Net.forward"]["x"].value.shape]) == ["*batch l 32"]
+    seen, raised = run_torch(RNN, "torch.zeros(2, 5, 32)", "torch.zeros(5, 32)", "torch.zeros(2, 5, 16)")
+    at = line_of(RNN, "self.lstm(x)")
+    assert raised == [None, None, at], "batched and unbatched inputs are taken, other features refused"
+    agree(reveals, seen)
+    contradiction = RNN.replace("        return out\n\n    def seq", "        return self.gru(x)\n\n    def seq", 1)
+    assert same_errors_as_annotated(contradiction, "x", "*batch l 32") == {
+        (line_of(contradiction, "self.gru(x)"), "TS101")
+    }
+    _, raised = run_torch(contradiction, "torch.zeros(2, 5, 32)")
+    assert raised == [line_of(contradiction, "self.gru(x)")]
+
+
+MHA = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(64, 4, batch_first=True)
+        self.cross = nn.MultiheadAttention(64, 4, kdim=16, vdim=16)
+
+    def forward(self, x):
+        y, _ = self.attn(x, x, x)
+        reveal_shape(x)
+        return y
+
+    def attend(self, q, m):
+        z, _ = self.cross(q, m, m)
+        reveal_shape(q)
+        reveal_shape(m)
+        return z
+
+
+def main(x):
+    net = Net()
+    net(x)
+    net.attend(x.transpose(0, 1), torch.zeros(x.shape[1], x.shape[0], 16))
+"""
+
+
+def test_attention_fixes_the_embedding_of_the_query_and_kdim_of_the_key() -> None:
+    reveals, errors, _ = check(MHA)
+    assert reveals[line_of(MHA, "reveal_shape(x)")] == "[*batch l 64]"
+    assert reveals[line_of(MHA, "reveal_shape(q)")] == "[*batch 64]"
+    assert reveals[line_of(MHA, "reveal_shape(m)")] == "[*batch_m 16]"
+    assert errors == set()
+    seen, raised = run_torch(MHA, "torch.zeros(2, 5, 64)", "torch.zeros(2, 5, 32)")
+    assert raised == [None, line_of(MHA, "self.attn(x, x, x)")]
+    agree(reveals, seen)
+    contradiction = MHA.replace("        return y\n", "        return nn.Linear(16, 4)(x)\n", 1)
+    learnt = same_errors_as_annotated(contradiction, "x", "*batch l 64")
+    assert learnt == {(line_of(contradiction, "nn.Linear(16, 4)(x)"), "TS101")}
+    _, raised = run_torch(contradiction, "torch.zeros(2, 5, 64)")
+    assert raised == [line_of(contradiction, "nn.Linear(16, 4)(x)")]
+
+
+POOL = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d(2)
+
+    def forward(self, x):
+        p = self.pool(x)
+        reveal_shape(x)
+        reveal_shape(p)
+        return p
+
+
+def main(x):
+    Net()(x)
+"""
+
+
+def test_pooling_fixes_the_spatial_dims_and_a_channel_dim() -> None:
+    reveals, errors, _ = check(POOL)
+    assert reveals[line_of(POOL, "reveal_shape(x)")] == "[*batch c h w]"
+    assert reveals[line_of(POOL, "reveal_shape(p)")] == "[*batch c h//2 w//2]"
+    assert errors == set()
+    seen, raised = run_torch(POOL, "torch.zeros(2, 3, 8, 6)", "torch.zeros(3, 8, 6)", "torch.zeros(8, 6)")
+    assert raised == [None, None, line_of(POOL, "self.pool(x)")], "3-d and 4-d inputs only"
+    agree(reveals, seen)
+    contradiction = POOL.replace("        return p\n", "        return x.view(-1)[0] + x.sum(dim=3)\n", 1)
+    learnt = same_errors_as_annotated(contradiction, "x", "*batch c h w")
+    _, raised = run_torch(contradiction, "torch.zeros(3, 8, 6)")
+    assert raised == [line_of(contradiction, "x.sum(dim=3)")], "a 3-d input has no dim 3"
+    assert learnt == set(), "dim 3 exists when there is a batch dim: no error, as with the annotation"
+
+
+PERMUTE = """
+def f(x):
+    y = x.permute(0, 2, 1)
+    reveal_shape(x)
+    reveal_shape(y)
+    return y
+
+
+def main(x):
+    f(x)
+"""
+
+
+def test_permute_fixes_the_rank() -> None:
+    reveals, errors, result = check(PERMUTE)
+    assert reveals[line_of(PERMUTE, "reveal_shape(x)")] == "[d0 d1 d2]"
+    assert reveals[line_of(PERMUTE, "reveal_shape(y)")] == "[d0 d2 d1]"
+    assert errors == set()
+    assert annotation_specs([inferred_parameters(result)["f"]["x"].value.shape]) == ["d0 d1 d2"]
+    seen, raised = run_torch(PERMUTE, "torch.zeros(2, 3, 4)", "torch.zeros(2, 3)")
+    assert raised == [None, line_of(PERMUTE, "x.permute")]
+    agree(reveals, seen)
+    contradiction = PERMUTE.replace("    return y\n", "    return x.permute(1, 0)\n", 1)
+    learnt = same_errors_as_annotated(contradiction, "x", "d0 d1 d2")
+    assert learnt == {(line_of(contradiction, "x.permute(1, 0)"), "TS107")} or len(learnt) == 1
+    _, raised = run_torch(contradiction, "torch.zeros(2, 3, 4)")
+    assert raised == [line_of(contradiction, "x.permute(1, 0)")]

@@ -49,6 +49,7 @@ from ..model.values import (
 )
 from ..rules.context import Options, RuleContext
 from ..rules.signature import rigid_shape
+from ..unify.facts import Facts
 from ..unify.symbols import SymbolTable
 from .annotations import Annotation
 from .base import MAX_DEPTH, MAX_PROGRAM_DEPTH, Frame
@@ -104,6 +105,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._cut = 0
         self._generic_instances: dict[ClassV, InstanceV] = {}
         self._active: set[Any] = set()
+        #: Facts the next inlined call of a definition starts with, by ``id`` of its node (the index a
+        #: ``DataLoader`` passes to ``__getitem__`` is in ``[0, len)``).
+        self._entry_facts: dict[int, Facts] = {}
         self._signatures: dict[int, Signature] = {}
         self.checked: ModuleInfo | None = None
         #: Sizes from command-line options: symbol -> (flag, default) (see ``infer/options.py``).

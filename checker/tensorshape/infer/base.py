@@ -124,6 +124,7 @@ class AnalyzerBase:
     _call_memo: dict[Any, tuple[Value, list[Diagnostic]]]
     _call_constraints: dict[Any, list[Constraint]]
     _call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]]
+    _entry_facts: dict[int, Facts]
     touched: set[ModuleInfo]
     _instances: dict[Any, InstanceV]
     #: Constructions the depth bound cut short so far (their instances are not memoised).

@@ -40,6 +40,7 @@ from ..rules.names import canonical
 from ..rules.signature import param_ref
 from ..unify import arith
 from ..unify.compare import Truth, eq3
+from ..unify.facts import NO_FACTS
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
 from .base import MAX_BUILD_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
@@ -48,6 +49,7 @@ from .firstclass import render_levels
 from .options import PARSER_CLASSES, call_parser_method
 from .state import (
     State,
+    built_length,
     container_items,
     dict_container,
     is_list_container,
@@ -273,6 +275,10 @@ class Calls(AnalyzerBase):
             return result
         if isinstance(func, LambdaV):
             return self.call_lambda(frame, state, func, args, kwargs)
+        if isinstance(func, OpaqueV) and frame.learning is not None:
+            method = self.learn_by_method(frame, state, func, args, kwargs, node)
+            if method is not None:
+                func = method
         if isinstance(func, TensorMethodV):
             v = engine.call_method(
                 func.receiver_arg,
@@ -446,6 +452,42 @@ class Calls(AnalyzerBase):
             return UnknownV(why=f"not followed: {why}")
         return UnknownV()
 
+    def learn_by_method(
+        self,
+        frame: Frame,
+        state: State,
+        func: OpaqueV,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+    ) -> TensorMethodV | None:
+        """``x.permute(0, 2, 1)`` on a learning parameter ``x``: the tensor method the parameter is
+        a receiver of, once it learnt the shape the method accepts (``None``: nothing learnt)."""
+        owner, _, name = func.path.rpartition(".")
+        lr = frame.learning
+        origin = state.vars.get(owner)
+        if lr is None or "." in owner or origin is None or lr.origin_of(origin) is None:
+            return None
+        span = frame.ticket(node)
+        recv = Arg(origin, span, owner)
+        got, _ = self.learn_args(
+            frame,
+            state,
+            [recv],
+            {},
+            node,
+            lambda a, k, p: engine.required_by_method(
+                p,
+                name,
+                [self.core_arg(frame, x) for x in args],
+                {n: self.core_arg(frame, x) for n, x in kwargs.items()},
+                p,
+                frame.ctx,
+            ),
+        )
+        t = got[0].value
+        return TensorMethodV(t, name, got[0]) if isinstance(t, TensorV) else None
+
     def not_followed(self, q: str) -> str | None:
         """Why the installed module that defines ``q`` was not read from source (a C extension, an
         excluded package), or ``None``: it is followed, modelled, or not installed at all."""
@@ -462,14 +504,31 @@ class Calls(AnalyzerBase):
         inst = a.value
         if not isinstance(inst, InstanceV) or inst.cls.lookup("__getitem__") is None:
             return a
-        index = Arg(IntV(frame.ctx.fresh("index")), a.span, None)
-        getitem = self.attribute(frame, state, inst, "__getitem__", None)
-        sample = self.call(frame, state, getitem, [index], {}, node)
         length: Dim | None = None
         if inst.cls.lookup("__len__") is not None:
             n = self.call(frame, state, self.attribute(frame, state, inst, "__len__", None), [], {}, node)
             length = n.value if isinstance(n, IntV) and not isinstance(n.value, Unknown) else None
+        idx = frame.ctx.fresh("index")
+        getitem = self.attribute(frame, state, inst, "__getitem__", None)
+        if isinstance(getitem, BoundMethodV) and isinstance(getitem.function, FunctionV):
+            # A sampler draws each index from ``range(len(dataset))``: ``0 <= idx`` and ``idx + 1 <= len``
+            # hold in the body, so ``data[idx : idx + k]`` is in range when ``__len__`` says so.
+            entry = NO_FACTS.assume_le(0, idx)
+            if length is not None:
+                entry = entry.assume_le(arith.add(idx, 1), length)
+            self._entry_facts[id(getitem.function.node)] = entry
+        try:
+            sample = self.call(frame, state, getitem, [Arg(IntV(idx), a.span, None)], {}, node)
+        finally:
+            if isinstance(getitem, BoundMethodV) and isinstance(getitem.function, FunctionV):
+                self._entry_facts.pop(id(getitem.function.node), None)
         return Arg(DatasetV(sample, length), a.span, a.text)
+
+    def _built_length(self, frame: Frame, v: Value, distinct: bool = False) -> Dim | None:
+        """The length of a list built by iterating ``v`` to its end (only the distinct items with
+        ``distinct``): as many items as it gives, or see :func:`~tensorshape.infer.state.built_length`."""
+        n = None if distinct else iteration_length(v)
+        return n if n is not None else built_length(self.element_value(v), frame.ctx.fresh)
 
     def call_builtin(
         self, frame: Frame, state: State, q: str, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
@@ -562,7 +621,14 @@ class Calls(AnalyzerBase):
             v = as_container(v)
             if isinstance(v, ModuleV) and v.children:
                 return TupleV(v.children, kind)
-            return SeqV(self.element_value(v), kind)
+            return SeqV(self.element_value(v), kind, self._built_length(frame, v))
+        if name in ("sorted", "set", "frozenset") and len(vals) == 1:
+            # ``chars = sorted(set(text))``: as many items as iterating gives (a set: the distinct ones),
+            # a fresh size when not known, fixed once built, so ``len(chars)`` is one size everywhere.
+            v = as_container(vals[0])
+            if name == "sorted" and isinstance(v, TupleV):
+                return SeqV(self.element_value(v), SeqKind.LIST, len(v.items))
+            return SeqV(self.element_value(v), SeqKind.LIST, self._built_length(frame, v, name != "sorted"))
         if name in ("iter", "next") and vals:
             # An iterator of a loader is the loader; ``next`` gives its first (full) batch.
             return vals[0] if name == "iter" else self.element_value(vals[0])
@@ -770,6 +836,7 @@ class Calls(AnalyzerBase):
         in and out (see :func:`~tensorshape.infer.values.building_key`).  A
         ``quiet`` call only computes the result: what the body finds is not reported."""
         key: Any
+        entry = self._entry_facts.pop(id(f.node), NO_FACTS)
         try:
             key = (
                 # A function defined inside another sees that call's variables: memoised per definition.
@@ -778,6 +845,7 @@ class Calls(AnalyzerBase):
                 tuple(a.value for a in args),
                 tuple(sorted((k, a.value) for k, a in kwargs.items())),
                 quiet,
+                entry,
             )
             hash(key)
         except TypeError:
@@ -820,7 +888,7 @@ class Calls(AnalyzerBase):
         callee.ctx.symbols = frame.ctx.symbols
         callee.ctx.partial = frame.ctx.partial
         callee.ctx.muted = quiet
-        state = State(dict(f.closure)) if f.closure else State()
+        state = State(dict(f.closure) if f.closure else {}, entry)
         if overlay:
             state.vars.update(overlay)
         op = sig.opdef(f.qualname)

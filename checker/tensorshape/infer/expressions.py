@@ -45,7 +45,7 @@ from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
 from .options import option_value
 from .oversized import MAX_STATEMENT_CHARS, OpaqueCode
-from .state import State, dict_container, iteration_length, join_all, join_values
+from .state import State, built_length, dict_container, iteration_length, join_all, join_values
 from .strings import STR_METHODS, StrMethodV
 from .syntax import simple_text
 from .values import (
@@ -833,9 +833,24 @@ class Expressions(AnalyzerBase):
             for cond in c.ifs:
                 self.eval(frame, s, cond.test, observe=False)
         # One element per item of a single unfiltered ``for``: ``[h(f) for h in self.heads]`` has as many
-        # as the ``ModuleList``, ``[... for _ in range(n)]`` has ``n``.
-        length = iteration_length(it) if len(clauses) == 1 and not first.ifs else None
-        return SeqV(self.eval(frame, s, node.elt), kind, length)
+        # as the ``ModuleList``, ``[... for _ in range(n)]`` has ``n``; a list of scalars has some length.
+        distinct = isinstance(node, cst.SetComp)  # a set keeps only distinct elements
+        length = iteration_length(it) if len(clauses) == 1 and not first.ifs and not distinct else None
+        elem = self.eval(frame, s, node.elt)
+        return SeqV(elem, kind, length if length is not None else built_length(elem, frame.ctx.fresh))
+
+    def dict_comprehension(self, frame: Frame, state: State, node: cst.DictComp) -> Value:
+        """``{ch: i for i, ch in enumerate(chars)}``: keys not known one by one, so a :class:`MapV`
+        whose values all look like the value expression (``stoi[c]`` is an int)."""
+        s = state.copy()
+        f: cst.CompFor | None = node.for_in
+        while f is not None:
+            self.assign(frame, s, f.target, self.element_value(self.eval(frame, s, f.iter)), None)
+            for cond in f.ifs:
+                self.eval(frame, s, cond.test, observe=False)
+            f = f.inner_for_in
+        self.eval(frame, s, node.key)
+        return MapV(self.eval(frame, s, node.value))
 
     def _kept_items(
         self, frame: Frame, state: State, clause: cst.CompFor, items: Sequence[Value]

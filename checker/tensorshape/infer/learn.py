@@ -126,6 +126,7 @@ class Learner(AnalyzerBase):
             facts = end.facts if facts is None else facts.join(end.facts)
         got = {name: _under(v, facts) for name, v in lr.learned.items() if v is not None}
         self.stats["learned-parameters"] += len(got)
+        self.stats["learning-parameters"] += len(lr.origins)
         if len(got) < len(lr.learned):
             self.tally("cause:a parameter learnt different shapes on different paths", frame, node.name)
         if got:

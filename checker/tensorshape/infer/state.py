@@ -10,8 +10,10 @@ from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.shape import Item, Shape
 from ..model.values import (
     NONE,
+    BoolV,
     DatasetV,
     DictV,
+    FloatV,
     IntV,
     Layout,
     LoaderV,
@@ -19,6 +21,7 @@ from ..model.values import (
     NoneV,
     SeqKind,
     SeqV,
+    StrV,
     TensorV,
     TupleV,
     UnknownV,
@@ -261,6 +264,14 @@ def join_states(a: State | None, b: State | None, widen: Widen | None = None) ->
         if k not in out:
             out[k] = w
     return State(out, a.facts.join(b.facts))
+
+
+def built_length(elem: Value, fresh: Callable[[str], Dim]) -> Dim | None:
+    """The length of a list of ``elem`` items whose count is not known: a fresh size when its items
+    are scalars (``[stoi[c] for c in text]`` has some length, fixed once built, so ``len(ids)`` and
+    ``torch.tensor(ids)`` agree), else ``None``.  A list of tensors stays of unknown count: its
+    one ``elem`` stands for items whose sizes may differ (``torch.cat`` of it is not ``n`` times one)."""
+    return fresh("n") if isinstance(elem, (IntV, FloatV, BoolV, StrV)) else None
 
 
 def iteration_length(v: Value) -> Dim | None:

@@ -500,6 +500,8 @@ class Statements(AnalyzerBase):
         if isinstance(it, ModuleV):
             repeated = repeated_child(it)
             return repeated if repeated is not None else UnknownV()
+        if isinstance(it, StrV):
+            return StrV(None)  # a character
         return UnknownV()
 
     # -- assignment -------------------------------------------------------------------------

@@ -150,3 +150,53 @@ def _embedding(call: Call, pname: str) -> TensorV | None:
     if pname != "input" or call.module is None:
         return None
     return _lead(dtype="int64")
+
+
+def _seq_then(call: Call, last: Dim) -> TensorV:
+    """``[*batch l last]`` when ``batch_first`` puts the sequence right before the features (a batch
+    dim or none: torch takes both), else ``[*batch last]`` (``[l n last]`` or ``[l last]``)."""
+    if call.bool("batch_first"):
+        return _lead(call.ctx.fresh("l"), last)
+    return _lead(last)
+
+
+@requires("rnn")
+def _rnn(call: Call, pname: str) -> TensorV | None:
+    """``nn.LSTM(32, 64, batch_first=True)``: ``[*batch l 32]`` (unbatched ``[l 32]`` too)."""
+    size = call.int("input_size")
+    if pname != "input" or call.module is None or size is None or isinstance(size, Unknown):
+        return None
+    return _seq_then(call, size)
+
+
+@requires("mha")
+def _mha(call: Call, pname: str) -> TensorV | None:
+    """``nn.MultiheadAttention(64, 4)``: the query's features are ``embed_dim``, the key's ``kdim``
+    and the value's ``vdim`` (both ``embed_dim`` unless given)."""
+    if call.module is None or pname not in ("query", "key", "value"):
+        return None
+    e = call.int("embed_dim")
+    own = {"query": "embed_dim", "key": "kdim", "value": "vdim"}[pname]
+    size = call.int(own) if own == "embed_dim" or not call.is_none(own) else e
+    if size is None or isinstance(size, Unknown):
+        return None
+    return _seq_then(call, size)
+
+
+@requires("pool", "adaptive_pool")
+def _pool(call: Call, pname: str) -> TensorV | None:
+    """``nn.MaxPool2d(2)``: ``[*batch c h w]`` (a batch dim or none: torch takes both)."""
+    if pname != "input":
+        return None
+    n = call.params["nd"]
+    fresh = call.ctx.fresh
+    return _lead(fresh("c"), *(fresh(s) for s in _SPATIAL[n]))
+
+
+@requires("permute")
+def _permute(call: Call, pname: str) -> TensorV | None:
+    """``x.permute(0, 2, 1)``: exactly as many dims as it lists (torch raises otherwise)."""
+    dims = call.ints("dims")
+    if pname not in ("self", "input") or not dims:
+        return None
+    return TensorV(Shape(tuple(call.ctx.fresh(f"d{i}") for i in range(len(dims)))))

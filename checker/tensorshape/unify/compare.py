@@ -90,7 +90,16 @@ def le3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
         a, b = facts.simplify(a), facts.simplify(b)
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return Truth.UNKNOWN
-        return _le(facts.positive_form(to_sympy(a)), facts.positive_form(to_sympy(b)), 0)
+        pa, pb = facts.positive_form(to_sympy(a)), facts.positive_form(to_sympy(b))
+        t = _le(pa, pb, 0)
+        if t is Truth.UNKNOWN and facts.nonnegative:
+            # ``b - a >= e`` for some ``e >= 0`` the code established (``idx + 1 <= len``).
+            gap = pb - pa
+            if any(
+                _le(facts.positive_form(to_sympy(facts.simplify(e))), gap, 0) is Truth.TRUE for e in facts.nonnegative
+            ):
+                return Truth.TRUE
+        return t
     return _le(to_sympy(a), to_sympy(b), 0)
 
 

@@ -2,9 +2,11 @@
 
 ``assert x.shape[1] == 3``, ``assert d % h == 0`` and the like add facts; a
 fact is an equality (kept as a substitution of a symbol), a divisibility
-(which lets ``h * (d // h)`` simplify to ``d``) or a lower bound: an opaque size
+(which lets ``h * (d // h)`` simplify to ``d``), a lower bound: an opaque size
 that is at least 1 (a conv that ran with ``width`` output channels, as torch
-raises for none), so ``4*width == 2*width`` is false rather than undecided.  Facts are immutable; at a
+raises for none), so ``4*width == 2*width`` is false rather than undecided, or an
+inequality ``a <= b`` between sizes (the index a ``DataLoader`` passes to a
+dataset's ``__getitem__`` is below its ``__len__``).  Facts are immutable; at a
 control-flow join only the facts both paths share survive.
 """
 
@@ -39,9 +41,11 @@ class Facts:
     divides: frozenset[tuple[Any, Any]] = frozenset()
     #: Opaque symbols known to be at least 1.
     positive: frozenset[Any] = frozenset()
+    #: Expressions known to be at least 0 (``b - a`` for a fact ``a <= b``).
+    nonnegative: frozenset[Any] = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.subst or self.divides or self.positive)
+        return bool(self.subst or self.divides or self.positive or self.nonnegative)
 
     # -- adding facts -------------------------------------------------------
     def assume_eq(self, a: Dim, b: Dim) -> Facts:
@@ -58,7 +62,7 @@ class Facts:
             return self._assume_exact(a, b)
         mapping = {sym: to_sympy(val)}
         subst = tuple((k, v.xreplace(mapping) if hasattr(v, "xreplace") else v) for k, v in self.subst)
-        return Facts(subst + ((sym, to_sympy(val)),), self.divides, self.positive)
+        return Facts(subst + ((sym, to_sympy(val)),), self.divides, self.positive, self.nonnegative)
 
     @staticmethod
     def _orient(a: Any, b: Any) -> tuple[Any, Any]:
@@ -104,7 +108,7 @@ class Facts:
         if isinstance(divisor, Unknown) or isinstance(dividend, Unknown):
             return self
         pair = (to_sympy(self.simplify(divisor)), to_sympy(self.simplify(dividend)))
-        return Facts(self.subst, self.divides | {pair}, self.positive)
+        return Facts(self.subst, self.divides | {pair}, self.positive, self.nonnegative)
 
     def assume_positive(self, d: Dim) -> Facts:
         """Record ``d >= 1`` for a size ``d`` that is an opaque symbol, or a positive multiple of one
@@ -116,7 +120,16 @@ class Facts:
             e = e.args[1]
         if not _is_symbol(e) or is_rigid_symbol(e) or e in self.positive:
             return self
-        return Facts(self.subst, self.divides, self.positive | {e})
+        return Facts(self.subst, self.divides, self.positive | {e}, self.nonnegative)
+
+    def assume_le(self, a: Dim, b: Dim) -> Facts:
+        """Record ``a <= b`` (no-op when either is unknown or it is decided already)."""
+        if isinstance(a, Unknown) or isinstance(b, Unknown) or (type(a) is int and type(b) is int):
+            return self
+        e: Any = norm(to_sympy(self.simplify(b)) - to_sympy(self.simplify(a)))
+        if type(e) is int or isinstance(e, Unknown) or e.is_number:
+            return self
+        return Facts(self.subst, self.divides, self.positive, self.nonnegative | {e})
 
     def positive_form(self, e: Any) -> Any:
         """``e`` with each symbol known to be at least 1 replaced by a positive symbol (to compare,
@@ -172,6 +185,7 @@ class Facts:
         out: list[tuple[Rel, Dim, Dim]] = [(Rel.EQ, norm(k), norm(v)) for k, v in self.subst]
         out.extend((Rel.DIVISIBLE, norm(dividend), norm(divisor)) for divisor, dividend in self.divides)
         out.extend((Rel.LE, 1, norm(s)) for s in self.positive)
+        out.extend((Rel.LE, 0, norm(e)) for e in self.nonnegative)
         return out
 
     # -- control flow -----------------------------------------------------------
@@ -182,6 +196,7 @@ class Facts:
             tuple(p for p in self.subst if p in other.subst),
             self.divides & other.divides,
             self.positive & other.positive,
+            self.nonnegative & other.nonnegative,
         )
 
 

@@ -1,4 +1,3 @@
-# known-low-coverage: the corpus is a string of unknown length whose characters go through a dict comprehension (`stoi`), so `torch.tensor([self.stoi[c] for c in text])` has an unknown length and the windows sliced from it at a symbolic index (`data[idx : idx + seq_len + 1]`, in bounds only because of `__len__`) an unknown one: every batch's sequence dim is unknown; `torch.tensor` of the prompt's ids has unknown elements too
 """A character-level LSTM language model: a text corpus turned into ids, a Dataset of
 (input, next-character target) windows, a two-layer LSTM trained with truncated windows,
 then text sampled from it one character at a time with `torch.multinomial`. A generated

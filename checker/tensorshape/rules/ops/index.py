@@ -28,6 +28,7 @@ from ...model.values import (
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3, le3
+from ...unify.facts import NO_FACTS, Facts
 from ..call import Call, as_dim
 from ..registry import rule
 from .util import replace, wrap_dim
@@ -35,11 +36,17 @@ from .util import replace, wrap_dim
 _DATA = UnknownSource.DATA_DEPENDENT
 
 
-def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | None, *, exact: bool = False) -> Dim:
+def slice_length(
+    size: Dim, start: Dim | None, stop: Dim | None, step: Dim | None, *, exact: bool = False, facts: Facts = NO_FACTS
+) -> Dim:
     """The length of ``size``-long axis sliced by ``start:stop:step`` (Python semantics).
 
-    Symbolic bounds are assumed in range (``x[:, :n]`` has ``n`` columns), the
-    usual intent; with ``exact`` they are clamped as Python does (``min(n, size)``).
+    A stop the facts prove within the axis gives ``stop - start`` (``data[idx : idx + k]`` has ``k``
+    items inside a dataset's ``__getitem__``, whose ``idx + 1 <= len`` is a fact); one they prove
+    beyond it is clamped as Python does.  An undecided stop of a prefix is assumed in range
+    (``x[:, :n]`` has ``n`` columns), the usual intent; a window at a symbolic start
+    (``data[i : i + k]``) is in range only by a bound on ``i`` the code does not show, so it is
+    clamped (``min(i + k, size) - min(i, size)``), as is every undecided stop with ``exact``.
     """
     st = 1 if step is None else step
     if type(size) is int and all(x is None or type(x) is int for x in (start, stop)) and type(st) is int:
@@ -64,10 +71,13 @@ def slice_length(size: Dim, start: Dim | None, stop: Dim | None, step: Dim | Non
     b = resolve(stop, size)
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return Unknown(UnknownSource.UNANNOTATED)
-    # Clamp to the axis; symbolic bounds are assumed in range (the usual intent).
-    if exact and eq3(b, size) is not Truth.TRUE:
+    # Clamp to the axis unless the facts prove the stop within it; an undecided prefix is assumed
+    # in range (the usual intent) unless ``exact``.
+    within = le3(b, size, facts)
+    window = type(a) is not int
+    if within is Truth.FALSE or ((exact or window) and within is not Truth.TRUE):
         b = arith.dmin(b, size)
-        a = arith.dmin(a, size) if a != 0 else 0
+        a = arith.dmin(a, size) if a != 0 and le3(a, size, facts) is not Truth.TRUE else a
         if st == 1:
             return arith.dmax(arith.sub(b, a), 0)
     elif type(b) is int and type(size) is not int:
@@ -225,7 +235,7 @@ def index_shape(call: Call, shape: Shape, index: Sequence[Value]) -> Shape | Non
                 call.error(codes.INVALID_ARG, "slice step must be positive", "index")
                 return None
             else:
-                out.append(slice_length(size, start, stop, step, exact=call.ctx.options.exact_bounds))
+                out.append(slice_length(size, start, stop, step, exact=call.ctx.options.exact_bounds, facts=call.facts))
             pos += 1
             continue
         if _is_adv(v):
