@@ -189,3 +189,16 @@ def test_a_sequence_axis_equal_to_a_constructor_argument_in_two_calls_is_a_coinc
     assert ann(calls, ["x"]) == {"x": 'Float[Tensor, "batch n 32"]'}
     more = [{"x": t(b, n, 32), INIT: {"seq_len": n}} for b, n in ((1, 16), (2, 8), (3, 20))]
     assert ann(more, ["x"]) == {"x": 'Float[Tensor, "batch seq_len 32"]'}
+
+
+def test_a_configured_size_keeps_its_name_on_other_axes() -> None:
+    """linformer's ``LinformerLM.forward``: tokens ``[b seq_len]`` in, logits ``[b seq_len num_tokens]``
+    out (a literal 32 in the result contradicted the name the argument gave it)."""
+    calls = [
+        {"x": t(b, 32, dtype="int64"), "return": t(b, 32, 100), INIT: {"num_tokens": 100, "seq_len": 32}}
+        for b in (2, 3)
+    ]
+    assert ann(calls, ["x", "return"]) == {
+        "x": 'Int[Tensor, "batch seq_len"]',
+        "return": 'Float[Tensor, "batch seq_len num_tokens"]',
+    }

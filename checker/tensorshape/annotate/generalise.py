@@ -303,14 +303,15 @@ def _dim(
     if len(sizes) == 1:
         size = next(iter(sizes))
         var = module.variable.get(size)
+        if var is None and calls > 1:
+            for c, name in named:  # a configured size named already, on any axis (``seq_len`` of ``x``)
+                if _agree(c, col) and name in configured:
+                    return name
         if var is None and axis == rank - 1 and size > 1:
             # a feature size equal to one constructor argument in every call: the configuration's
             # size (``query_dim``), not a constant, though one configuration was run
             same = [k for k, v in ctor.items() if all(x == size for x in v)]
             if len(same) == 1 and calls > 1:
-                for c, name in named:  # the same configured size named already (``d`` of the code)
-                    if _agree(c, col) and name in configured:
-                        return name
                 want = (code[axis] if axis < len(code) else None) or same[0]
                 if want not in used:
                     configured.add(want)
