@@ -42,7 +42,7 @@ from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, dict_container, join_all, join_states, join_values
 from .summaries import LazyClassDef, LazyFunctionDef
-from .syntax import class_level_reads, definitions, self_assignments, suite_body
+from .syntax import class_level_reads, definitions, names_under, self_assignments, suite_body
 from .values import (
     AttrsV,
     ClassV,
@@ -995,6 +995,8 @@ def subclass_hook(cls: ClassV) -> tuple[bool, str | None] | None:
 def _dataclass_call(fn: cst.FunctionDef, param: str) -> tuple[bool, bool] | None:
     """In ``fn``'s body, a call ``dataclass(<param>, ...)``: ``(kw_only, whether <param> is used
     otherwise)``; ``None`` when there is none."""
+    if "dataclass" not in names_under(fn):
+        return None  # the common case, without a visitor pass over the body
     calls: list[cst.Call] = []
     uses = 0
     allowed = 0

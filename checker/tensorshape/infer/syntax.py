@@ -16,6 +16,7 @@ __all__ = [
     "code_children",
     "class_level_reads",
     "definitions",
+    "names_under",
     "node_layout",
     "self_assignments",
     "suite_body",
@@ -53,6 +54,24 @@ def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:
         elif isinstance(v, (tuple, list)):
             out.extend(x for x in v if isinstance(x, cst.CSTNode))
     return out
+
+
+@functools.lru_cache(maxsize=2048)
+def names_under(node: cst.CSTNode) -> frozenset[str]:
+    """Every name used in the code under ``node`` (``setattr``, ``self``, an attribute's ``attr``).
+
+    Walked once per node (nodes hash by identity; the bounded cache keeps recent ones): a class's
+    body is asked about again at every attribute read and construction, and a visitor pass over
+    it cost a third of an edit's re-analysis in the language server."""
+    out: set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+        else:
+            todo.extend(code_children(n))
+    return frozenset(out)
 
 
 def simple_text(node: cst.CSTNode | None) -> str | None:

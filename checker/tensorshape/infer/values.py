@@ -32,6 +32,7 @@ from ..model.values import (
 from ..rules import engine
 from ..rules.context import Arg
 from ..rules.names import canonical
+from .syntax import names_under
 
 if TYPE_CHECKING:
     from .annotations import Annotation
@@ -550,15 +551,7 @@ def _count_self_assignments(node: cst.ClassDef, counts: dict[str, int]) -> None:
 
 def mentions(node: cst.CSTNode, names: frozenset[str]) -> bool:
     """Does the code under ``node`` use any of ``names`` (``setattr``, ``add_module``)?"""
-    found = False
-
-    class _Visit(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            nonlocal found
-            found = found or n.value in names
-
-    node.visit(_Visit())
-    return found
+    return not names.isdisjoint(names_under(node))
 
 
 #: Bases whose ``__init__`` sets no attributes from the constructor's arguments.
