@@ -8,7 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
-from tensorshape.infer.spans import SpanTable
+from tensorshape.infer.spans import SpanTable, first_lines, node_position
 from tensorshape.infer.syntax import code_children
 from tensorshape.model.diagnostics import Span
 
@@ -99,6 +99,46 @@ def test_piecewise_positions_equal_whole_module_positions(name: str, source: str
         ), type(node).__name__
     if members_first and any(isinstance(s, cst.ClassDef) for s in module.body):
         assert table._by_member  # the members' own positions were used
+
+
+@pytest.mark.parametrize("name, source", _sources(), ids=[n for n, _ in _sources()])
+def test_one_node_position_equals_the_whole_module_position(name: str, source: str) -> None:
+    """The code generated up to one node's end gives that node libcst's own position; a node whose
+    position libcst hoists from its children (statements and blocks, never an expression) has none, so the whole
+    statement's positions are computed for it."""
+    module = cst.parse_module(source)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    firsts = first_lines(module, source)
+    hoisted = equal = 0
+    for k, stmt in enumerate(module.body):
+        for node in _code_nodes(stmt):
+            got = node_position(module, k, firsts[k], node)
+            if got is None:
+                hoisted += 1
+                assert not isinstance(node, cst.BaseExpression), type(node).__name__
+                continue
+            assert got == whole[node], type(node).__name__
+            equal += 1
+    assert equal > hoisted
+
+
+def test_a_first_node_resolved_in_a_statement_computes_no_other_position() -> None:
+    module = cst.parse_module(TRICKY)
+    table = SpanTable(module, TRICKY)
+    k, cls = next((k, s) for k, s in enumerate(module.body) if isinstance(s, cst.ClassDef))
+    method = next(m for m in _code_nodes(cls) if isinstance(m, cst.FunctionDef) and m.name.value == "f")
+    call = next(n for n in _code_nodes(method) if isinstance(n, cst.Call))  # ``k(a)``
+    table.at_statement = k
+    ticket = table.ticket(call)
+    want = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)[call]
+    got = table.resolve(ticket)
+    assert (got.line, got.column, got.end_line, got.end_column) == (
+        want.start.line,
+        want.start.column,
+        want.end.line,
+        want.end.column,
+    )
+    assert not table._by_member and not table._by_stmt
 
 
 @pytest.mark.parametrize("name, source", _sources(), ids=[n for n, _ in _sources()])

@@ -413,7 +413,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
             # Shape annotations on the methods say which sizes the class accepts (``x: "b features"``
             # into ``nn.Linear(d_in, ...)``): its sizes stay symbols, related to those names gradually.
             return frozenset()
-        if re.search(rf"(?<![\w.])(?<!class ){re.escape(c.node.name.value)}\s*\(", info.source) is None:
+        if not _called_in(c.node.name.value, info.source):
             return frozenset()  # never called in the file: nothing to read (the common case, cheaply)
         if self._sites is None:
             classes = frozenset(d.name.value for d in _all_classes(info.tree.body))
@@ -607,6 +607,20 @@ def with_call(d: Diagnostic, span: Span, what: str) -> Diagnostic:
 def call_chain(d: Diagnostic) -> int:
     """How many calls led to ``d`` (0: found by the generic analysis of its function)."""
     return sum(r.message.startswith(CALL_CHAIN) for r in d.related)
+
+
+_WORD_OR_DOT = re.compile(r"[\w.]")
+
+
+def _called_in(name: str, source: str) -> bool:
+    """Does ``source`` call ``name`` (``name(``, not ``x.name(`` or ``class name(``)?  The name is
+    searched first and what comes before it checked after: a pattern that starts with a look-behind
+    is tried at every character of the text."""
+    for m in re.finditer(re.escape(name) + r"\s*\(", source):
+        at = m.start()
+        if (at == 0 or _WORD_OR_DOT.match(source, at - 1) is None) and source[max(at - 6, 0) : at] != "class ":
+            return True
+    return False
 
 
 def _dtype(name: str | None) -> str | None:

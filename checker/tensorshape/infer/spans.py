@@ -19,10 +19,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from ..model.diagnostics import Span
@@ -39,6 +39,7 @@ class SpanTable:
     __slots__ = (
         "module", "_nodes", "_index", "_positions", "_offsets", "_whole", "_source", "_first", "_by_stmt",
         "_hints", "at_statement", "_holders", "_holders_at", "_ast", "_members", "_by_member", "_scan",
+        "_partial",
     )  # fmt: skip
 
     def __init__(self, module: cst.Module, source: str | bytes | None = None, first: list[int] | None = None):
@@ -72,6 +73,9 @@ class SpanTable:
         #: The line scan of the text: its lines, which of them start outside brackets and strings, and the
         #: line where the code of each top-level statement starts (None: not scanned, or it disagreed).
         self._scan: tuple[list[str], list[bool], list[int]] | None = None
+        #: Statements (``("stmt", index)``) and class members (``(index, member)``) whose code was generated
+        #: up to one node only (:func:`node_position`).
+        self._partial: set[tuple[object, int]] = set()
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         """A placeholder span for ``node`` (optionally a character range inside it)."""
@@ -148,6 +152,17 @@ class SpanTable:
             found = self._by_stmt[i] = statement_positions(self.module, i, self._first_lines()[i])
         return found
 
+    def _in_statement(self, i: int, node: cst.CSTNode) -> object | None:
+        """The position of ``node`` in the ``i``-th top-level statement: the first node asked for in a
+        statement has the code generated up to its end only, with no position kept for the others
+        (most statements have one node reported, or none); a second one has them all computed."""
+        if i not in self._by_stmt and ("stmt", i) not in self._partial:
+            self._partial.add(("stmt", i))
+            found: object | None = node_position(self.module, i, self._first_lines()[i], node)
+            if found is not None:
+                return found
+        return self._statement(i).get(node)
+
     def _in_member(self, k: int, node: cst.CSTNode) -> object | None:
         """The position of ``node`` when it is inside a member of the class that is top-level statement
         ``k`` (a method): only that member's code is generated, not the whole class."""
@@ -166,6 +181,11 @@ class SpanTable:
         for j, inside in enumerate(ids):
             if key in inside:
                 found = self._by_member.get((k, j))
+                if found is None and (k, j) not in self._partial:
+                    self._partial.add((k, j))  # the first node asked for in a member: see :meth:`_in_statement`
+                    rng: object | None = node_position(self.module, k, lines[j], node, member=j, indent=indent)
+                    if rng is not None:
+                        return rng
                 if found is None:
                     found = self._by_member[(k, j)] = statement_positions(
                         self.module, k, lines[j], member=j, indent=indent
@@ -185,7 +205,7 @@ class SpanTable:
                 rng = self._in_member(hint, node)
                 if rng is not None:
                     return rng
-                rng = self._statement(hint).get(node)
+                rng = self._in_statement(hint, node)
                 if rng is not None:
                     return rng
             for k in range(len(self.module.body)):
@@ -316,12 +336,16 @@ def statement_positions(
     ``first_line`` (at column 0, as every top-level statement does); with ``member``, of that member
     of the statement's class body only, whose code starts on ``first_line`` indented by ``indent``."""
     provider = PositionProvider()
-    state = PositionProvidingCodegenState(
-        default_indent=module.default_indent,
-        default_newline=module.default_newline,
-        provider=provider,
-        line=first_line,
-    )
+    _generate(module, index, member, indent, PositionProvidingCodegenState, provider=provider, line=first_line)
+    return provider._computed
+
+
+def _generate(
+    module: cst.Module, index: int, member: int | None, indent: str, make: Callable[..., T], **fields: Any
+) -> T:
+    """Generate the code of ``module``'s ``index``-th statement (of its class's ``member`` only, indented
+    by ``indent``) into the codegen state ``make(**fields)`` makes; the state."""
+    state: Any = make(default_indent=module.default_indent, default_newline=module.default_newline, **fields)
     stmt = module.body[index]
     if member is None:
         stmt._codegen(state)
@@ -329,7 +353,115 @@ def statement_positions(
         assert isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock)
         state.increase_indent(indent)
         stmt.body.body[member]._codegen(state)
-    return provider._computed
+    return state  # type: ignore[no-any-return]
+
+
+class _Found(Exception):
+    """The code was generated up to the end of the node whose position was asked for: its ``position``."""
+
+    def __init__(self, position: CodeRange) -> None:
+        super().__init__()
+        self.position = position
+
+
+class _Untracked(Exception):
+    """The node's position is made from a position that was not kept (see :class:`_OneNodeState`)."""
+
+
+class _NoRecord:
+    """The context of :meth:`_OneNodeState.record_syntactic_position` for every other node: nothing."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_RECORD = _NoRecord()
+
+
+class _Record:
+    """:meth:`PositionProvidingCodegenState.record_syntactic_position` for the one node tracked."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state: _OneNodeState, node: cst.CSTNode, start_node: object, end_node: object) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+        self.start: CodePosition | None = None
+
+    def __enter__(self) -> None:
+        self.start = self.state.here()
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is not None:
+            return
+        if self.start_node is not None or self.end_node is not None:
+            raise _Untracked  # positions hoisted from children (compound statements): not kept here
+        assert self.start is not None
+        self.state.found = CodeRange(self.start, self.state.here())
+
+
+class _OneNodeState(PositionProvidingCodegenState):
+    """libcst's position codegen for one node: the tokens are only collected, and turned into a line and
+    column where the node starts and ends (``PositionProvidingCodegenState`` updates the position after
+    every token and keeps a range for every node); generation stops at the node's end."""
+
+    __slots__ = ("target", "found", "_at", "_start")
+
+    def __init__(self, *, target: cst.CSTNode, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target = target
+        self.found: CodeRange | None = None
+        self._at = 0  # tokens counted into ``line``/``column`` so far
+        self._start: CodePosition | None = None
+
+    def add_indent_tokens(self) -> None:
+        self.tokens.extend(self.indent_tokens)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+
+    def here(self) -> CodePosition:
+        """The position after the tokens so far (counted as ``_update_position`` does, token by token)."""
+        tokens = self.tokens
+        for k in range(self._at, len(tokens)):
+            self._update_position(tokens[k])
+        self._at = len(tokens)
+        return CodePosition(self.line, self.column)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if node is self.target:
+            self._start = self.here()
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if node is self.target:
+            if self.found is None:  # a position recorded for the node itself stands (as in libcst)
+                assert self._start is not None
+                self.found = CodeRange(self._start, self.here())
+            raise _Found(self.found)
+
+    def record_syntactic_position(
+        self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None, end_node: cst.CSTNode | None = None
+    ) -> Any:
+        if node is self.target:
+            return _Record(self, node, start_node, end_node)
+        return _NO_RECORD
+
+
+def node_position(
+    module: cst.Module, index: int, first_line: int, node: cst.CSTNode, member: int | None = None, indent: str = ""
+) -> CodeRange | None:
+    """libcst's position of ``node`` (as :func:`statement_positions` gives it), generating the code of
+    the statement (or class member) only up to the node's end; None when the node is not in it or its
+    position is made from its children's (then :func:`statement_positions` has it)."""
+    try:
+        _generate(module, index, member, indent, _OneNodeState, target=node, provider=None, line=first_line)
+    except _Found as done:
+        return done.position
+    except _Untracked:
+        return None
+    return None
 
 
 def map_spans(items: list[T], fn: Callable[[Span], Span]) -> list[T]:
