@@ -238,6 +238,3 @@ class Replay:
             return recorded(errors, unit(errors))
         finally:
             errors._watchers = watchers
-
-    def __bool__(self) -> bool:
-        return bool(self._files)
