@@ -10,10 +10,12 @@ a call...).  So:
 * each shape error is reported in a target, as mypy does with its own errors,
   so the target counts as one with errors and the daemon re-checks it at the
   next update (clearing it first).  The target is the one its line is in when
-  a hook fired there during the module's whole check; otherwise (a
-  ``config-error`` at line 1 of a module whose top level makes no call, a
-  ``bad-annotation`` on a function whose body is not type checked...) a
-  target of the same module where one fired (its *carrier*);
+  a hook fired there during the module's whole check; otherwise (an error in
+  an unannotated function with no annotation and no assignment of a call in
+  it: mypy does not type check its body) a target of the same module where
+  one fired (its *carrier*).  The module's top
+  level is one: mypy analyses the types of its implicit attributes
+  (``__name__``, ``__file__``...) whenever it checks it, asking for a hook for each;
 * whenever mypy calls any of the plugin's hooks while it works on a module
   last checked as a whole, the shape errors of that module that are no longer
   among mypy's messages (their targets were cleared) are reported again, in
@@ -236,6 +238,3 @@ class Replay:
             return recorded(errors, unit(errors))
         finally:
             errors._watchers = watchers
-
-    def __bool__(self) -> bool:
-        return bool(self._files)

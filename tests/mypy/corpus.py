@@ -7,8 +7,10 @@ Every program of the repository:
 * code as people write it (mypy's own errors are its verdicts on the code, not compared):
   ``tests/mypy/mypy_only/``, the realistic suites ``tests/realistic/programs/`` and the bugs
   generated from ``tests/realistic/bugs.toml``, the library programs ``tests/libraries/programs/``
-  (installed packages followed by both, as far as the environment has them), and the programs the
-  inference tests of ``tests/infer/`` check, written out as files (:func:`infer_programs`).
+  (installed packages followed by both, as far as the environment has them), the whole programs
+  ``tests/wholeprograms/programs/`` and the bugs generated from ``tests/wholeprograms/bugs.toml``
+  (complete unannotated training scripts), and the programs the inference tests of
+  ``tests/infer/`` check, written out as files (:func:`infer_programs`).
 
 The CLI side is ``tensorshape check --format json`` itself (:func:`cli_problems`), run once per
 configuration (the nearest ``pyproject.toml``, as the plugin finds it for each file).
@@ -98,6 +100,10 @@ def infer_programs() -> tuple[Path, ...]:
     )
 
 
+WHOLE = ROOT / "tests" / "wholeprograms"
+#: The whole-program suite's generated bugs (named apart from the realistic suite's in reports).
+WHOLE_BUGS = frozenset(bug_files(WHOLE))
+
 TYPED = sorted([*EXAMPLES.rglob("*.py"), *(MYPY / "cases").glob("*.py"), *(MYPY / "realistic").glob("*.py")])
 UNTYPED = sorted(
     [
@@ -105,6 +111,8 @@ UNTYPED = sorted(
         *(ROOT / "tests" / "realistic" / "programs").glob("*.py"),
         *bug_files(),
         *(ROOT / "tests" / "libraries" / "programs").glob("*.py"),
+        *(WHOLE / "programs").glob("*.py"),
+        *WHOLE_BUGS,
         *infer_programs(),
     ]
 )
@@ -120,6 +128,8 @@ def ident(p: Path) -> str:
         return p.relative_to(ROOT).as_posix()
     if p.stem.startswith("infer_"):
         return f"tests/infer:{p.stem}"
+    if p in WHOLE_BUGS:
+        return f"tests/wholeprograms/bugs.toml:{p.stem}"
     return f"tests/realistic/bugs.toml:{p.stem}"  # a generated bug
 
 

@@ -199,7 +199,8 @@ class Model:
 
 
 #: Findings in targets whose re-check makes no call: a bad annotation on a function whose body makes
-#: none, a `reveal_type`, and an ignore used only by a shape error (with `warn_unused_ignores`).
+#: none, a shape error in an unannotated function (mypy does not type check its body, and asks for no
+#: hook there), a `reveal_type`, and an ignore used only by a shape error (with `warn_unused_ignores`).
 SHAPES = """import torch
 from jaxtyping import Float
 from torch import Tensor
@@ -218,6 +219,13 @@ def f(x: Float[Tensor, "b 16"]) -> None:
 def h() -> None:
     a = torch.randn(2, 3)
     a @ a  # type: ignore[shape-mismatch]
+
+
+def u(x):
+    return x @ x
+
+
+u(torch.randn(2, 3))
 """
 
 
@@ -284,6 +292,7 @@ def test_dmypy(tmp_path: Path) -> None:
         assert "user.py:8: error:" in out and "[shape-mismatch]" in out, out
         assert "cfg/quiet.py:1: error:" in out and "[config-error]" in out, out
         assert "shapes.py:8: error:" in out and "[bad-annotation]" in out, out
+        assert "shapes.py:22: error: matmul" in out, out
         assert 'shapes.py:13: note: Revealed type is "torch._tensor.Tensor[b, 16]"' in out, out
         assert "unused-ignore" not in out, out
     for out in (runs[0], *runs[2:]):
