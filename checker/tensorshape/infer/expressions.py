@@ -839,19 +839,6 @@ class Expressions(AnalyzerBase):
         elem = self.eval(frame, s, node.elt)
         return SeqV(elem, kind, length if length is not None else built_length(elem, frame.ctx.fresh))
 
-    def dict_comprehension(self, frame: Frame, state: State, node: cst.DictComp) -> Value:
-        """``{ch: i for i, ch in enumerate(chars)}``: keys not known one by one, so a :class:`MapV`
-        whose values all look like the value expression (``stoi[c]`` is an int)."""
-        s = state.copy()
-        f: cst.CompFor | None = node.for_in
-        while f is not None:
-            self.assign(frame, s, f.target, self.element_value(self.eval(frame, s, f.iter)), None)
-            for cond in f.ifs:
-                self.eval(frame, s, cond.test, observe=False)
-            f = f.inner_for_in
-        self.eval(frame, s, node.key)
-        return MapV(self.eval(frame, s, node.value))
-
     def _kept_items(
         self, frame: Frame, state: State, clause: cst.CompFor, items: Sequence[Value]
     ) -> list[State] | None:
@@ -870,19 +857,37 @@ class Expressions(AnalyzerBase):
 
     def dict_comprehension(self, frame: Frame, state: State, node: cst.DictComp) -> Value:
         """``{k: v for k, v in kwargs.items() if v is not None}`` over a known sequence, with string
-        keys and ``if``s known for each item: a dict with those keys; anything else is unknown."""
+        keys and ``if``s known for each item: a dict with those keys.  Otherwise
+        ``{ch: i for i, ch in enumerate(chars)}``, keys not known one by one: a :class:`MapV` whose
+        values all look like the value expression (``stoi[c]`` is an int), unless they are functions
+        or classes (a registry: which one a key reads matters)."""
+        known = self._known_dict(frame, state, node)
+        if known is not None:
+            return known
+        s = state.copy()
+        f: cst.CompFor | None = node.for_in
+        while f is not None:
+            self.assign(frame, s, f.target, self.element_value(self.eval(frame, s, f.iter)), None)
+            for cond in f.ifs:
+                self.eval(frame, s, cond.test, observe=False)
+            f = f.inner_for_in
+        self.eval(frame, s, node.key)
+        value = self.eval(frame, s, node.value)
+        return UnknownV() if isinstance(value, (FunctionV, ClassV)) else MapV(value)
+
+    def _known_dict(self, frame: Frame, state: State, node: cst.DictComp) -> DictV | None:
         f = node.for_in
         if f.inner_for_in is not None:
-            return UnknownV()
+            return None
         items = self.iteration_items(frame, state, self.eval(frame, state, f.iter), f.iter)
         kept = self._kept_items(frame, state, f, items) if items is not None else None
         if kept is None:
-            return UnknownV()
+            return None
         out: dict[str, Value] = {}
         for s in kept:
             key = self.eval(frame, s, node.key)
             if not (isinstance(key, StrV) and key.value is not None):
-                return UnknownV()
+                return None
             out[key.value] = self.eval(frame, s, node.value)
         return DictV(tuple(out.items()))
 
