@@ -42,7 +42,7 @@ from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, dict_container, join_all, join_states, join_values
 from .summaries import LazyClassDef, LazyFunctionDef
-from .syntax import class_level_reads, definitions, names_under, self_assignments, suite_body
+from .syntax import class_level_reads, code_children, definitions, names_under, self_assignments, suite_body
 from .values import (
     AttrsV,
     ClassV,
@@ -1050,32 +1050,26 @@ def _self_assignments(fn: cst.FunctionDef) -> set[str]:
 
 
 def _names_self_attribute(test: cst.BaseExpression) -> bool:
-    """Whether a condition reads an attribute of ``self`` (a module's configuration)."""
-    for node in _walk_expression(test):
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-            return True
-    return False
-
-
-def _walk_expression(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-    stack = [node]
+    """Whether a condition reads an attribute of ``self`` (a module's configuration), outside
+    lambdas and comprehensions.  Walked with ``code_children`` (no visitor pass: this runs at
+    every ``if`` whose condition is unknown) and stopped at the first hit."""
+    stack: list[cst.CSTNode] = [test]
     while stack:
         n = stack.pop()
-        out.append(n)
-        if isinstance(n, (cst.Lambda, cst.BaseComp)):
-            continue
-        stack.extend(n.children)
-    return out
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
+            return True
+        if not isinstance(n, (cst.Lambda, cst.BaseComp)):
+            stack.extend(code_children(n))
+    return False
 
 
 def _only_when(diags: list[Diagnostic], mark: int, test: cst.BaseExpression, holds: bool) -> None:
     """Two distinct annotated dims required equal on a path taken only for some configurations:
     the TS104 error becomes the TS115 warning that names the configuration."""
-    cond = cst.Module([]).code_for_node(test)
     for k in range(mark, len(diags)):
         d = diags[k]
         if d.code is codes.SYMBOLIC_MISMATCH:
+            cond = cst.Module([]).code_for_node(test)  # rendered only where a diagnostic names it
             when = f"`{cond}`" if holds else f"not `{cond}`"
             diags[k] = replace(
                 d,
