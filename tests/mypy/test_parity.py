@@ -11,15 +11,17 @@ docs/mypy.md, "Differences from the CLI").  ``benchmarks/mypy_parity.py`` prints
 from __future__ import annotations
 
 import functools
+import importlib.util
 import re
 import runpy
 import traceback
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from tensorshape.model.codes import lookup
 
-from tests.expectations import expected, expected_notes
+from tests.expectations import ROOT, expected, expected_notes
 from tests.mypy.corpus import CORPUS, MYPY, TYPED, Problems, cli_problems, ident
 from tests.mypy.runner import Mypy, Run
 
@@ -95,6 +97,80 @@ def mypy_problems(run: Run, path: Path) -> Problems:
     return out
 
 
+#: The installed packages the library programs follow: the counts depend on which are present.
+_LIBRARIES = ("torchvision", "timm", "transformers")
+#: The fenced block of docs/mypy.md that holds :func:`parity_table`'s output (after this marker line).
+TABLE_MARKER = "<!-- parity table: the output of benchmarks/mypy_parity.py, checked by tests/mypy/test_parity.py -->"
+
+
+def _suite(name: str) -> str:
+    if ":" in name:
+        return name.split(":")[0]
+    parts = name.split("/")
+    return "/".join(parts[:3]) if parts[0] == "tests" else parts[0]
+
+
+def environment() -> str:
+    """Which of the library programs' packages are installed (the counts are for this environment)."""
+    have = [m for m in _LIBRARIES if importlib.util.find_spec(m) is not None]
+    missing = [m for m in _LIBRARIES if m not in have]
+    return f"installed: {', '.join(have) or 'none'}; not installed: {', '.join(missing) or 'none'}"
+
+
+def parity_table(run: Run, cli: dict[Path, Problems]) -> tuple[list[str], list[str]]:
+    """The parity figures per suite, as printed by benchmarks/mypy_parity.py and shown in docs/mypy.md,
+    and the differences no rule accepts (each ``file:line code (side)``)."""
+    counts: dict[str, Counter[str]] = {}
+    others: list[str] = []
+    by_rule: Counter[str] = Counter()
+    for path in CORPUS:
+        name = ident(path)
+        c = counts.setdefault(_suite(name), Counter())
+        c["files"] += 1
+        found = mypy_problems(run, path)
+        mine = {(k[0], k[2]) for k in found if k[2] != "TS900"}
+        theirs = {(k[0], k[2]) for k in cli[path] if k[2] != "TS900"}
+        c["cli"] += len(theirs)
+        c["mypy"] += len(mine)
+        c["equal"] += len(mine & theirs)
+        for line, code in sorted(mine ^ theirs):
+            rule = accepted_rule(path, line, code)
+            if rule is not None:
+                c["accepted"] += 1
+                by_rule[rule] += 1
+            else:
+                c["other"] += 1
+                side = "mypy only" if (line, code) in mine else "CLI only"
+                others.append(f"{name}:{line} {code} ({side})")
+        notes = {k for k in found if k[2] == "TS900"}
+        c["reveals"] += len(notes)
+        c["reveals equal"] += len(notes & {k for k in cli[path] if k[2] == "TS900"})
+    cols = ("files", "cli", "mypy", "equal", "accepted", "other")
+    lines = [
+        environment(),
+        f"{'suite':30}" + "".join(f"{c:>9}" for c in ("files", "cli", "mypy", "equal", "accept", "other")),
+    ]
+    total: Counter[str] = Counter()
+    for suite, c in sorted(counts.items(), key=lambda item: (-item[1]["files"], item[0])):
+        total.update(c)
+        lines.append(f"{suite:30}" + "".join(f"{c[k]:>9}" for k in cols))
+    lines.append(f"{'total':30}" + "".join(f"{total[k]:>9}" for k in cols))
+    lines.append(f"reveal_shape notes: {total['reveals equal']} of {total['reveals']} equal")
+    lines += [f"accepted ({rule}): {by_rule[rule]}" for rule in RULES]
+    by_name = {ident(p): p for p in CORPUS}
+    listed = {(by_name[f], line, code) for f, line, code in ACCEPTED}
+    own = sum(1 for m in run.messages if (Path(m.path).resolve(), m.line, m.code) in listed)
+    lines.append(f"mypy's own errors accepted on typed code: {own} ({len(ACCEPTED)} listed)")
+    return lines, others
+
+
+def documented_table() -> list[str]:
+    """The parity table as docs/mypy.md shows it (the fenced block after :data:`TABLE_MARKER`)."""
+    text = (ROOT / "docs" / "mypy.md").read_text(encoding="utf-8")
+    _, _, after = text.partition(TABLE_MARKER + "\n```text\n")
+    return after.partition("```")[0].splitlines()
+
+
 def without_accepted(problems: Problems, path: Path) -> Problems:
     return {k: v for k, v in problems.items() if accepted_rule(path, k[0], k[2]) is None}
 
@@ -165,3 +241,15 @@ def test_the_corpus_covers_every_suite() -> None:
         "tests/infer:",
     ):
         assert any(n.startswith(suite) for n in names), suite
+
+
+def test_the_documented_counts_are_current(corpus_run: Run, cli: dict[Path, Problems]) -> None:
+    """docs/mypy.md shows benchmarks/mypy_parity.py's table as it is: a change to the corpus or to
+    either transport that changes a count fails here until the doc is updated (in an environment
+    with other library packages installed the counts differ, and the check is skipped)."""
+    documented = documented_table()
+    assert documented, f"docs/mypy.md has no parity table after {TABLE_MARKER}"
+    if documented[0] != environment():
+        pytest.skip(f"the doc's counts are for {documented[0]!r}, this environment is {environment()!r}")
+    got, _ = parity_table(corpus_run, cli)
+    assert documented == got, "\n".join(["docs/mypy.md's parity table is stale; the current one:", *got])
