@@ -17,6 +17,7 @@ the two parsers disagree on the statements.
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -96,10 +97,6 @@ class SpanTable:
         whole = self._whole[key] = Span(line, 0, line, -1)
         return whole
 
-    def use_positions(self, positions: dict[cst.CSTNode, object]) -> None:
-        """Take the positions of every node of the module, computed elsewhere (``instrument`` has them)."""
-        self._positions = positions
-
     @staticmethod
     def is_ticket(span: Span) -> bool:
         return span.line < 0
@@ -169,14 +166,11 @@ class SpanTable:
         stmt = self.module.body[k]
         if not isinstance(stmt, cst.ClassDef) or not isinstance(stmt.body, cst.IndentedBlock) or k in self._by_stmt:
             return None
-        indent = self.module.default_indent if stmt.body.indent is None else stmt.body.indent
-        if k not in self._members:
-            lines = self._member_lines(k, stmt, indent)
-            self._members[k] = ([frozenset(_node_ids(m)) for m in stmt.body.body], lines) if lines else None
-        members = self._members[k]
+        members = self._member_table(k, stmt)
         if members is None:
             return None
         ids, lines = members
+        indent = self._indent(stmt)
         key = id(node)
         for j, inside in enumerate(ids):
             if key in inside:
@@ -192,6 +186,51 @@ class SpanTable:
                     )
                 return found.get(node)
         return None
+
+    def _indent(self, stmt: cst.ClassDef) -> str:
+        assert isinstance(stmt.body, cst.IndentedBlock)
+        return self.module.default_indent if stmt.body.indent is None else stmt.body.indent
+
+    def _member_table(self, k: int, stmt: cst.ClassDef) -> tuple[list[frozenset[int]], list[int]] | None:
+        """The ids of the nodes of each member of the class that is top-level statement ``k``, and each
+        member's first line (``None`` when they are not known)."""
+        if k not in self._members:
+            assert isinstance(stmt.body, cst.IndentedBlock)
+            lines = self._member_lines(k, stmt, self._indent(stmt))
+            self._members[k] = ([frozenset(_node_ids(m)) for m in stmt.body.body], lines) if lines else None
+        return self._members[k]
+
+    def unit_at(self, line: int) -> tuple[cst.CSTNode, Mapping[cst.CSTNode, object]]:
+        """The top-level statement whose code holds ``line`` (in a top-level class, the member that
+        holds it) with the positions of its nodes: see :meth:`unit`."""
+        first = self._first_lines() if self._positions is None else []
+        k = max(bisect.bisect_right(first, line) - 1, 0)
+        stmt = self.module.body[k] if first else None
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock) and k not in self._by_stmt:
+            members = self._member_table(k, stmt)
+            j = bisect.bisect_right(members[1], line) - 1 if members is not None else -1
+            return self.unit(k, j if j >= 0 else None)
+        return self.unit(k)
+
+    def unit(self, k: int, member: int | None = None) -> tuple[cst.CSTNode, Mapping[cst.CSTNode, object]]:
+        """The ``k``-th top-level statement (with ``member``, that member of its class body) with the
+        positions of its nodes, computed for it alone: the whole statement when the member's first
+        line is not known, the whole module and its positions when the statements' are not."""
+        first = self._first_lines() if self._positions is None else []
+        if not first:
+            return self.module, self._provider()
+        stmt = self.module.body[k]
+        if member is not None and isinstance(stmt, cst.ClassDef) and k not in self._by_stmt:
+            members = self._member_table(k, stmt)
+            if members is not None:
+                found = self._by_member.get((k, member))
+                if found is None:
+                    found = self._by_member[(k, member)] = statement_positions(
+                        self.module, k, members[1][member], member=member, indent=self._indent(stmt)
+                    )
+                assert isinstance(stmt.body, cst.IndentedBlock)
+                return stmt.body.body[member], found
+        return stmt, self._statement(k)
 
     def _position(self, i: int) -> object | None:
         """The position of the ``i``-th node: from its statement's positions when the statement is known
