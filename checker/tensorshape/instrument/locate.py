@@ -11,9 +11,9 @@ runtime can read.
 
 Nothing is computed for the whole module: the statements are collected per top-level
 statement (per member of a top-level class), the first time a check is placed in it, by a
-read-only walk of its nodes, with positions computed for that statement alone by the
-analysis's span table (:meth:`~tensorshape.infer.spans.SpanTable.unit_at`), which the
-analysis has usually computed already to report the obligations found there.
+read-only walk of its nodes (libcst's visitors rebuild every node), with the positions of the
+nodes used here only, from one generation of that statement's code by the analysis's span
+table (:meth:`~tensorshape.infer.spans.SpanTable.unit_positions`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange
+from libcst.metadata import CodePosition, CodeRange
 
 from ..infer.spans import SpanTable
 from ..infer.syntax import code_children
@@ -334,32 +334,33 @@ class Located:
 
     def __init__(self, spans: SpanTable) -> None:
         self._spans = spans
-        self._units: dict[int, _Unit] = {}
+        self._units: dict[tuple[int, int | None], _Unit] = {}
 
-    def _unit(self, line: int) -> _Unit:
-        return self._collect(*self._spans.unit_at(line))
-
-    def _collect(self, root: cst.CSTNode, positions: Mapping[cst.CSTNode, object]) -> _Unit:
-        unit = self._units.get(id(root))
-        if unit is None:
-            c = _Collector(self._spans.module, positions)
+    def _unit(self, unit: tuple[int, int | None]) -> _Unit:
+        found = self._units.get(unit)
+        if found is None:
+            # Walked twice: once to learn which nodes' positions are needed, once with them.
+            root, module = self._spans.unit_node(unit), self._spans.module
+            needed: list[cst.CSTNode] = []
+            _Collector(module, _Needed(needed)).walk(root)
+            c = _Collector(module, self._spans.unit_positions(unit, needed))
             c.walk(root)
-            unit = self._units[id(root)] = _Unit(c.statements, c.functions)
-        return unit
+            found = self._units[unit] = _Unit(c.statements, c.functions)
+        return found
 
     def site(self, line: int, column: int) -> Site:
         """Where a check for something at ``(line, column)`` goes."""
-        return self._unit(line).site((line, column))
+        return self._unit(self._spans.unit_at(line)).site((line, column))
 
     def owner(self, line: int, column: int) -> FunctionSite | None:
         """The innermost function around ``(line, column)``."""
-        return self._unit(line).owner((line, column))
+        return self._unit(self._spans.unit_at(line)).owner((line, column))
 
     def functions(self) -> Iterator[FunctionSite]:
         """Every function whose annotations hold a shape spec (for ``--all``), in the order of the
         source; only the statements (class members) that hold one are collected."""
         module = self._spans.module
-        seen: set[int] = set()
+        seen: set[tuple[int, int | None]] = set()
         for k, stmt in enumerate(module.body):
             body = stmt.body if isinstance(stmt, cst.ClassDef) else None
             members = body.body if isinstance(body, cst.IndentedBlock) else ()
@@ -367,10 +368,29 @@ class Located:
             for j, part in parts:
                 if not _has_spec(module, part):
                     continue
-                root, positions = self._spans.unit(k, j)
-                if id(root) not in seen:
-                    seen.add(id(root))
-                    yield from (f for f in self._collect(root, positions).functions if f.annotated)
+                unit = self._spans.unit(k, j)
+                if unit not in seen:
+                    seen.add(unit)
+                    yield from (f for f in self._unit(unit).functions if f.annotated)
+
+
+class _Needed(Mapping[cst.CSTNode, object]):
+    """Positions that only note which nodes are asked for (all at line 1, column 0)."""
+
+    _NOWHERE = CodeRange(CodePosition(1, 0), CodePosition(1, 0))
+
+    def __init__(self, asked: list[cst.CSTNode]) -> None:
+        self._asked = asked
+
+    def __getitem__(self, node: cst.CSTNode) -> object:
+        self._asked.append(node)
+        return self._NOWHERE
+
+    def __iter__(self) -> Iterator[cst.CSTNode]:
+        return iter(self._asked)
+
+    def __len__(self) -> int:
+        return len(self._asked)
 
 
 def _specs(module: cst.Module, node: cst.FunctionDef) -> list[str | None]:
