@@ -8,7 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
-from tensorshape.infer.spans import SpanTable, first_lines, node_position
+from tensorshape.infer.spans import SpanTable, first_lines, node_position, nodes_positions
 from tensorshape.infer.syntax import code_children
 from tensorshape.model.diagnostics import Span
 
@@ -103,23 +103,33 @@ def test_piecewise_positions_equal_whole_module_positions(name: str, source: str
 
 @pytest.mark.parametrize("name, source", _sources(), ids=[n for n, _ in _sources()])
 def test_one_node_position_equals_the_whole_module_position(name: str, source: str) -> None:
-    """The code generated up to one node's end gives that node libcst's own position; a node whose
-    position libcst hoists from its children (statements and blocks, never an expression) has none, so the whole
-    statement's positions are computed for it."""
+    """The code generated up to one node's end gives that node libcst's own position, also for a node
+    whose position libcst hoists from its children (statements and blocks): those are tracked too."""
     module = cst.parse_module(source)
     whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     firsts = first_lines(module, source)
-    hoisted = equal = 0
+    count = 0
     for k, stmt in enumerate(module.body):
         for node in _code_nodes(stmt):
-            got = node_position(module, k, firsts[k], node)
-            if got is None:
-                hoisted += 1
-                assert not isinstance(node, cst.BaseExpression), type(node).__name__
-                continue
-            assert got == whole[node], type(node).__name__
-            equal += 1
-    assert equal > hoisted
+            assert node_position(module, k, firsts[k], node) == whole[node], type(node).__name__
+            count += 1
+    assert count
+
+
+@pytest.mark.parametrize("name, source", _sources(), ids=[n for n, _ in _sources()])
+def test_the_positions_of_many_nodes_from_one_pass_equal_the_whole_module_positions(name: str, source: str) -> None:
+    """Every node of a statement (every other node, and the statement alone) asked for at once: libcst's
+    own positions, and none of a node outside the statement."""
+    module = cst.parse_module(source)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    firsts = first_lines(module, source)
+    for k, stmt in enumerate(module.body):
+        nodes = [stmt, *_code_nodes(stmt)]
+        other = module.body[k - 1] if k else None
+        for chosen in (nodes, nodes[::2], nodes[1::3], [stmt]):
+            asked = [*chosen, other] if other is not None else chosen
+            got = nodes_positions(module, k, firsts[k], asked)
+            assert got == {n: whole[n] for n in chosen}
 
 
 def test_a_first_node_resolved_in_a_statement_computes_no_other_position() -> None:

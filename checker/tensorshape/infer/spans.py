@@ -17,7 +17,8 @@ the two parsers disagree on the statements.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping, Sequence
+import bisect
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -39,7 +40,7 @@ class SpanTable:
     __slots__ = (
         "module", "_nodes", "_index", "_positions", "_offsets", "_whole", "_source", "_first", "_by_stmt",
         "_hints", "at_statement", "_holders", "_holders_at", "_ast", "_members", "_by_member", "_scan",
-        "_partial",
+        "_partial", "_found",
     )  # fmt: skip
 
     def __init__(self, module: cst.Module, source: str | bytes | None = None, first: list[int] | None = None):
@@ -76,6 +77,8 @@ class SpanTable:
         #: Statements (``("stmt", index)``) and class members (``(index, member)``) whose code was generated
         #: up to one node only (:func:`node_position`).
         self._partial: set[tuple[object, int]] = set()
+        #: Positions of nodes computed for a group of tickets (:meth:`_prefetch`), by ``id``.
+        self._found: dict[int, object] = {}
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         """A placeholder span for ``node`` (optionally a character range inside it)."""
@@ -95,10 +98,6 @@ class SpanTable:
         line = -(i + 1)  # one int object for both ends (a ticket is taken for most nodes)
         whole = self._whole[key] = Span(line, 0, line, -1)
         return whole
-
-    def use_positions(self, positions: dict[cst.CSTNode, object]) -> None:
-        """Take the positions of every node of the module, computed elsewhere (``instrument`` has them)."""
-        self._positions = positions
 
     @staticmethod
     def is_ticket(span: Span) -> bool:
@@ -169,14 +168,11 @@ class SpanTable:
         stmt = self.module.body[k]
         if not isinstance(stmt, cst.ClassDef) or not isinstance(stmt.body, cst.IndentedBlock) or k in self._by_stmt:
             return None
-        indent = self.module.default_indent if stmt.body.indent is None else stmt.body.indent
-        if k not in self._members:
-            lines = self._member_lines(k, stmt, indent)
-            self._members[k] = ([frozenset(_node_ids(m)) for m in stmt.body.body], lines) if lines else None
-        members = self._members[k]
+        members = self._member_table(k, stmt)
         if members is None:
             return None
         ids, lines = members
+        indent = self._indent(stmt)
         key = id(node)
         for j, inside in enumerate(ids):
             if key in inside:
@@ -193,10 +189,81 @@ class SpanTable:
                 return found.get(node)
         return None
 
+    def _indent(self, stmt: cst.ClassDef) -> str:
+        assert isinstance(stmt.body, cst.IndentedBlock)
+        return self.module.default_indent if stmt.body.indent is None else stmt.body.indent
+
+    def _member_table(self, k: int, stmt: cst.ClassDef) -> tuple[list[frozenset[int]], list[int]] | None:
+        """The ids of the nodes of each member of the class that is top-level statement ``k``, and each
+        member's first line (``None`` when they are not known)."""
+        if k not in self._members:
+            assert isinstance(stmt.body, cst.IndentedBlock)
+            lines = self._member_lines(k, stmt, self._indent(stmt))
+            self._members[k] = ([frozenset(_node_ids(m)) for m in stmt.body.body], lines) if lines else None
+        return self._members[k]
+
+    def unit_at(self, line: int) -> tuple[int, int | None]:
+        """The top-level statement whose code holds ``line`` (in a top-level class, the member that
+        holds it), as :meth:`unit` gives it."""
+        first = self._first_lines() if self._positions is None else []
+        k = max(bisect.bisect_right(first, line) - 1, 0)
+        stmt = self.module.body[k] if first else None
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock) and k not in self._by_stmt:
+            members = self._member_table(k, stmt)
+            j = bisect.bisect_right(members[1], line) - 1 if members is not None else -1
+            return self.unit(k, j if j >= 0 else None)
+        return self.unit(k)
+
+    def unit(self, k: int, member: int | None = None) -> tuple[int, int | None]:
+        """``(k, member)``: the ``k``-th top-level statement (with ``member``, that member of its class
+        body), a part of the module whose positions can be computed alone; ``member`` is None when the
+        member's first line is not known, ``k`` -1 (the whole module) when the statements' are not."""
+        if self._positions is not None or not self._first_lines():
+            return -1, None
+        stmt = self.module.body[k]
+        if member is not None and isinstance(stmt, cst.ClassDef) and k not in self._by_stmt:
+            if self._member_table(k, stmt) is not None:
+                return k, member
+        return k, None
+
+    def unit_node(self, unit: tuple[int, int | None]) -> cst.CSTNode:
+        """The node of a :meth:`unit`."""
+        k, member = unit
+        if k < 0:
+            return self.module
+        stmt = self.module.body[k]
+        if member is None:
+            return stmt
+        assert isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock)
+        return stmt.body.body[member]
+
+    def unit_positions(
+        self, unit: tuple[int, int | None], nodes: Iterable[cst.CSTNode]
+    ) -> Mapping[cst.CSTNode, object]:
+        """The positions of ``nodes`` of a :meth:`unit`, tracked alone in one generation of its code (all
+        of its positions when they are known already)."""
+        k, member = unit
+        if k < 0:
+            return self._provider()
+        if member is None:
+            if k in self._by_stmt:
+                return self._by_stmt[k]
+            return nodes_positions(self.module, k, self._first_lines()[k], nodes)
+        if (k, member) in self._by_member:
+            return self._by_member[(k, member)]
+        stmt = self.module.body[k]
+        assert isinstance(stmt, cst.ClassDef)
+        members = self._member_table(k, stmt)
+        assert members is not None
+        return nodes_positions(self.module, k, members[1][member], nodes, member=member, indent=self._indent(stmt))
+
     def _position(self, i: int) -> object | None:
         """The position of the ``i``-th node: from its statement's positions when the statement is known
         (from a class member's when it is in one)."""
         node = self._nodes[i]
+        found = self._found.get(id(node))
+        if found is not None:
+            return found
         if self._positions is None and self._first_lines():
             hint = self._hints[i]
             if hint < 0:  # found by identity: generating the code of every statement before it costs more
@@ -237,8 +304,44 @@ class SpanTable:
         return Span(start.line, start.column + span.column, start.line, start.column + span.end_column)
 
     def resolve_all(self, items: list[T]) -> list[T]:
-        """Resolve the ``span`` (and ``related`` spans) of diagnostics or obligations."""
+        """Resolve the ``span`` (and ``related`` spans) of diagnostics or obligations: the positions of
+        the nodes in one statement (class member) come from one generation of its code."""
+        tickets: list[int] = []
+
+        def note(span: Span) -> Span:
+            if span.line < 0:
+                tickets.append(-span.line - 1)
+            return span
+
+        map_spans(items, note)
+        self._prefetch(tickets)
         return map_spans(items, lambda s: self.resolve(s) if s.line < 0 else s)
+
+    def _prefetch(self, tickets: list[int]) -> None:
+        """Compute the positions of the nodes of ``tickets``, one pass per statement (class member) that
+        holds several of them (a single one is found by :meth:`_position` as cheaply)."""
+        if self._positions is not None or not self._first_lines():
+            return
+        groups: dict[tuple[int, int | None], dict[int, cst.CSTNode]] = {}
+        for i in tickets:
+            node = self._nodes[i]
+            if id(node) in self._found:
+                continue
+            k = self._hints[i] if self._hints[i] >= 0 else self._holder(node)
+            if k < 0 or k in self._by_stmt:
+                continue
+            stmt = self.module.body[k]
+            j = None
+            if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                members = self._member_table(k, stmt)
+                j = next((j for j, ids in enumerate(members[0]) if id(node) in ids), None) if members else None
+                if (k, j) in self._by_member:
+                    continue
+            groups.setdefault((k, j), {})[id(node)] = node
+        for unit, nodes in groups.items():
+            if len(nodes) > 1:
+                found = self.unit_positions(unit, nodes.values())
+                self._found.update((id(n), r) for n, r in found.items() if id(n) in nodes)
 
 
 def python_body(source: str | bytes) -> list[ast.stmt]:
@@ -356,20 +459,12 @@ def _generate(
     return state  # type: ignore[no-any-return]
 
 
-class _Found(Exception):
-    """The code was generated up to the end of the node whose position was asked for: its ``position``."""
-
-    def __init__(self, position: CodeRange) -> None:
-        super().__init__()
-        self.position = position
-
-
-class _Untracked(Exception):
-    """The node's position is made from a position that was not kept (see :class:`_OneNodeState`)."""
+class _Done(Exception):
+    """The code was generated up to the end of the last node whose position was asked for."""
 
 
 class _NoRecord:
-    """The context of :meth:`_OneNodeState.record_syntactic_position` for every other node: nothing."""
+    """The context of :meth:`_NodesState.record_syntactic_position` for every other node: nothing."""
 
     def __enter__(self) -> None:
         return None
@@ -382,11 +477,14 @@ _NO_RECORD = _NoRecord()
 
 
 class _Record:
-    """:meth:`PositionProvidingCodegenState.record_syntactic_position` for the one node tracked."""
+    """:meth:`PositionProvidingCodegenState.record_syntactic_position` for a node tracked: its range,
+    from the ends of ``start_node`` and ``end_node`` when libcst takes them from there."""
 
     __slots__ = ("state", "node", "start_node", "end_node", "start")
 
-    def __init__(self, state: _OneNodeState, node: cst.CSTNode, start_node: object, end_node: object) -> None:
+    def __init__(
+        self, state: _NodesState, node: cst.CSTNode, start_node: cst.CSTNode | None, end_node: cst.CSTNode | None
+    ) -> None:
         self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
         self.start: CodePosition | None = None
 
@@ -396,25 +494,29 @@ class _Record:
     def __exit__(self, *exc: object) -> None:
         if exc[0] is not None:
             return
-        if self.start_node is not None or self.end_node is not None:
-            raise _Untracked  # positions hoisted from children (compound statements): not kept here
-        assert self.start is not None
-        self.state.found = CodeRange(self.start, self.state.here())
+        found = self.state.found
+        start = found[self.start_node].start if self.start_node is not None else self.start
+        end = found[self.end_node].end if self.end_node is not None else self.state.here()
+        assert start is not None
+        found[self.node] = CodeRange(start, end)
 
 
-class _OneNodeState(PositionProvidingCodegenState):
-    """libcst's position codegen for one node: the tokens are only collected, and turned into a line and
-    column where the node starts and ends (``PositionProvidingCodegenState`` updates the position after
-    every token and keeps a range for every node); generation stops at the node's end."""
+class _NodesState(PositionProvidingCodegenState):
+    """libcst's position codegen for some nodes only: the tokens are only collected, and turned into a
+    line and column where a tracked node starts and ends (``PositionProvidingCodegenState`` updates the
+    position after every token and keeps a range for every node, which costs ten times the code
+    generation); generation stops at the end of the last tracked node.  A node whose range libcst takes
+    from its children's (a compound statement's ends at its body's end) has those children tracked too."""
 
-    __slots__ = ("target", "found", "_at", "_start")
+    __slots__ = ("targets", "found", "_at", "_starts", "_left")
 
-    def __init__(self, *, target: cst.CSTNode, **kwargs: Any) -> None:
+    def __init__(self, *, targets: Iterable[cst.CSTNode], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.target = target
-        self.found: CodeRange | None = None
+        self.targets = {id(n) for n in targets}
+        self.found: dict[cst.CSTNode, CodeRange] = {}
         self._at = 0  # tokens counted into ``line``/``column`` so far
-        self._start: CodePosition | None = None
+        self._starts: dict[int, CodePosition] = {}
+        self._left = len(self.targets)
 
     def add_indent_tokens(self) -> None:
         self.tokens.extend(self.indent_tokens)
@@ -430,38 +532,63 @@ class _OneNodeState(PositionProvidingCodegenState):
         self._at = len(tokens)
         return CodePosition(self.line, self.column)
 
+    def _track(self, node: cst.CSTNode | None) -> None:
+        if node is not None and id(node) not in self.targets:
+            self.targets.add(id(node))
+            self._left += 1
+
     def before_codegen(self, node: cst.CSTNode) -> None:
-        if node is self.target:
-            self._start = self.here()
+        if id(node) in self.targets:
+            self._starts[id(node)] = self.here()
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        if node is self.target:
-            if self.found is None:  # a position recorded for the node itself stands (as in libcst)
-                assert self._start is not None
-                self.found = CodeRange(self._start, self.here())
-            raise _Found(self.found)
+        if id(node) in self.targets:
+            start = self._starts.pop(id(node))
+            if node not in self.found:  # a position recorded for the node itself stands (as in libcst)
+                self.found[node] = CodeRange(start, self.here())
+            self._left -= 1
+            if not self._left:
+                raise _Done
 
     def record_syntactic_position(
         self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None, end_node: cst.CSTNode | None = None
     ) -> Any:
-        if node is self.target:
+        if id(node) in self.targets:
+            self._track(start_node)
+            self._track(end_node)
             return _Record(self, node, start_node, end_node)
         return _NO_RECORD
+
+
+def nodes_positions(
+    module: cst.Module,
+    index: int,
+    first_line: int,
+    nodes: Iterable[cst.CSTNode],
+    member: int | None = None,
+    indent: str = "",
+) -> dict[cst.CSTNode, CodeRange]:
+    """libcst's positions of those of ``nodes`` that are in ``module``'s ``index``-th statement (in
+    that member of its class), as :func:`statement_positions` gives them, from one generation of its
+    code that tracks these nodes only and stops at the end of the last one."""
+    nodes = list(nodes)
+    state = _NodesState(
+        targets=nodes, provider=None, line=first_line,
+        default_indent=module.default_indent, default_newline=module.default_newline,
+    )  # fmt: skip
+    try:
+        _generate(module, index, member, indent, lambda **_: state)
+    except _Done:
+        pass
+    return {n: state.found[n] for n in nodes if n in state.found}
 
 
 def node_position(
     module: cst.Module, index: int, first_line: int, node: cst.CSTNode, member: int | None = None, indent: str = ""
 ) -> CodeRange | None:
     """libcst's position of ``node`` (as :func:`statement_positions` gives it), generating the code of
-    the statement (or class member) only up to the node's end; None when the node is not in it or its
-    position is made from its children's (then :func:`statement_positions` has it)."""
-    try:
-        _generate(module, index, member, indent, _OneNodeState, target=node, provider=None, line=first_line)
-    except _Found as done:
-        return done.position
-    except _Untracked:
-        return None
-    return None
+    the statement (or class member) only up to the node's end; None when the node is not in it."""
+    return nodes_positions(module, index, first_line, (node,), member, indent).get(node)
 
 
 def map_spans(items: list[T], fn: Callable[[Span], Span]) -> list[T]:

@@ -201,24 +201,21 @@ def instrument_source(
 
 def _instrument(source: str, path: str, every_boundary: bool, file_timeout: float) -> InstrumentResult:
     original = remove(source)
-    # One parse and one pass of positions serve both the insertion points and the analysis.
+    # One parse serves both the analysis and the insertion points; positions are computed only for the
+    # statements where the analysis reports something (shared by the two).
     project = Project([Path(path).resolve().parent] if path != "<string>" else [])
     info = project.add_source(original, path)
     if info.tree is None or info.spans is None:
         raise SyntaxError(info.failure.message if info.failure else "cannot parse")
-    module = info.tree
-    positions: dict[cst.CSTNode, object] = {}
-    located = locate(module, positions)
-    info.spans.use_positions(positions)
+    located = locate(info.spans)
     lines = split_lines(original)
     result = InstrumentResult(original, original)
     inserts: dict[int, list[str]] = {}  # line number -> checks to insert before it
     decorate: dict[int, FunctionSite] = {}
     display = Path(path).name
     if every_boundary:
-        for f in located.functions:
-            if f.annotated:
-                _decorate(f, decorate, result, f"{display}:{f.def_line}")
+        for f in located.functions():
+            _decorate(f, decorate, result, f"{display}:{f.def_line}")
     else:
         with deadline(file_timeout):
             r = analyze_module(project, info, CheckSettings(obligations=True, file_timeout=file_timeout))

@@ -8,17 +8,26 @@ b``, the right of ``and``/``or``, an ``elif``'s test) and the names bound inside
 the statement itself (``:=``, ``with ... as``).  For every function: the line of
 its ``def`` keyword and whether its annotations are shape annotations the
 runtime can read.
+
+Nothing is computed for the whole module: the statements are collected per top-level
+statement (per member of a top-level class), the first time a check is placed in it, by a
+read-only walk of its nodes (libcst's visitors rebuild every node), with the positions of the
+nodes used here only, from one generation of that statement's code by the analysis's span
+table (:meth:`~tensorshape.infer.spans.SpanTable.unit_positions`).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange
 
+from ..infer.spans import SpanTable
+from ..infer.syntax import code_children
 from ..lang.parse import parse_shape
 from ..runtime.annotations import spec_in_text
 
@@ -95,11 +104,13 @@ def _names(target: cst.BaseExpression) -> set[str]:
     return set()
 
 
-class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+class _Collector:
+    """The statements and functions under one node, found by a read-only walk (libcst's visitors
+    rebuild every node they pass), with positions from ``positions``."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, positions: Mapping[cst.CSTNode, object]) -> None:
         self._module = module
+        self._positions = positions
         self.statements: list[Statement] = []
         self.functions: list[FunctionSite] = []
         self._stack: list[int] = []
@@ -107,7 +118,29 @@ class _Collector(cst.CSTVisitor):
         self._elif: set[int] = set()  # ids of If nodes that are elif branches
 
     def _pos(self, node: cst.CSTNode) -> tuple[Pos, Pos]:
-        return _range(self.get_metadata(PositionProvider, node))
+        rng = self._positions[node]
+        assert isinstance(rng, CodeRange)
+        return _range(rng)
+
+    def walk(self, root: cst.CSTNode) -> None:
+        """Call ``visit_<Type>`` on entering each node under ``root`` and ``leave_<Type>`` after its
+        children, in the order of the source (an explicit stack: the parser guard bounds nesting, but
+        a walk must not add Python frames per level)."""
+        todo: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+        while todo:
+            node, done = todo.pop()
+            name = type(node).__name__
+            if done:
+                leave = _LEAVE.get(name)
+                if leave is not None:
+                    leave(self, node)
+                continue
+            visit = _VISIT.get(name)
+            if visit is not None:
+                visit(self, node)
+            if name in _LEAVE:
+                todo.append((node, True))
+            todo.extend((c, False) for c in reversed(code_children(node)))
 
     def _enter(self, node: cst.CSTNode) -> Statement:
         start, end = self._pos(node)
@@ -183,7 +216,7 @@ class _Collector(cst.CSTVisitor):
         self._leave()
 
     visit_Try = visit_TryStar = visit_Match = visit_ClassDef = _other
-    leave_Try = leave_TryStar = leave_Match = leave_ClassDef = _done  # type: ignore[assignment]
+    leave_Try = leave_TryStar = leave_Match = leave_ClassDef = _done
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._enter(node).function = len(self.functions)
@@ -192,14 +225,7 @@ class _Collector(cst.CSTVisitor):
         def_line = name_line - line_breaks(node.whitespace_after_def.value)
         if node.asynchronous is not None:
             def_line -= line_breaks(node.asynchronous.whitespace_after.value)
-        anns = [p.annotation for p in (*node.params.params, *node.params.kwonly_params, *node.params.posonly_params)]
-        if isinstance(node.params.star_arg, cst.Param):
-            anns.append(node.params.star_arg.annotation)
-        if isinstance(node.params.star_kwarg, cst.Param):
-            anns.append(node.params.star_kwarg.annotation)
-        anns.append(node.returns)
-        # Read as the runtime decorator reads them (as text), so both agree on what is checked.
-        specs = [spec_in_text(self._module.code_for_node(a.annotation)) for a in anns if a is not None]
+        specs = _specs(self._module, node)
         unusable = None
         for spec in specs:
             if spec is None:
@@ -252,8 +278,16 @@ class _Collector(cst.CSTVisitor):
             self.statements[self._stack[-1]].binds |= _names(node.target)
 
 
-class Located:
-    """The statements and functions of one module, with the lookups ``instrument`` needs."""
+_VISIT: dict[str, Callable[[_Collector, cst.CSTNode], None]] = {
+    n[len("visit_") :]: getattr(_Collector, n) for n in dir(_Collector) if n.startswith("visit_")
+}
+_LEAVE: dict[str, Callable[[_Collector, cst.CSTNode], None]] = {
+    n[len("leave_") :]: getattr(_Collector, n) for n in dir(_Collector) if n.startswith("leave_")
+}
+
+
+class _Unit:
+    """The statements and functions of one top-level statement (or class member)."""
 
     def __init__(self, statements: list[Statement], functions: list[FunctionSite]) -> None:
         self.statements = statements
@@ -267,9 +301,8 @@ class Located:
             i = self.statements[i].parent
         return i
 
-    def site(self, line: int, column: int) -> Site:
-        """Where a check for something at ``(line, column)`` goes."""
-        p = (line, column)
+    def site(self, p: Pos) -> Site:
+        """Where a check for something at ``p`` goes."""
         i = self._innermost(p)
         if i < 0:
             return Site(None, "not inside a statement")
@@ -287,20 +320,103 @@ class Located:
             )
         return Site(s.start[0], column=s.start[1], binds=frozenset(s.binds))
 
-    def owner(self, line: int, column: int) -> FunctionSite | None:
-        """The innermost function around ``(line, column)``."""
-        i = self._innermost((line, column))
+    def owner(self, p: Pos) -> FunctionSite | None:
+        """The innermost function around ``p``."""
+        i = self._innermost(p)
         while i >= 0 and self.statements[i].function < 0:
             i = self.statements[i].parent
         return self.functions[self.statements[i].function] if i >= 0 else None
 
 
-def locate(module: cst.Module, positions: dict[cst.CSTNode, object] | None = None) -> Located:
-    """The statements and functions of ``module``; ``positions``, when given, receives the position
-    of every node (computed anyway: the analysis's span table can then reuse them)."""
-    c = _Collector(module)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    wrapper.visit(c)
-    if positions is not None:
-        positions.update(wrapper.resolve(PositionProvider))
-    return Located(c.statements, c.functions)
+class Located:
+    """The lookups ``instrument`` needs, in the module whose spans ``spans`` resolves: the statements of
+    a top-level statement (class member) are collected the first time something in it is asked for."""
+
+    def __init__(self, spans: SpanTable) -> None:
+        self._spans = spans
+        self._units: dict[tuple[int, int | None], _Unit] = {}
+
+    def _unit(self, unit: tuple[int, int | None]) -> _Unit:
+        found = self._units.get(unit)
+        if found is None:
+            # Walked twice: once to learn which nodes' positions are needed, once with them.
+            root, module = self._spans.unit_node(unit), self._spans.module
+            needed: list[cst.CSTNode] = []
+            _Collector(module, _Needed(needed)).walk(root)
+            c = _Collector(module, self._spans.unit_positions(unit, needed))
+            c.walk(root)
+            found = self._units[unit] = _Unit(c.statements, c.functions)
+        return found
+
+    def site(self, line: int, column: int) -> Site:
+        """Where a check for something at ``(line, column)`` goes."""
+        return self._unit(self._spans.unit_at(line)).site((line, column))
+
+    def owner(self, line: int, column: int) -> FunctionSite | None:
+        """The innermost function around ``(line, column)``."""
+        return self._unit(self._spans.unit_at(line)).owner((line, column))
+
+    def functions(self) -> Iterator[FunctionSite]:
+        """Every function whose annotations hold a shape spec (for ``--all``), in the order of the
+        source; only the statements (class members) that hold one are collected."""
+        module = self._spans.module
+        seen: set[tuple[int, int | None]] = set()
+        for k, stmt in enumerate(module.body):
+            body = stmt.body if isinstance(stmt, cst.ClassDef) else None
+            members = body.body if isinstance(body, cst.IndentedBlock) else ()
+            parts: list[tuple[int | None, cst.CSTNode]] = [*enumerate(members)] if members else [(None, stmt)]
+            for j, part in parts:
+                if not _has_spec(module, part):
+                    continue
+                unit = self._spans.unit(k, j)
+                if unit not in seen:
+                    seen.add(unit)
+                    yield from (f for f in self._unit(unit).functions if f.annotated)
+
+
+class _Needed(Mapping[cst.CSTNode, object]):
+    """Positions that only note which nodes are asked for (all at line 1, column 0)."""
+
+    _NOWHERE = CodeRange(CodePosition(1, 0), CodePosition(1, 0))
+
+    def __init__(self, asked: list[cst.CSTNode]) -> None:
+        self._asked = asked
+
+    def __getitem__(self, node: cst.CSTNode) -> object:
+        self._asked.append(node)
+        return self._NOWHERE
+
+    def __iter__(self) -> Iterator[cst.CSTNode]:
+        return iter(self._asked)
+
+    def __len__(self) -> int:
+        return len(self._asked)
+
+
+def _specs(module: cst.Module, node: cst.FunctionDef) -> list[str | None]:
+    """The shape spec of each annotation of ``node`` (``None``: none), read as the runtime decorator
+    reads them (as text), so both agree on what is checked."""
+    params = node.params
+    anns = [p.annotation for p in (*params.params, *params.kwonly_params, *params.posonly_params)]
+    if isinstance(params.star_arg, cst.Param):
+        anns.append(params.star_arg.annotation)
+    if isinstance(params.star_kwarg, cst.Param):
+        anns.append(params.star_kwarg.annotation)
+    anns.append(node.returns)
+    return [spec_in_text(module.code_for_node(a.annotation)) for a in anns if a is not None]
+
+
+def _has_spec(module: cst.Module, node: cst.CSTNode) -> bool:
+    """Whether some function under ``node`` has an annotation with a shape spec."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.FunctionDef) and any(s is not None for s in _specs(module, n)):
+            return True
+        todo.extend(code_children(n))
+    return False
+
+
+def locate(spans: SpanTable) -> Located:
+    """The statements and functions of ``spans.module``, collected where they are asked for."""
+    return Located(spans)
