@@ -84,6 +84,8 @@ class IncrementalAnalyser:
         self._module_bodies: frozenset[Body] = frozenset()
         #: Chunks analysed again by the last update (tests and benchmarks look).
         self.reanalysed = 0
+        #: Definitions (qualified names) analysed again by the last update, ``C.__init__`` for an instance built.
+        self.reanalysed_definitions: list[str] = []
 
     def update(self, source: str, version: int | None) -> Analysis:
         """Analyse a new version of the document (the same result as :func:`~.analysis.analyse`)."""
@@ -106,6 +108,7 @@ class IncrementalAnalyser:
         an.begin(info)
         an.run_module(info)
         top = _take(an, spans)
+        an.analysed_definitions.clear()
         self._module_bodies = top.bodies
         uids = {c.uid for c in chunks}
         results: dict[Chunk, _Result] = {}
@@ -120,6 +123,7 @@ class IncrementalAnalyser:
                 self.reanalysed += 1
             results[c] = r
         self._chunks, self._results = chunks, results
+        self.reanalysed_definitions = an.analysed_definitions
         self._pool.settle()
         self._defs = {c: d for c, d in self._defs.items() if c in results}
         self._outlines = {c: o for c, o in self._outlines.items() if c in results}
