@@ -25,6 +25,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..infer.project import ParseFailure, parse_source
+from ..infer.syntax import code_children
 from ..infer.toplevel import LineScanner, split, split_lines
 
 __all__ = ["Chunk", "ChunkPool", "split_lines", "split"]
@@ -55,6 +56,7 @@ class Chunk:
     _positions: Mapping[cst.CSTNode, CodeRange] | None = None
     _targets: Mapping[int, str] | None = None
     _code: tuple[tuple[int, str], ...] | None = None
+    _node_ids: frozenset[int] | None = None
 
     def __post_init__(self) -> None:
         self.lineage = self.lineage or self.uid
@@ -76,6 +78,20 @@ class Chunk:
         if self._code is None:
             self._code = _code_tokens(self.text)
         return self._code
+
+    @property
+    def node_ids(self) -> frozenset[int]:
+        """``id`` of every code node of the chunk (no layout): which chunk a node is in, found without
+        the codegen pass that :attr:`positions` costs (computed once)."""
+        if self._node_ids is None:
+            out: set[int] = set()
+            stack: list[cst.CSTNode] = [self.tree] if self.tree is not None else []
+            while stack:
+                node = stack.pop()
+                out.add(id(node))
+                stack.extend(code_children(node))
+            self._node_ids = frozenset(out)
+        return self._node_ids
 
     @property
     def targets(self) -> Mapping[int, str]:

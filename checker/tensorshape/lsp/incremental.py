@@ -43,14 +43,16 @@ from ..model.obligations import Obligation
 from ..model.values import TensorV
 from .analysis import Analysis, ShapeAt, analyse
 from .chunks import Chunk, ChunkPool
-from .locate import STRIDE, ChunkSpans, chunk_uids, to_document
+from .locate import STRIDE, ChunkSpans, chunk_span, chunk_uids, to_document
 from .outline import Outline, defs, outline
 from .recording import Body, RecordingAnalyzer
 
 __all__ = ["IncrementalAnalyser"]
 
-#: Observed tensor expressions by node id: chunk span, last value, node.
-_Observed = dict[int, tuple[Span, TensorV, cst.CSTNode]]
+#: Observed tensor expressions by node id: the chunk the node is in (its span is computed when hover or
+#: inlay hints first ask: diagnostics do not wait for the positions of every chunk), last value, node;
+#: for a parameter's learnt shape, the chunk span of its name.
+_Observed = dict[int, tuple[Span | Chunk | None, TensorV, cst.CSTNode]]
 T = TypeVar("T")
 
 
@@ -84,6 +86,8 @@ class IncrementalAnalyser:
         self._module_bodies: frozenset[Body] = frozenset()
         #: Chunks analysed again by the last update (tests and benchmarks look).
         self.reanalysed = 0
+        #: Definitions (qualified names) analysed again by the last update, ``C.__init__`` for an instance built.
+        self.reanalysed_definitions: list[str] = []
 
     def update(self, source: str, version: int | None) -> Analysis:
         """Analyse a new version of the document (the same result as :func:`~.analysis.analyse`)."""
@@ -106,6 +110,7 @@ class IncrementalAnalyser:
         an.begin(info)
         an.run_module(info)
         top = _take(an, spans)
+        an.analysed_definitions.clear()
         self._module_bodies = top.bodies
         uids = {c.uid for c in chunks}
         results: dict[Chunk, _Result] = {}
@@ -120,6 +125,7 @@ class IncrementalAnalyser:
                 self.reanalysed += 1
             results[c] = r
         self._chunks, self._results = chunks, results
+        self.reanalysed_definitions = an.analysed_definitions
         self._pool.settle()
         self._defs = {c: d for c, d in self._defs.items() if c in results}
         self._outlines = {c: o for c, o in self._outlines.items() if c in results}
@@ -200,6 +206,9 @@ class IncrementalAnalyser:
         for c in added:
             if c in pairs:
                 continue
+            if not by_outline:  # nothing left to pair with: its outline (positions of the whole chunk) is not needed
+                unmatched.append(c)
+                continue
             new = self._outline(c)
             olds = by_outline.get(new.interface)
             if not olds or not new.defs:
@@ -234,10 +243,12 @@ class IncrementalAnalyser:
 def _shapes(observed: _Observed, by_uid: dict[int, Chunk], first_lines: dict[int, int]) -> list[ShapeAt]:
     """Observed shapes for hover and inlay hints, placed in one version of the document."""
     out: list[tuple[Span, str, str | None, bool, bool]] = []
-    for span, value, node in observed.values():
-        if isinstance(node, cst.Param):  # a parameter's learnt shape (see ``_take``)
-            out.append((span, render_shape(value.shape), node.name.value, False, True))
+    for where, value, node in observed.values():
+        if isinstance(where, Span):  # a parameter's learnt shape (see ``_take``)
+            assert isinstance(node, cst.Param)
+            out.append((where, render_shape(value.shape), node.name.value, False, True))
             continue
+        span = (chunk_span(where, node) if where is not None else None) or Span(1, 0, 1, 0)
         target = by_uid[span.line // STRIDE].targets.get(id(node)) if span.line >= STRIDE else None
         out.append((span, render_shape(value.shape), target, value.shape.is_unknown, False))
     located = to_document([_Located(s) for s, *_ in out], first_lines)
@@ -260,14 +271,15 @@ def _take(an: RecordingAnalyzer, spans: ChunkSpans) -> _Result:
     vd, vo = spans.resolve_all(diags), spans.resolve_all(obls)
     seen: _Observed = {}
     for key, (node, value) in observed.items():
-        seen[key] = (spans.locate(node) or Span(1, 0, 1, 0), value, node)
+        seen[key] = (spans.chunk_of(node), value, node)
     for fn, learnt in an.take_learned():  # kept as the parameter (no observed expression is one)
         for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
             got = learnt.get(param.name.value)
             where = spans.locate(param.name) if got is not None else None
             if got is not None and where is not None:
                 seen[id(param)] = (where, got, param)
-    refs = chunk_uids(vd) | chunk_uids(vo) | chunk_uids(_Located(s) for s, _, _ in seen.values())
+    refs = chunk_uids(vd) | chunk_uids(vo)
+    refs |= {w.uid if isinstance(w, Chunk) else w.line // STRIDE for w, _, _ in seen.values() if w is not None}
     return _Result(
         list(zip(dkeys, vd)),
         list(zip(okeys, vo)),

@@ -17,7 +17,7 @@ from ..infer.spans import SpanTable, map_spans
 from ..model.diagnostics import Span
 from .chunks import Chunk
 
-__all__ = ["STRIDE", "ChunkSpans", "to_document", "chunk_uids"]
+__all__ = ["STRIDE", "ChunkSpans", "to_document", "chunk_uids", "chunk_span"]
 
 #: Lines per chunk in chunk spans (more than any document has).
 STRIDE = 10_000_000
@@ -44,10 +44,21 @@ class ChunkSpans(SpanTable):
         """The node's chunk span."""
         first = (self.hint,) if self.hint is not None else ()
         for chunk in (*first, *self._chunks):
-            rng = chunk.positions.get(node)
-            if rng is not None:
-                base = chunk.uid * STRIDE
-                return Span(base + rng.start.line, rng.start.column, base + rng.end.line, rng.end.column)
+            where = chunk_span(chunk, node)
+            if where is not None:
+                return where
+        return None
+
+    def chunk_of(self, node: cst.CSTNode) -> Chunk | None:
+        """The chunk whose span :meth:`locate` gives, found without computing positions where it can be."""
+        order: list[Chunk] = [self.hint, *self._chunks] if self.hint is not None else list(self._chunks)
+        key = id(node)
+        for chunk in order:
+            if key in chunk.node_ids:
+                return chunk
+        for chunk in order:  # a node of a layout field: by positions, as ``locate``
+            if node in chunk.positions:
+                return chunk
         return None
 
     def resolve(self, span: Span) -> Span:
@@ -60,6 +71,15 @@ class ChunkSpans(SpanTable):
         if span.end_column == -1:
             return where
         return Span(where.line, where.column + span.column, where.line, where.column + span.end_column)
+
+
+def chunk_span(chunk: Chunk, node: cst.CSTNode) -> Span | None:
+    """A node's chunk span, if it is in ``chunk``."""
+    rng = chunk.positions.get(node)
+    if rng is None:
+        return None
+    base = chunk.uid * STRIDE
+    return Span(base + rng.start.line, rng.start.column, base + rng.end.line, rng.end.column)
 
 
 def chunk_uids(items: Iterable[object]) -> set[int]:

@@ -18,6 +18,7 @@ from ..infer.analyzer import Analyzer
 from ..infer.base import Frame
 from ..infer.project import Project
 from ..infer.state import State
+from ..infer.values import ClassV, FunctionV, InstanceV
 from ..model.values import Value
 from ..rules.context import Options
 
@@ -58,6 +59,8 @@ class RecordingAnalyzer(Analyzer):
         self._call_memo = _Memo(self)
         self._instances = _Memo(self)
         self._generic_instances = _Memo(self)
+        #: Definitions analysed (qualified names; ``C.__init__`` when a class's generic instance is built).
+        self.analysed_definitions: list[str] = []
 
     @property
     def region(self) -> set[Body]:
@@ -79,6 +82,15 @@ class RecordingAnalyzer(Analyzer):
             if body is not None:
                 self._regions[-1].add(body)
         return super().exec_block(frame, state, stmts)
+
+    def analyze_function(self, f: FunctionV, *args: Any, **kwargs: Any) -> None:
+        self.analysed_definitions.append(f.qualname)
+        super().analyze_function(f, *args, **kwargs)
+
+    def generic_instance(self, c: ClassV, *args: Any, **kwargs: Any) -> InstanceV:
+        if c not in self._generic_instances:
+            self.analysed_definitions.append(f"{c.qualname}.__init__")
+        return super().generic_instance(c, *args, **kwargs)
 
     def inline(self, *args: Any, **kwargs: Any) -> Value:
         return self._in_region(super().inline, args, kwargs)
