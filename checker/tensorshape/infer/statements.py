@@ -26,6 +26,7 @@ from ..model.values import (
     ModuleV,
     SeqKind,
     SeqV,
+    SliceV,
     StrV,
     TensorV,
     TupleV,
@@ -548,6 +549,13 @@ class Statements(AnalyzerBase):
                     edited = replace(base, args={"modules": _set_entry(named_children, key.value, value)})
                 self.replace_in(frame, state, target.value, edited)
                 return
+            if _is_list(base) and isinstance(target.value, cst.Name):
+                # ``x[i] = self.m[i](x[i])``: the list with that element replaced, so later reads see it.
+                # (Not a list attribute, ``self.grid[i] = ...``: rebinding ``self`` under a branch would join
+                # two versions of the module, and lose it.)
+                self.replace_in(frame, state, target.value, self.with_item(frame, state, base, target, value))
+                self.check_setitem(frame, state, target, value)
+                return
             if isinstance(base, MapV) and isinstance(target.value, cst.Name) and not _is_code(value):
                 state.vars[target.value.value] = MapV(join_values(base.value, value))
             elif isinstance(base, DictV) and isinstance(target.value, cst.Name):
@@ -646,6 +654,25 @@ class Statements(AnalyzerBase):
         children = list(base.children)
         children[i] = value
         return replace(base, children=tuple(children))
+
+    def with_item(self, frame: Frame, state: State, base: Value, target: cst.Subscript, value: Value) -> Value:
+        """The list ``base`` after ``base[index] = value``: that item replaced for a known int index, every
+        item possibly replaced (joined with ``value``) otherwise; a slice assignment leaves an unknown list."""
+        index = self.index_value(frame, state, target)
+        if isinstance(base, SeqV):
+            if isinstance(index, (TupleV, SliceV)):
+                return SeqV(UnknownV(), base.kind, None)
+            return replace(base, elem=join_values(base.elem, value))
+        assert isinstance(base, TupleV)
+        if isinstance(index, (TupleV, SliceV)):
+            return SeqV(UnknownV(), base.kind, None)
+        n = len(base.items)
+        i = int_value(index)
+        if type(i) is int and -n <= i < n:
+            items = list(base.items)
+            items[i] = value
+            return TupleV(tuple(items), base.kind)
+        return TupleV(tuple(join_values(item, value) for item in base.items), base.kind)
 
     def unpack(
         self,
@@ -1040,6 +1067,10 @@ def _is_dataclass_decorator(d: cst.Decorator) -> bool:
         e = e.func
     name = e.attr.value if isinstance(e, cst.Attribute) else e.value if isinstance(e, cst.Name) else ""
     return name in ("dataclass", "define", "frozen", "attrs")
+
+
+def _is_list(v: Value) -> bool:
+    return isinstance(v, (TupleV, SeqV)) and v.kind is SeqKind.LIST
 
 
 def _self_assignments(fn: cst.FunctionDef) -> set[str]:
