@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorshape.annotate import INIT, ModuleNames, dtype_class, generalise
+from tensorshape.annotate import INIT, Caller, ModuleNames, dtype_class, generalise
 
 
 def t(*shape: int, dtype: str = "float32") -> dict[str, Any]:
@@ -202,3 +202,63 @@ def test_a_configured_size_keeps_its_name_on_other_axes() -> None:
         "x": 'Int[Tensor, "batch seq_len"]',
         "return": 'Float[Tensor, "batch seq_len num_tokens"]',
     }
+
+
+def test_a_helper_reached_at_one_size_takes_its_callers_name() -> None:
+    """egnn-pytorch's ``batched_index_select``: reached only by the test at 256 points, from
+    ``EGNN.forward`` whose ``feats`` is ``"1 n dim"`` (16 and 256 points): its ``indices`` were
+    ``"1 256 8"``, and the checker refused the caller's ``[1 n 8]``."""
+    caller = Caller({"n": 256, "dim": 512}, same={"values": [None, "n", "dim"]})
+    calls = [
+        {"values": t(1, 256, 256, 3), "indices": t(1, 256, 8, dtype="int64"), "return": t(1, 256, 8, 3)},
+        {"values": t(1, 256, 512), "indices": t(1, 256, 8, dtype="int64"), "return": t(1, 256, 8, 512)},
+        {"values": t(1, 256), "indices": t(1, 256, 8, dtype="int64"), "return": t(1, 256, 8)},
+    ]
+    linked = Caller({"n": 256, "dim": 512})
+    r = generalise(calls, ["values", "indices", "return"], callers=[linked, caller, linked])
+    assert r.annotations["indices"] == 'Int[Tensor, "1 n 8"]'
+    assert r.annotations["values"] == 'Float[Tensor, " *batch"]'
+    assert any("256 named n, after the caller" in note for note in r.notes)
+    # without the callers: the literals of the run
+    assert ann(calls, ["values", "indices", "return"])["indices"] == 'Int[Tensor, "1 256 8"]'
+
+
+def test_the_same_tensor_object_names_by_axis_and_sizes_alone_must_be_unambiguous() -> None:
+    # x is the caller's own ``q`` ("b s s"): its two axes of 5 are the caller's s, in order
+    same = Caller({"b": 2, "s": 5, "t": 5}, same={"x": ["b", "s", "t"]})
+    assert ann([{"x": t(2, 5, 5)}], ["x"], callers=[same]) == {"x": 'Float[Tensor, "b s t"]'}
+    # by size only, s and t are both 5: no name; b, the one named 2, is taken
+    both = Caller({"b": 2, "s": 5, "t": 5})
+    assert ann([{"x": t(2, 5, 5)}], ["x"], callers=[both]) == {"x": 'Float[Tensor, "b 5 5"]'}
+    # linked calls must agree: 7 is the caller's n in one, its m in the other
+    calls = [{"x": t(7, 3)}, {"x": t(7, 3)}]
+    apart = [Caller({"n": 7, "m": 9}), Caller({"n": 8, "m": 7})]
+    assert ann(calls, ["x"], callers=apart) == {"x": 'Float[Tensor, "7 3"]'}
+    # a size 1 is not named by its size alone (a keepdim axis), only by the same object's axis
+    one = Caller({"b": 1})
+    assert ann([{"x": t(1, 4)}], ["x"], callers=[one]) == {"x": 'Float[Tensor, "1 4"]'}
+    assert ann([{"x": t(1, 4)}], ["x"], callers=[Caller({"b": 1}, {"x": ["b", None]})]) == {"x": 'Float[Tensor, "b 4"]'}
+
+
+def test_a_callers_name_taken_by_another_column_of_the_function_is_not_reused() -> None:
+    # n already names the varying first axis; the caller's n (6) is another size: a literal stays
+    calls = [{"x": t(b, 6)} for b in (2, 3)]
+    got = ann(calls, ["x"], callers=[Caller({"n": 6}), Caller({"n": 6})], code_names={"x": ["n", None]})
+    assert got == {"x": 'Float[Tensor, "n 6"]'}
+
+
+def test_one_observation_takes_the_name_a_size_varies_under_elsewhere_in_the_module() -> None:
+    names = ModuleNames()
+    first = ann(
+        [{"feats": t(1, n, 512)} for n in (16, 256)], ["feats"], module=names, code_names={"feats": ["b", "n", "d"]}
+    )
+    assert first == {"feats": 'Float[Tensor, "1 n 512"]'}
+    # CoorsNorm.forward: three calls, all at 256 points; 8 and 3 varied nowhere
+    norm = generalise([{"coors": t(1, 256, 8, 3)}] * 3, ["coors"], module=names)
+    assert norm.annotations == {"coors": 'Float[Tensor, "1 n 8 3"]'}
+    assert any("256 named n, after the module" in note for note in norm.notes)
+    # two calls of different shapes: a constant 256 there is the function's own constant
+    assert ann([{"x": t(256, 2)}, {"x": t(256, 3)}], ["x"], module=names) == {"x": 'Float[Tensor, "256 n"]'}
+    # a size two module dims took is ambiguous: a literal
+    names.by_sizes[frozenset({256, 512})] = "k"
+    assert ann([{"y": t(256)}], ["y"], module=names) == {"y": 'Float[Tensor, " 256"]'}

@@ -1,5 +1,5 @@
 """``tensorshape annotate``: propose jaxtyping annotations from traced calls or from the analysis."""
 
-from .generalise import INIT, RESULT, FunctionAnnotations, ModuleNames, dtype_class, generalise
+from .generalise import INIT, RESULT, Caller, FunctionAnnotations, ModuleNames, dtype_class, generalise
 
-__all__ = ["FunctionAnnotations", "ModuleNames", "dtype_class", "generalise", "INIT", "RESULT"]
+__all__ = ["Caller", "FunctionAnnotations", "ModuleNames", "dtype_class", "generalise", "INIT", "RESULT"]

@@ -19,6 +19,13 @@ axis whose size differs between the items of one call is ``_``).  The rules, in 
    (``context_dim``; on the last axis, or with three sizes or more: two sizes of a sequence axis equal
    to two ``dim_head`` values are a coincidence of the run), else from a function of the same module whose dim took the same sizes, else
    ``batch`` for a leading axis, else ``n``, ``m``, ``k``...
+7. a size equal in every call (rules 1 and 2 would write a literal) that is, in every call whose
+   caller is known, the caller's named dim is that name: the dim of the same tensor object's axis
+   when the argument is one of the caller's own, else the caller's one named dim of that size (not
+   for a size 1: a keepdim axis or a batch of one matches by chance).  A helper reached at one size
+   only (``indices`` of ``"1 256 8"`` from a caller's ``"1 n 8"``) so takes the caller's ``n``;
+8. in a function seen with one observation only (every call the same shapes), a size other than 1
+   that one dim of the module took among other sizes is that dim.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FunctionAnnotations", "ModuleNames", "generalise", "dtype_class", "RESULT", "INIT"]
+__all__ = ["Caller", "FunctionAnnotations", "ModuleNames", "generalise", "dtype_class", "RESULT", "INIT"]
 
 #: The key of the result among a call's slots.
 RESULT = "return"
@@ -69,6 +76,17 @@ class ModuleNames:
     variable: dict[int, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Caller:
+    """What the caller of one call (the traced call of the project's code it was made from) names."""
+
+    #: the caller's named dims (not literals, not expressions) -> their sizes in that call
+    sizes: Mapping[str, int]
+    #: this call's argument -> the caller's dims of the argument it is the same tensor object as
+    #: (``None`` for an axis whose dim is not a name)
+    same: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
+
+
 @dataclass
 class FunctionAnnotations:
     #: Argument name (or :data:`RESULT`) -> annotation source (``Float[Tensor, "b d"]``).
@@ -77,6 +95,10 @@ class FunctionAnnotations:
     classes: set[str]
     notes: list[str]
     calls: int
+    #: For each call, the named dims (written or already there) -> their size in it.
+    sizes: list[dict[str, int]] = field(default_factory=list)
+    #: Argument name -> its dims by axis (``None`` for one that is not a name), for a tensor argument.
+    axes: dict[str, list[str | None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -170,6 +192,7 @@ def generalise(
     known: Sequence[tuple[tuple[int, ...], str]] = (),
     reserved: Sequence[str] = (),
     defaulted: Collection[str] = (),
+    callers: Sequence[Caller | None] = (),
 ) -> FunctionAnnotations:
     """Annotations for the slots in ``order`` (argument names, then :data:`RESULT`) from ``calls``.
 
@@ -177,7 +200,8 @@ def generalise(
     base of an expression: jaxtyping may bind them later); ``reserved`` are names not to give;
     ``defaulted`` are parameters whose default (not None) some calls may have used: a call without
     a tensor there says nothing about the tensor's dims.  A call's :data:`INIT` (the int arguments
-    its ``self`` was constructed with) names the sizes equal to one of them.
+    its ``self`` was constructed with) names the sizes equal to one of them.  ``callers`` (one per
+    call, None where not known) name a constant size after the caller's dim it is.
     """
     module = module if module is not None else ModuleNames()
     code_names = code_names or {}
@@ -193,8 +217,6 @@ def generalise(
             notes.append(f"{slot}: {got}")
             continue
         leaves.extend(got)
-    if n == 1:
-        notes.append("one call observed: sizes are written as literals")
     ints = {
         slot: [c[slot]["int"] for c in calls]
         for slot in order
@@ -202,38 +224,15 @@ def generalise(
     }
     inits = [c.get(INIT) or {} for c in calls]
     ctor = {k: [i[k] for i in inits] for k in inits[0] if all(isinstance(i.get(k), int) for i in inits)} if n else {}
-    used: set[str] = set(reserved) | {name for _, name in known}
-    named: list[tuple[Column, str]] = []  # columns named so far, in jaxtyping's checking order
-    old: list[tuple[Column, str]] = list(known)
-    variadics: list[tuple[list[tuple[int, ...]], str]] = []
-    configured: set[str] = set()  # names of constant sizes equal to a constructor argument
-
-    def fresh(prefer: Sequence[str]) -> str:
-        for name in prefer:
-            if name and name not in used:
-                return name
-        for name in _POOL:
-            if name not in used and name not in order:  # not a parameter's name (``n`` of ``split(x, n)``)
-                return name
-        i = 0
-        while f"d{i}" in used:
-            i += 1
-        return f"d{i}"
-
+    single = n > 1 and all(len(set(leaf.shapes)) == 1 and leaf.where is None for leaf in leaves)
+    namer = _Namer(n, single, order, ints, ctor, module, known, reserved, callers, notes)
     for leaf in leaves:
         rank = min(len(s) for s in leaf.shapes)
         if len({len(s) for s in leaf.shapes}) > 1:
             # the variadic takes the varying axes before the trailing constant ones (``*batch 16``)
             while rank and len({s[len(s) - rank] for s in leaf.shapes}) > 1:
                 rank -= 1
-            lead = [s[: len(s) - rank] for s in leaf.shapes]
-            name = next((v for heads, v in variadics if heads == lead), None)
-            if name is None:
-                name = fresh(["batch", "batch2", "batch3"])
-                used.add(name)
-                variadics.append((lead, name))
-                notes.append(f"{leaf.slot}: the number of leading dims varies: *{name}")
-            leaf.dims.append("*" + name)
+            leaf.dims.append("*" + namer.variadic(leaf.slot, [s[: len(s) - rank] for s in leaf.shapes]))
         names_here = list(code_names.get(leaf.slot, ())) if leaf.index is None else []
         for axis in range(rank):
             col: tuple[int | None, ...] = tuple(s[len(s) - rank + axis] for s in leaf.shapes)
@@ -245,9 +244,15 @@ def generalise(
                     leaf.dims.append("_")
                     continue
                 col = tuple(next(iter(at[i])) if i in at else None for i in range(n))
-            leaf.dims.append(
-                _dim(col, axis, rank, n, names_here, ints, ctor, configured, module, named, old, used, fresh)
-            )
+            plain = leaf.index is None and leaf.items is None
+            leaf.dims.append(namer.dim(col, axis, rank, names_here, leaf.slot if plain else None))
+    if n == 1:
+        named = [x for x in notes if " named " in x]
+        notes.insert(
+            0,
+            "one call observed: sizes are written as literals"
+            + (" except those named after a caller or the module (below)" if named else ""),
+        )
     annotations: dict[str, str] = {}
     classes: set[str] = set()
     for slot in order:
@@ -270,7 +275,18 @@ def generalise(
         elif mine[0].items == "tuple":
             text = f"tuple[{text}, ...]"
         annotations[slot] = text + (" | None" if mine[0].none else "")
-    return FunctionAnnotations(annotations, classes, notes, n)
+    axes: dict[str, list[str | None]] = {  # the trailing axes, after a variadic
+        leaf.slot: [d if d.isidentifier() else None for d in leaf.dims if not d.startswith("*")]
+        for leaf in leaves
+        if leaf.index is None and leaf.items is None
+    }
+    sizes: list[dict[str, int]] = [{} for _ in range(n)]
+    for col, name in (*namer.old, *namer.named):
+        if name.isidentifier():
+            for i, x in enumerate(col):
+                if x is not None:
+                    sizes[i].setdefault(name, x)
+    return FunctionAnnotations(annotations, classes, notes, n, sizes, axes)
 
 
 Column = tuple[int | None, ...]
@@ -283,64 +299,152 @@ def _agree(a: Column, b: Column) -> bool:
     )
 
 
-def _dim(
-    col: Column,
-    axis: int,
-    rank: int,
-    calls: int,
-    code: Sequence[str | None],
-    ints: Mapping[str, list[int]],
-    ctor: Mapping[str, list[int]],
-    configured: set[str],
-    module: ModuleNames,
-    named: list[tuple[Column, str]],
-    old: list[tuple[Column, str]],
-    used: set[str],
-    fresh: Any,
-) -> str:
-    sizes = {x for x in col if x is not None}
-    holes = None in col
-    if len(sizes) == 1:
-        size = next(iter(sizes))
-        var = module.variable.get(size)
-        if var is None and calls > 1:
-            for c, name in named:  # a configured size named already, on any axis (``seq_len`` of ``x``)
-                if _agree(c, col) and name in configured:
+class _Namer:
+    """Names the columns of one function's calls, in jaxtyping's checking order (rules 2 to 6)."""
+
+    def __init__(
+        self,
+        calls: int,
+        single: bool,
+        order: Sequence[str],
+        ints: Mapping[str, list[int]],
+        ctor: Mapping[str, list[int]],
+        module: ModuleNames,
+        known: Sequence[tuple[Column, str]],
+        reserved: Sequence[str],
+        callers: Sequence[Caller | None],
+        notes: list[str],
+    ) -> None:
+        self.calls = calls
+        #: every call had the same shapes (one observation, however many calls)
+        self.single = single or calls == 1
+        self.order = order
+        self.ints = ints
+        self.ctor = ctor
+        self.module = module
+        self.callers = list(callers) if len(callers) == calls else [None] * calls
+        self.notes = notes
+        self.used: set[str] = set(reserved) | {name for _, name in known}
+        self.named: list[tuple[Column, str]] = []  # columns named so far, in jaxtyping's checking order
+        self.old: list[tuple[Column, str]] = list(known)
+        self.variadics: list[tuple[list[tuple[int, ...]], str]] = []
+        self.configured: set[str] = set()  # names of constant sizes equal to a constructor argument
+
+    def fresh(self, prefer: Sequence[str]) -> str:
+        for name in prefer:
+            if name and name not in self.used:
+                return name
+        for name in _POOL:
+            if name not in self.used and name not in self.order:  # not a parameter's name (``n`` of ``split(x, n)``)
+                return name
+        i = 0
+        while f"d{i}" in self.used:
+            i += 1
+        return f"d{i}"
+
+    def variadic(self, slot: str, lead: list[tuple[int, ...]]) -> str:
+        name = next((v for heads, v in self.variadics if heads == lead), None)
+        if name is None:
+            name = self.fresh(["batch", "batch2", "batch3"])
+            self.used.add(name)
+            self.variadics.append((lead, name))
+            self.notes.append(f"{slot}: the number of leading dims varies: *{name}")
+        return name
+
+    def dim(self, col: Column, axis: int, rank: int, code: Sequence[str | None], slot: str | None) -> str:
+        """The dim of one column: ``slot`` is the argument when the column is an axis of it (not of
+        a tuple's or a container's items), for the callers' tensors it is the same object as."""
+        sizes = {x for x in col if x is not None}
+        if len(sizes) == 1:
+            return self._constant(col, next(iter(sizes)), axis, rank, code, slot)
+        for c, name in (*self.named, *self.old):  # rule 4: varies together with an earlier column
+            if c == col or (None in col and _agree(c, col)):
+                return name
+        expr = None if None in col else _expression(col, self.named)
+        if expr is not None:
+            return expr
+        from_code = code[axis] if axis < len(code) and code[axis] else None
+        from_int = [s for s, v in self.ints.items() if tuple(v) == col]
+        if axis == rank - 1 or len(sizes) >= 3:  # a feature size, or too many sizes for a coincidence
+            from_int += [
+                k for k, v in self.ctor.items() if all(x is None or x == y for x, y in zip(col, v, strict=True))
+            ]
+        again = self.module.by_sizes.get(frozenset(sizes))
+        lead = "batch" if axis == 0 and rank >= 2 else None
+        name = self.fresh([x for x in (from_code, *from_int, again, lead) if x])
+        self.used.add(name)
+        self.named.append((col, name))
+        self.module.by_sizes.setdefault(frozenset(sizes), name)
+        return str(name)
+
+    def _constant(
+        self, col: Column, size: int, axis: int, rank: int, code: Sequence[str | None], slot: str | None
+    ) -> str:
+        var = self.module.variable.get(size)
+        if var is None and self.calls > 1:
+            for c, name in self.named:  # a configured size named already, on any axis (``seq_len`` of ``x``)
+                if _agree(c, col) and name in self.configured:
                     return name
-        if var is None and axis == rank - 1 and size > 1:
+        if var is None and axis == rank - 1 and size > 1 and self.calls > 1:
             # a feature size equal to one constructor argument in every call: the configuration's
             # size (``query_dim``), not a constant, though one configuration was run
-            same = [k for k, v in ctor.items() if all(x == size for x in v)]
-            if len(same) == 1 and calls > 1:
+            same = [k for k, v in self.ctor.items() if all(x == size for x in v)]
+            if len(same) == 1:
                 want = (code[axis] if axis < len(code) else None) or same[0]
-                if want not in used:
-                    configured.add(want)
+                if want not in self.used:
+                    self.configured.add(want)
                     var = want
-        if var is None or calls == 1:
-            return str(size)
-        for c, name in named:
-            if _agree(c, col) and name == var:
-                return name
-        named.append((col, var))
-        used.add(var)
-        return var
-    for c, name in (*named, *old):  # rule 4: varies together with an earlier column
-        if c == col or (holes and _agree(c, col)):
-            return name
-    expr = None if holes else _expression(col, named)
-    if expr is not None:
-        return expr
-    from_code = code[axis] if axis < len(code) and code[axis] else None
-    from_int = [s for s, v in ints.items() if tuple(v) == col]
-    if axis == rank - 1 or len(sizes) >= 3:  # a feature size, or too many sizes for a coincidence
-        from_int += [k for k, v in ctor.items() if all(x is None or x == y for x, y in zip(col, v, strict=True))]
-    again = module.by_sizes.get(frozenset(sizes))
-    lead = "batch" if axis == 0 and rank >= 2 else None
-    name = fresh([x for x in (from_code, *from_int, again, lead) if x])
-    used.add(name)
-    named.append((col, name))
-    module.by_sizes.setdefault(frozenset(sizes), name)
-    return str(name)
+        if var is not None and self.calls > 1:
+            for c, name in self.named:
+                if _agree(c, col) and name == var:
+                    return name
+            self.named.append((col, var))
+            self.used.add(var)
+            return var
+        return self._outer(col, size, rank - axis, slot) or str(size)
+
+    def _free(self, name: str, col: Column) -> bool:
+        """``name`` may be given to ``col``: not given yet, or given to a column equal to it in every call."""
+        if name not in self.used:
+            return True
+        return any(n == name and _agree(c, col) for c, n in (*self.named, *self.old))
+
+    def _outer(self, col: Column, size: int, from_end: int, slot: str | None) -> str | None:
+        """A constant size named from outside the function (rules 7 and 8), or None: the name of
+        the caller's dim the size is (the same tensor object's axis, else the one named dim of the
+        caller of that size in every linked call), else, for a function seen with one observation
+        only, the one dim of the module that took this size among others."""
+        name, why = self._from_callers(col, from_end, slot), "the caller"
+        if name is None and self.single and size > 1:
+            took = {v for sizes, v in self.module.by_sizes.items() if len(sizes) > 1 and size in sizes}
+            if len(took) == 1:
+                name, why = took.pop(), "the module, where it varies"
+        if name is None or not self._free(name, col):
+            return None
+        if name not in self.used:
+            self.notes.append(f"{slot or 'an item'}: {size} named {name}, after {why}")
+        self.used.add(name)
+        self.named.append((col, name))
+        return name
+
+    def _from_callers(self, col: Column, from_end: int, slot: str | None) -> str | None:
+        """The one name every linked call gives the column: the same tensor object's dim where the
+        argument is the caller's, else the caller's names of that size (none for a size 1: a keepdim
+        axis or a batch of one matches by chance)."""
+        common: set[str] | None = None
+        for size, caller in zip(col, self.callers, strict=True):
+            if caller is None or size is None:
+                continue
+            axes = caller.same.get(slot) if slot is not None else None
+            if axes is not None and len(axes) >= from_end:
+                got = axes[len(axes) - from_end]
+                here = {got} if got else set()
+            elif size == 1:
+                here = set()
+            else:
+                here = {name for name, s in caller.sizes.items() if s == size}
+            common = here if common is None else common & here
+        return common.pop() if common is not None and len(common) == 1 else None
 
 
 def _expression(col: Column, named: list[tuple[Column, str]]) -> str | None:
