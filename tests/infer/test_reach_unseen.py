@@ -85,6 +85,13 @@ CASES = {
         cell = nn.LSTMCell(4, 8)
         h, c = cell(torch.randn(3, 4), (torch.zeros(2, 8), torch.zeros(2, 8)))  # E: TS101
         """,
+    # Side defect: the rule gave ``out_channels`` where torch's empty-input path keeps the input's 0.
+    "conv_with_no_input_channels_keeps_none": """
+        reveal_shape(nn.Conv2d(0, 4, 3)(torch.randn(2, 0, 8, 8)))
+        reveal_shape(nn.Conv1d(0, 5, 3, stride=2, padding=1)(torch.randn(2, 0, 9)))
+        reveal_shape(F.conv2d(torch.randn(0, 8, 8), torch.randn(4, 0, 3, 3)))
+        reveal_shape(nn.Conv2d(3, 4, 3)(torch.randn(0, 3, 8, 8)))
+        """,
 }
 
 

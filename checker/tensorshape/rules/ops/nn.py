@@ -337,6 +337,10 @@ def conv(call: Call) -> Value:
         # dimension 0"): the code after this conv runs only with at least one.
         call.ctx.at_least_one(cout)
     lead = run + tuple(shape.dims[:c_axis])
+    if not transposed and call.facts.simplify(cin) == 0:
+        # An input with no channels (and a weight with none per group) takes torch's empty-input
+        # path, which keeps the input's 0 channels: ``Conv2d(0, 4, 3)`` on ``[2 0 8 8]`` is ``[2 0 6 6]``.
+        cout = 0
     return TensorV(
         Shape(lead + (cout if cout is not None else Unknown(),) + tuple(outs)),
         (call.tensor("input") or unknown_tensor()).dtype,
