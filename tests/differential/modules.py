@@ -126,6 +126,22 @@ def rnn(name: str) -> ModuleDraw:
     return draw
 
 
+def rnn_cell(name: str) -> ModuleDraw:
+    def draw(data: st.DataObject) -> Call:
+        i, h, n = _d(data), _d(data), _d(data)
+        batched = data.draw(st.booleans())
+        x = (n, _near(data, i)) if batched else (_near(data, i),)
+        state = (_near(data, n), _near(data, h)) if batched else (_near(data, h),)
+        if data.draw(st.integers(0, 5)) == 0:
+            state = state[1:] if batched else (n, *state)  # a state of the other rank
+        if not data.draw(st.integers(0, 2)):
+            return _m(name, (i, h), (T(x),))
+        hx: object = (T(state), T(state[:-1] + (_near(data, h),))) if name == "LSTMCell" else T(state)
+        return _m(name, (i, h), (T(x), hx))
+
+    return draw
+
+
 def mha(data: st.DataObject) -> Call:
     heads = _d(data, st.integers(1, 3))
     e = heads * _d(data, st.integers(1, 2))
@@ -270,6 +286,7 @@ MODULES: dict[str, ModuleDraw] = {
     "Embedding": embedding,
     "EmbeddingBag": embedding_bag,
     **{name: rnn(name) for name in ("RNN", "LSTM", "GRU")},
+    **{name: rnn_cell(name) for name in ("RNNCell", "GRUCell", "LSTMCell")},
     "MultiheadAttention": mha,
     "TransformerEncoderLayer": encoder_layer("TransformerEncoderLayer"),
     "TransformerDecoderLayer": encoder_layer("TransformerDecoderLayer"),

@@ -49,6 +49,49 @@ CASES = {
         reveal_shape(both)
         nn.Conv2d(24, 4, 1)(both)  # E: TS101
         """,
+    # ``[layer] * args.n`` with a count that is an option was an unknown list: every module built from it,
+    # and everything after it, was unknown.
+    "list_repeated_by_an_option_is_a_list_of_like_items": """
+        import argparse
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--layers", type=int, default=3)
+        args = parser.parse_args()
+        blocks = nn.ModuleList([nn.Conv2d(4, 4, 3, padding=1)] * args.layers)
+        x = torch.randn(2, 4, 8, 8)
+        for block in blocks:
+            x = F.relu(block(x))
+        reveal_shape(x)
+        stacked = torch.stack(args.layers * [torch.zeros(5)])
+        reveal_shape(stacked)
+        """,
+    # No rule for the RNN cells: a decoder loop's state (Tacotron's attention and decoder GRUCells) was
+    # unknown after the first step, and everything computed from it.
+    "rnn_cells_keep_the_state_through_a_decoder_loop": """
+        cell = nn.GRUCell(6, 8)
+        h = torch.zeros(3, 8)
+        for t in range(5):
+            h = cell(torch.randn(3, 6), h)
+        reveal_shape(h)
+        hx, cx = nn.LSTMCell(6, 8)(torch.randn(6))
+        reveal_shape(cx)
+        reveal_shape(nn.RNNCell(6, 4)(torch.randn(2, 6)))
+        """,
+    "gru_cell_input_width_mismatch": """
+        h = torch.zeros(3, 8)
+        h = nn.GRUCell(4, 8)(torch.cat([torch.randn(3, 4), torch.randn(3, 2)], 1), h)  # E: TS101
+        """,
+    "lstm_cell_state_batch_mismatch": """
+        cell = nn.LSTMCell(4, 8)
+        h, c = cell(torch.randn(3, 4), (torch.zeros(2, 8), torch.zeros(2, 8)))  # E: TS101
+        """,
+    # Side defect: the rule gave ``out_channels`` where torch's empty-input path keeps the input's 0.
+    "conv_with_no_input_channels_keeps_none": """
+        reveal_shape(nn.Conv2d(0, 4, 3)(torch.randn(2, 0, 8, 8)))
+        reveal_shape(nn.Conv1d(0, 5, 3, stride=2, padding=1)(torch.randn(2, 0, 9)))
+        reveal_shape(F.conv2d(torch.randn(0, 8, 8), torch.randn(4, 0, 3, 3)))
+        reveal_shape(nn.Conv2d(3, 4, 3)(torch.randn(0, 3, 8, 8)))
+        """,
 }
 
 

@@ -610,6 +610,23 @@ class Expressions(AnalyzerBase):
             if left.items and len(left.items) * right.value > MAX_EXACT_ITEMS:  # ``[x] * 10**9``: never built
                 return self.beyond_exact_items(frame, node, left.items, left.kind)
             return TupleV(left.items * max(right.value, 0), left.kind)
+        if op == "*" and isinstance(right, (TupleV, SeqV)) and not isinstance(left, (TupleV, SeqV)):
+            left, right = right, left  # ``n * [layer]``
+        if op == "*" and isinstance(left, (TupleV, SeqV)) and left.kind is not SeqKind.SIZE:
+            # ``[ResidualLayer(d)] * args.n_layers``: a list whose items are all like the ones repeated, of
+            # ``len * n`` items when the count is a size (a symbol, or an int known only later).
+            count = self._int(frame, right)
+            if count is not None and isinstance(left, TupleV) and type(count) is int:
+                return self.binop(frame, state, op, left, IntV(count), lnode, rnode, node)
+            repeated: list[Value] = list(left.items) if isinstance(left, TupleV) else [left.elem]
+            if not repeated:
+                return TupleV((), left.kind)
+            length = (
+                arith.mul(len(left.items), count)
+                if isinstance(left, TupleV) and count is not None and not isinstance(count, Unknown)
+                else None
+            )
+            return SeqV(join_all(repeated), left.kind, length)
         if isinstance(left, StrV) or isinstance(right, StrV):
             return StrV(None)
         return UnknownV()

@@ -169,6 +169,15 @@ def _rnn(call: Call, pname: str) -> TensorV | None:
     return _seq_then(call, size)
 
 
+@requires("rnn_cell")
+def _rnn_cell(call: Call, pname: str) -> TensorV | None:
+    """``nn.GRUCell(32, 64)``: ``[*batch 32]`` (a batch dim or none)."""
+    size = call.int("input_size")
+    if pname != "input" or call.module is None or size is None or isinstance(size, Unknown):
+        return None
+    return _lead(size)
+
+
 @requires("mha")
 def _mha(call: Call, pname: str) -> TensorV | None:
     """``nn.MultiheadAttention(64, 4)``: the query's features are ``embed_dim``, the key's ``kdim``

@@ -1,4 +1,4 @@
-# exact-at-least: 4
+# exact-at-least: 5
 """A Tacotron-style attention decoder as the common re-implementations write it: an
 embedding and bidirectional GRU encoder, a prenet, an attention GRU cell with Bahdanau
 (additive) attention over the encoder outputs, a decoder GRU cell, and a loop

@@ -1,4 +1,4 @@
-# exact-at-least: 2
+# exact-at-least: 7
 """A VQ-VAE in the style of the popular single-file re-implementations: a strided conv
 encoder with residual stacks, a vector quantiser that finds the nearest codebook entry
 with ``torch.cdist`` and ``argmin``, the commitment loss and the straight-through

@@ -337,6 +337,10 @@ def conv(call: Call) -> Value:
         # dimension 0"): the code after this conv runs only with at least one.
         call.ctx.at_least_one(cout)
     lead = run + tuple(shape.dims[:c_axis])
+    if not transposed and call.facts.simplify(cin) == 0:
+        # An input with no channels (and a weight with none per group) takes torch's empty-input
+        # path, which keeps the input's 0 channels: ``Conv2d(0, 4, 3)`` on ``[2 0 8 8]`` is ``[2 0 6 6]``.
+        cout = 0
     return TensorV(
         Shape(lead + (cout if cout is not None else Unknown(),) + tuple(outs)),
         (call.tensor("input") or unknown_tensor()).dtype,
@@ -732,9 +736,46 @@ def _rnn_any_rank(
     return TupleV((out, TupleV((h, TensorV(Shape((states, batch, hid if hid is not None else Unknown())))))))
 
 
-def _rnn_states(call: Call, lstm: bool, batched: bool, h: tuple[Dim, ...], c: tuple[Dim, ...]) -> bool:
-    """The initial states: ``hx`` (RNN, GRU) or ``(h_0, c_0)`` (LSTM), 3-D for a batched input and 2-D
-    for an unbatched one, of the sizes the layer gives back (``h_0`` of ``proj_size`` when projecting)."""
+@rule("rnn_cell")
+def rnn_cell(call: Call) -> Value:
+    """RNNCell / GRUCell / LSTMCell: ``h'`` (``(h', c')`` for an LSTMCell) of ``[batch hidden_size]``, or
+    ``[hidden_size]`` for an unbatched 1-D input; the input ends in ``input_size``, the states are the
+    input's batch by ``hidden_size``."""
+    x = call.shape("input")
+    if x is None:
+        return UnknownV()
+    lstm = call.params.get("lstm", False)
+    hin, hid = call.int("input_size"), call.int("hidden_size")
+    hidden: Dim = hid if hid is not None else Unknown()
+    known = {"input_size": hin} if hin is not None else None
+    if x.rank is None:
+        if x.items and not isinstance(x.items[-1], Star):
+            call.match({"input": "... input_size"}, None, known)
+        h = TensorV(Shape((Star(None, UnknownSource.UNANNOTATED, most=1), hidden)))
+        return TupleV((h, h)) if lstm else h
+    if x.rank not in (1, 2):
+        call.error(codes.RANK_MISMATCH, f"expected a 1-D (unbatched) or 2-D input, got {render_shape(x)}", "input")
+        return _ERR
+    call.match({"input": "n input_size" if x.rank == 2 else "input_size"}, None, known)
+    state = (*x.dims[:-1], hidden)
+    hint = "a cell's states are [batch, hidden_size] ([hidden_size] for an unbatched input)"
+    if not _rnn_states(call, lstm, x.rank == 2, state, state, hint=hint):
+        return TupleV((_ERR, _ERR)) if lstm else _ERR
+    h = TensorV(Shape(state))
+    return TupleV((h, h)) if lstm else h
+
+
+def _rnn_states(
+    call: Call,
+    lstm: bool,
+    batched: bool,
+    h: tuple[Dim, ...],
+    c: tuple[Dim, ...],
+    hint: str = "h_0 is [num_layers * num_directions, batch, proj_size or hidden_size]; c_0 ends in hidden_size",
+) -> bool:
+    """The initial states: ``hx`` (RNN, GRU) or ``(h_0, c_0)`` (LSTM), of the rank and sizes the layer gives
+    back (``h``, ``c``: 3-D for a batched input and 2-D for an unbatched one, ``h_0`` of ``proj_size`` when
+    projecting; a cell's are 2-D and 1-D)."""
     hx = call.value("hx") if call.has("hx") else NONE
     if lstm:
         if not isinstance(hx, TupleV) or len(hx.items) != 2:
@@ -742,14 +783,14 @@ def _rnn_states(call: Call, lstm: bool, batched: bool, h: tuple[Dim, ...], c: tu
         states = [("hidden[0]", hx.items[0], h), ("hidden[1]", hx.items[1], c)]
     else:
         states = [("hx", hx, h)]
-    want = 3 if batched else 2
+    want = len(h)
     for label, v, expected in states:
         if not isinstance(v, TensorV) or v.shape.rank is None:
             continue
         if v.shape.rank != want:
             call.error(
                 codes.RANK_MISMATCH,
-                f"for {'a batched 3-D' if batched else 'an unbatched 2-D'} input, {label} should be {want}-D, "
+                f"for {'a batched' if batched else 'an unbatched'} {want}-D input, {label} should be {want}-D, "
                 f"got {render_shape(v.shape)}",
                 "hx",
             )
@@ -762,7 +803,7 @@ def _rnn_states(call: Call, lstm: bool, batched: bool, h: tuple[Dim, ...], c: tu
                 message,
                 at="hx",
                 rel=Rel.EQ,
-                hint="h_0 is [num_layers * num_directions, batch, proj_size or hidden_size]; c_0 ends in hidden_size",
+                hint=hint,
             )
             if verdict is Verdict.ERROR:
                 return False
