@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -14,6 +15,20 @@ HEADER = """\
 import torch
 from torch.utils.data import DataLoader, Dataset, Subset, TensorDataset, random_split
 from tensorshape import reveal_shape
+"""
+
+#: A dataset of windows of ``block`` ids, as many as ``__len__`` says fit (inputs and targets).
+WINDOWS = """
+class Windows(Dataset):
+    def __init__(self, n, block):
+        self.ids = torch.arange(n)
+        self.block = block
+
+    def __len__(self):
+        return len(self.ids) - self.block
+
+    def __getitem__(self, idx):
+        return self.ids[idx : idx + self.block], self.ids[idx + 1 : idx + self.block + 1]
 """
 
 CASES = {
@@ -194,6 +209,65 @@ CASES = {
             reveal_shape(torch.zeros(ds.vocab_size))
             reveal_shape(y)
     """,
+    "range_of_len_indexes_below_len": WINDOWS
+    + textwrap.dedent(
+        """
+
+        ds = Windows(100, 16)
+        for i in range(len(ds)):
+            x, y = ds[i]
+            reveal_shape(x)
+            reveal_shape(torch.stack([x, y]))
+        for i in range(1, len(ds)):
+            x, y = ds[i]
+            reveal_shape(y)
+    """
+    ),
+    "lists_appended_in_a_collate_loop": """
+        import random
+        import torch.nn as nn
+
+        class Vocab:
+            def __init__(self, texts, specials=("<unk>", "<pad>")):
+                words = {w for t in texts for w in t.split()}
+                self.itos = list(specials) + sorted(words)
+
+            def __len__(self):
+                return len(self.itos)
+
+        class Lines(Dataset):
+            def __init__(self, n):
+                rng = random.Random(0)
+                self.rows = [(rng.randrange(4), " ".join("ab"[:rng.randint(1, 2)] for _ in range(rng.randint(1, 5)))) for _ in range(n)]
+
+            def __len__(self):
+                return len(self.rows)
+
+            def __getitem__(self, i):
+                return self.rows[i]
+
+        def collate(batch):
+            labels, ids, offsets = [], [], [0]
+            for label, text in batch:
+                labels.append(label)
+                tokens = torch.tensor([len(w) for w in text.split()])
+                ids.append(tokens)
+                offsets.append(tokens.size(0))
+            labels = torch.tensor(labels)
+            offsets = torch.tensor(offsets[:-1]).cumsum(dim=0)
+            flat = torch.cat(ids)
+            return labels, flat, offsets
+
+        ds = Lines(10)
+        vocab = Vocab(text for _, text in ds.rows)
+        bag = nn.EmbeddingBag(len(vocab), 6)
+        for labels, flat, offsets in DataLoader(ds, batch_size=4, collate_fn=collate):
+            reveal_shape(labels)
+            reveal_shape(offsets)
+            out = bag(flat % len(vocab), offsets)
+            reveal_shape(out)
+            reveal_shape(out.argmax(1) == labels)
+    """,
 }
 
 
@@ -348,3 +422,74 @@ def test_a_window_is_its_width_only_where_len_proves_it_in_range() -> None:
         assert notes[0] == "revealed shape: [4 k]", notes
         assert notes[1].startswith("revealed shape: [4 max(0,") and "min(n," in notes[1], notes
         assert not result.errors
+
+
+def test_a_list_gets_the_loop_count_only_when_every_pass_appends() -> None:
+    """A loop that may ``break`` (or skip with ``continue``, or append only under a condition) gives
+    its list no count: ``torch.stack`` of it has an unknown first dim, where the unconditional loop
+    gives the iteration count, and a cat of items that differ per iteration is some size, not
+    ``count`` times one."""
+    from tensorshape.infer import check_source
+
+    src = HEADER + textwrap.dedent(
+        """
+        def rows(x, limit, stop: bool):
+            kept, every, some = [], [], []
+            for r in x:
+                every.append(r)
+                if r.sum() > limit:
+                    some.append(r)
+            reveal_shape(torch.stack(every))
+            reveal_shape(torch.stack(some))
+            for r in x:
+                if stop:
+                    break
+                kept.append(r)
+            reveal_shape(torch.stack(kept))
+            pieces = []
+            for n in range(1, 40):
+                pieces.append(torch.zeros(n))
+            reveal_shape(torch.cat(pieces))
+
+        rows(torch.ones(5, 3), 10.0, False)
+
+        class Vocab:
+            def __init__(self, texts, specials=("<unk>", "<pad>")):
+                self.itos = list(specials) + sorted({w for t in texts for w in t.split()})
+
+            def __len__(self):
+                return len(self.itos)
+
+        reveal_shape(torch.nn.EmbeddingBag(len(Vocab(["a b", "b c"])), 6).weight)
+        """
+    )
+    notes = [d.message for d in check_source(src, "t.py").diagnostics if d.code.id == "TS900"]
+    assert notes[0] == "revealed shape: [? ...]; [5 3] (with a caller's sizes)", notes
+    assert notes[1:3] == ["revealed shape: [? ...]; [? 3] (with a caller's sizes)"] * 2, notes
+    # 39 pieces of sizes 1 to 39: some size (780), not 39 times the joined piece's.
+    assert re.fullmatch(r"revealed shape: \[n'*\]", notes[3]), notes
+    # ``len(vocab)`` is what ``__len__`` returns: the specials and the sorted words, one size.
+    assert re.fullmatch(r"revealed shape: \[n'*\+2 6\]", notes[4]), notes
+
+
+def test_range_past_len_keeps_the_clamped_window() -> None:
+    """``for i in range(len(ds) + 1)`` reaches one index past ``__len__``: there the window is short,
+    so its length stays Python's clamped one (the facts of ``range`` are ``0 <= i < len(ds) + 1``)."""
+    from tensorshape.infer import check_source
+
+    src = (
+        HEADER
+        + WINDOWS
+        + textwrap.dedent(
+            """
+        ds = Windows(100, 16)
+        for i in range(len(ds)):
+            reveal_shape(ds[i][1])
+        for i in range(len(ds) + 1):
+            reveal_shape(ds[i][1])
+        """
+        )
+    )
+    notes = [d.message for d in check_source(src, "t.py").diagnostics if d.code.id == "TS900"]
+    assert notes[0] == "revealed shape: [16]", notes
+    assert notes[1] != "revealed shape: [16]" and "min" in notes[1], notes

@@ -418,14 +418,17 @@ class Net(nn.Module):
         self.cross = nn.MultiheadAttention(64, 4, kdim=16, vdim=16)
 
     def forward(self, x):
-        y, _ = self.attn(x, x, x)
+        y, w = self.attn(x, x, x)
         reveal_shape(x)
+        reveal_shape(y)
+        reveal_shape(w)
         return y
 
     def attend(self, q, m):
         z, _ = self.cross(q, m, m)
         reveal_shape(q)
         reveal_shape(m)
+        reveal_shape(z)
         return z
 
 
@@ -441,6 +444,10 @@ def test_attention_fixes_the_embedding_of_the_query_and_kdim_of_the_key() -> Non
     assert reveals[line_of(MHA, "reveal_shape(x)")] == "[*batch l 64]"
     assert reveals[line_of(MHA, "reveal_shape(q)")] == "[*batch 64]"
     assert reveals[line_of(MHA, "reveal_shape(m)")] == "[*batch_m 16]"
+    # The output carries the query's run of dims (its last one the embedding).
+    assert reveals[line_of(MHA, "reveal_shape(y)")] == "[*batch l 64]"
+    assert reveals[line_of(MHA, "reveal_shape(w)")] == "[*batch l l]"
+    assert reveals[line_of(MHA, "reveal_shape(z)")] == "[*batch 64]"
     assert errors == set()
     seen, raised = run_torch(MHA, "torch.zeros(2, 5, 64)", "torch.zeros(2, 5, 32)")
     assert raised == [None, line_of(MHA, "self.attn(x, x, x)")]
@@ -512,3 +519,84 @@ def test_permute_fixes_the_rank() -> None:
     assert learnt == {(line_of(contradiction, "x.permute(1, 0)"), "TS107")} or len(learnt) == 1
     _, raised = run_torch(contradiction, "torch.zeros(2, 3, 4)")
     assert raised == [line_of(contradiction, "x.permute(1, 0)")]
+
+
+THROUGH = """
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return x + y
+
+
+def stem(v):
+    return nn.Linear(16, 8)(v)
+
+
+def maybe(v, flag):
+    if flag:
+        return v
+    return nn.Linear(16, 8)(v)
+
+
+def passes_on(v):
+    return stem(v)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block(3)
+
+    def forward(self, x):
+        y = self.block(x)
+        reveal_shape(x)
+        reveal_shape(y)
+        return y
+
+
+def f(z):
+    out = passes_on(z)
+    reveal_shape(z)
+    return out
+
+
+def g(z):
+    out = maybe(z, True)
+    reveal_shape(z)
+    return out
+
+
+def main(x):
+    Net()(x)
+    f(torch.zeros(2, 16))
+"""
+
+
+def test_a_parameter_learns_through_calls_of_the_projects_functions_and_modules() -> None:
+    """Passed to a project module whose ``forward`` starts with a convolution, or to a function that
+    passes it on to one that starts with a linear layer, a parameter learns what that first use
+    requires (transitively); a use that not every call reaches (after an early ``return``) teaches
+    nothing."""
+    reveals, errors, result = check(THROUGH)
+    assert reveals[line_of(THROUGH, "reveal_shape(x)")] == "[*batch 3 h w]"
+    assert reveals[line_of(THROUGH, "reveal_shape(y)")] == "[*batch 3 h w]"
+    lines = (HEAD + textwrap.dedent(THROUGH)).splitlines()
+    z_lines = [i for i, s in enumerate(lines, 1) if "reveal_shape(z)" in s]
+    assert reveals[z_lines[0]] == "[*batch 16]", "f's z: through passes_on, then stem"
+    assert reveals[z_lines[1]] != "[*batch 16]", "g's z: maybe may return before its linear layer"
+    assert errors == set()
+    seen, raised = run_torch(THROUGH, "torch.zeros(2, 3, 8, 8)", "torch.zeros(3, 8, 8)", "torch.zeros(2, 4, 8, 8)")
+    assert raised == [None, None, line_of(THROUGH, "y = self.conv(x)")], "torch refuses another channel count"
+    agree(reveals, seen)
+    params = inferred_parameters(result)
+    assert annotation_specs([p.value.shape for p in params["Net.forward"].values()]) == ["*batch 3 h w"]
+    assert annotation_specs([p.value.shape for p in params["f"].values()]) == ["*batch 16"]
+    contradiction = THROUGH.replace("        reveal_shape(y)\n", "        nn.Conv2d(4, 2, 3)(x)\n", 1)
+    learnt = same_errors_as_annotated(contradiction, "x", "*batch 3 h w")
+    assert learnt == {(line_of(contradiction, "nn.Conv2d(4, 2, 3)(x)"), "TS101")}
+    _, raised = run_torch(contradiction, "torch.zeros(2, 3, 8, 8)")
+    assert raised == [line_of(contradiction, "nn.Conv2d(4, 2, 3)(x)")]

@@ -73,6 +73,8 @@ UNREACHABLE = "unreachable"
 INTERNAL_ERROR = "internal-error"
 #: At most this many values of one expression under callers' arguments are kept (``caller_views``).
 MAX_VIEWS = 8
+#: How deep learning through calls asks callees (``main -> train -> model``: a parameter passed on).
+MAX_LEARN_DEPTH = 3
 
 
 class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
@@ -123,6 +125,10 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         #: Functions of the checked file that were not analysed: ``(reason, name node)`` (``--statistics``).
         self.unanalysed: list[tuple[str, cst.Name]] = []
         self.learned_params: dict[int, tuple[cst.FunctionDef, dict[str, TensorV]]] = {}
+        #: What a parameter of a project function learns from its first use, for a caller's parameter
+        #: passed there: ``(def node, receiver, parameter) -> tensor`` (``None``: nothing certain).
+        self._through: dict[tuple[int, int | None, str], TensorV | None] = {}
+        self._through_active: list[tuple[int, int | None, str]] = []
 
     # -- contexts and reporting ------------------------------------------------------
     def new_context(self) -> RuleContext:
@@ -313,6 +319,50 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._module_diags.extend(frame.ctx.diagnostics)
         self._module_obligations.extend(frame.ctx.obligations)
         self._analyze_nested(mark)
+
+    def learned_through(self, f: FunctionV, receiver: Value | None, param: str) -> TensorV | None:
+        """What ``param`` of the project function ``f`` learns from its first use in ``f``'s generic
+        analysis (``receiver`` bound to ``self``), when that use runs on every call: a statement at the
+        top level of the body, after no statement that may ``return`` or ``raise``.  The call raises
+        unless the argument has that shape, so a caller's parameter passed there learns it too
+        (transitively: that body's own calls are asked the same, :data:`MAX_LEARN_DEPTH` deep).
+        Memoised; the probe's diagnostics, observations and statistics are dropped."""
+        key = (id(f.node), id(receiver) if receiver is not None else None, param)
+        if key in self._through:
+            return self._through[key]
+        if len(self._through_active) >= MAX_LEARN_DEPTH or key in self._through_active:
+            return None
+        self._through[key] = None
+        self._through_active.append(key)
+        observed, views, stats, nested = (
+            dict(self._observed),
+            dict(self.caller_views),
+            Counter(self.stats),
+            len(self._nested),
+        )
+        try:
+            sig = self.signature(f)
+            frame = Frame(f.module, self.new_context(), f, sig, opaque={}, limit=MAX_DEPTH)
+            frame.ctx.muted = True
+            state = State(dict(f.closure)) if f.closure else State()
+            inst = receiver if isinstance(receiver, InstanceV) else None
+            self.bind_generic_params(frame, state, sig, inst)
+            self.start_learning(frame, state, sig, inst)
+            lr = frame.learning
+            if lr is None or param not in lr.origins:
+                return None
+            body = list(_body(f.node))
+            self.exec_block(frame, state, body)
+            use = lr.first_use.get(param)
+            got = lr.memo.get((param, id(use))) if use is not None else None
+            if got is None or use is None or not _runs_every_call(body, use):
+                return None
+            self._through[key] = got
+            return got
+        finally:
+            self._through_active.pop()
+            self._observed, self.caller_views, self.stats = observed, views, stats
+            del self._nested[nested:]
 
     def analyze_class(self, c: ClassV) -> None:
         self._analysed.add(id(c.node))
@@ -636,6 +686,39 @@ def _decorator_name(d: cst.Decorator) -> str:
     if isinstance(e, cst.Name):
         return e.value
     return ""
+
+
+def _runs_every_call(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement], use: cst.CSTNode) -> bool:
+    """Is ``use`` in a simple statement at the top level of ``body``, after no statement that may
+    ``return`` or ``raise``?"""
+    for stmt in body:
+        if _holds(stmt, use):
+            return isinstance(stmt, cst.SimpleStatementLine)
+        if _leaves(stmt):
+            return False
+    return False
+
+
+def _holds(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    todo = [root]
+    while todo:
+        n = todo.pop()
+        if n is node:
+            return True
+        todo.extend(n.children)
+    return False
+
+
+def _leaves(root: cst.CSTNode) -> bool:
+    """May ``root`` leave the function (a ``return``, ``raise``, ``yield`` outside a nested definition)?"""
+    todo = [root]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (cst.Return, cst.Raise, cst.Yield)):
+            return True
+        if not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            todo.extend(n.children)
+    return False
 
 
 def _body(node: cst.FunctionDef | cst.ClassDef) -> Iterable[cst.BaseStatement | cst.BaseSmallStatement]:

@@ -383,6 +383,8 @@ class Calls(AnalyzerBase):
             if type(n) is int and 0 <= n <= 64:
                 return TupleV((args[0].value,) * n)
             return SeqV(args[0].value, SeqKind.TUPLE, n)
+        if q.startswith("random."):
+            return self.call_random(frame, q.removeprefix("random."), [a.value for a in args])
         if q == "typing.cast" and len(args) == 2:
             cast_value: Value = args[1].value  # ``v = cast(int, v)``: the value itself
             return cast_value
@@ -530,6 +532,23 @@ class Calls(AnalyzerBase):
         n = None if distinct else iteration_length(v)
         return n if n is not None else built_length(self.element_value(v), frame.ctx.fresh)
 
+    def call_random(self, frame: Frame, name: str, vals: Sequence[Value]) -> Value:
+        """The ``random`` module, and a ``random.Random(seed)`` generator (which has its functions as
+        methods): what kind of value each draws (``randrange`` an int, ``choice`` an item)."""
+        if name == "Random":
+            return ExternalV("random")
+        if name in ("randrange", "randint", "getrandbits"):
+            return IntV(Unknown(UnknownSource.DATA_DEPENDENT))
+        if name in ("random", "uniform", "gauss", "normalvariate", "betavariate", "expovariate"):
+            return FloatV(None)
+        if name == "choice" and vals:
+            return self.element_value(vals[0])
+        if name in ("sample", "choices") and vals:
+            return SeqV(self.element_value(vals[0]), SeqKind.LIST)
+        if name in ("seed", "shuffle"):
+            return NONE
+        return UnknownV(UnknownSource.UNSUPPORTED)
+
     def call_builtin(
         self, frame: Frame, state: State, q: str, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
     ) -> Value:
@@ -545,7 +564,12 @@ class Calls(AnalyzerBase):
             step = ints[2] if len(ints) == 3 else 1
             return RangeV(_range_len(start, stop, step), start, step)
         if name == "len" and vals:
-            return _len(vals[0])
+            inst = vals[0]
+            if isinstance(inst, InstanceV) and isinstance(inst.cls.lookup("__len__"), FunctionV):
+                # ``len(vocab)``: what the class's ``__len__`` returns (``len(self.itos)``).
+                got = self.call(frame, state, self.attribute(frame, state, inst, "__len__", None), [], {}, node)
+                return got if isinstance(got, IntV) else IntV(Unknown())
+            return _len(inst)
         if name == "dict" and (not vals or isinstance(vals[0], DictV)) and len(vals) <= 1:
             # ``dict(embed_dim=384, **kwargs)``: a config dict built from keywords
             base = dict(vals[0].items) if vals and isinstance(vals[0], DictV) else {}
@@ -628,7 +652,12 @@ class Calls(AnalyzerBase):
             v = as_container(vals[0])
             if name == "sorted" and isinstance(v, TupleV):
                 return SeqV(self.element_value(v), SeqKind.LIST, len(v.items))
-            return SeqV(self.element_value(v), SeqKind.LIST, self._built_length(frame, v, name != "sorted"))
+            length = self._built_length(frame, v, name != "sorted")
+            if length is None:
+                # Items of any kind (``sorted(w for w, c in counts.items() if c >= k)``): some count of
+                # them, each its own (``varied``: ``torch.cat`` of them is not that count times one).
+                return SeqV(self.element_value(v), SeqKind.LIST, frame.ctx.fresh("n"), True)
+            return SeqV(self.element_value(v), SeqKind.LIST, length)
         if name in ("iter", "next") and vals:
             # An iterator of a loader is the loader; ``next`` gives its first (full) batch.
             return vals[0] if name == "iter" else self.element_value(vals[0])
@@ -722,6 +751,10 @@ class Calls(AnalyzerBase):
         kwargs: Mapping[str, Arg],
         node: cst.CSTNode | None,
     ) -> Value:
+        if frame.learning is not None and node is not None and not f.module.library:
+            # A parameter passed on to a project function learns what that function's first use of it
+            # requires (``self.block(x)`` whose ``forward`` starts with a convolution).
+            args, kwargs = self.learn_args(frame, state, args, kwargs, node, self.ask_callee(frame, f, receiver))
         sig = self.signature(f)
         all_args = list(args)
         if sig.is_method and receiver is not None:

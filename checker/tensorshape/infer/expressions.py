@@ -39,7 +39,7 @@ from ..rules.context import Arg
 from ..rules.names import canonical
 from ..rules.ops.nn import repeated_child
 from ..unify import arith
-from ..unify.compare import Truth, eq3
+from ..unify.compare import Truth, eq3, free_symbols, le3
 from .base import AnalyzerBase, Frame
 from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
@@ -605,7 +605,11 @@ class Expressions(AnalyzerBase):
             return TupleV(left.items + right.items, kind)
         if op == "+" and isinstance(left, (TupleV, SeqV)) and isinstance(right, (TupleV, SeqV)):
             elems = [e for s in (left, right) for e in (s.items if isinstance(s, TupleV) else (s.elem,))]
-            return SeqV(join_all(elems) if elems else UnknownV(), left.kind)
+            # ``list(specials) + sorted(words)``: as many items as both, when both lengths are sizes.
+            lengths = [len(s.items) if isinstance(s, TupleV) else s.length for s in (left, right)]
+            length = None if None in lengths or any(isinstance(n, Unknown) for n in lengths) else arith.add(*lengths)
+            # Its one element is the join of both sides' items: not each item's shape (``varied``).
+            return SeqV(join_all(elems) if elems else UnknownV(), left.kind, length, True)
         if isinstance(left, TupleV) and op == "*" and isinstance(right, IntV) and type(right.value) is int:
             if left.items and len(left.items) * right.value > MAX_EXACT_ITEMS:  # ``[x] * 10**9``: never built
                 return self.beyond_exact_items(frame, node, left.items, left.kind)
@@ -761,6 +765,19 @@ class Expressions(AnalyzerBase):
         if isinstance(recv, InstanceV) and recv.cls.lookup("__getitem__") is None:
             recv = as_container(recv)
         index = self.index_value(frame, state, node)
+        if isinstance(recv, InstanceV) and isinstance(recv.cls.lookup("__getitem__"), FunctionV):
+            # ``dataset[i]`` of a project class: what its ``__getitem__`` returns for that index.
+            # What the caller knows of the index holds in the body (``0 <= i`` and ``i + 1 <= len(ds)``
+            # for ``i in range(len(ds))``), so a window ``data[i : i + k]`` is in range where that says so.
+            getitem = self.attribute(frame, state, recv, "__getitem__", None)
+            fn = getitem.function if isinstance(getitem, BoundMethodV) else None
+            if isinstance(fn, FunctionV) and state.facts and isinstance(index, IntV) and free_symbols(index.value):
+                self._entry_facts[id(fn.node)] = state.facts
+            try:
+                return self.call(frame, state, getitem, [Arg(index, frame.ticket(node), None)], {}, node)
+            finally:
+                if isinstance(fn, FunctionV):
+                    self._entry_facts.pop(id(fn.node), None)
         if isinstance(recv, (TensorV, LevelTensorV)):
             v = engine.getitem(
                 self.arg(frame, recv, node.value), Arg(index, frame.ticket(node), None), frame.ctx, frame.ticket(node)
@@ -783,7 +800,7 @@ class Expressions(AnalyzerBase):
             return OpaqueV(f"{recv.path}.{index.value}")
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):
-                return SeqV(recv.elem, recv.kind)  # of another length
+                return SeqV(recv.elem, recv.kind, _sliced_length(frame, recv.length, index), recv.varied)
             return recv.elem
         if isinstance(recv, ModuleV) and recv.children:
             return _index_tuple(TupleV(recv.children), index)
@@ -1098,4 +1115,21 @@ def _contains(container: Value, item: Value) -> bool | None:
         if wanted is _NO_LITERAL or any(x is _NO_LITERAL for x in items):
             return None
         return wanted in items
+    return None
+
+
+def _sliced_length(frame: Frame, n: Dim | None, index: SliceV) -> Dim | None:
+    """The length of ``xs[:-k]``, ``xs[k:]`` or ``xs[:k]`` (``k`` a known int) of a list of ``n`` items,
+    where the facts prove ``k <= n`` (Python clamps a slice: beyond that it is shorter); else unknown."""
+    if n is None or isinstance(n, Unknown) or not isinstance(index.step, NoneV):
+        return None
+    start = index.start.value if isinstance(index.start, IntV) else None if isinstance(index.start, NoneV) else ...
+    stop = index.stop.value if isinstance(index.stop, IntV) else None if isinstance(index.stop, NoneV) else ...
+    if start is None and type(stop) is int:
+        k = -stop if stop < 0 else stop
+        if le3(k, n, frame.ctx.facts) is not Truth.TRUE:
+            return None
+        return arith.sub(n, k) if stop < 0 else k
+    if stop is None and type(start) is int and start >= 0 and le3(start, n, frame.ctx.facts) is Truth.TRUE:
+        return arith.sub(n, start)
     return None

@@ -34,9 +34,10 @@ from ..model.dims import Star
 from ..model.shape import Item, Shape
 from ..model.values import TensorV, Value
 from ..rules.context import Arg
+from ..unify.compare import free_symbols
 from ..unify.facts import Facts
 from .base import AnalyzerBase
-from .values import InstanceV, OpaqueV
+from .values import FunctionV, InstanceV, OpaqueV
 
 if TYPE_CHECKING:
     from .base import Frame
@@ -67,6 +68,8 @@ class Learning:
     memo: dict[tuple[str, int], TensorV] = field(default_factory=dict)
     #: The run name of each parameter's leading dims (``*batch``, then ``*batch_y``...).
     stars: dict[str, str] = field(default_factory=dict)
+    #: The node where each parameter first learnt from an op (see :meth:`Learner.learned_through`).
+    first_use: dict[str, cst.CSTNode] = field(default_factory=dict)
 
     def origin_of(self, v: object) -> str | None:
         """The parameter whose entry value ``v`` is (by identity)."""
@@ -166,6 +169,7 @@ class Learner(AnalyzerBase):
                     continue
                 t = self._as_parameter(lr, name, got, a.value)
                 lr.memo[(name, id(node))] = t
+                lr.first_use.setdefault(name, node)
             self._substitute(state, a.value, t)
             lr.record(name, a.value, t)
             new = Arg(t, a.span, a.text)
@@ -174,6 +178,24 @@ class Learner(AnalyzerBase):
             else:
                 kwargs = {**kwargs, key: new}
         return args, kwargs
+
+    def ask_callee(self, frame: Frame, f: FunctionV, receiver: Value | None) -> Ask:
+        """An :data:`Ask` for a call of the project function ``f``: the shape the parameter the probe
+        is passed to learns in ``f`` (see :meth:`learned_through`), its sizes fresh symbols here."""
+
+        def ask(args: Sequence[Arg], kwargs: Mapping[str, Arg], probe: Arg) -> TensorV | None:
+            sig = self.signature(f)
+            params = list(sig.params[1:] if sig.is_method and receiver is not None else sig.params)
+            name = next((k for k, a in kwargs.items() if a is probe), None)
+            if name is None:
+                i = next((i for i, a in enumerate(args) if a is probe), None)
+                if i is None or i >= len(params) or params[i].kind not in ("positional", "positional_only"):
+                    return None
+                name = params[i].name
+            got = self.learned_through(f, receiver, name)
+            return _renamed(got, frame) if got is not None else None
+
+        return ask
 
     @staticmethod
     def as_before(frame: Frame, run: Callable[[], object]) -> None:
@@ -211,6 +233,18 @@ class Learner(AnalyzerBase):
         for k, v in state.vars.items():
             if v is old:
                 state.vars[k] = new
+
+
+def _renamed(t: TensorV, frame: Frame) -> TensorV:
+    """``t`` from another analysis with each of its symbols a fresh one of ``frame`` (its run names
+    are renamed when the parameter takes it)."""
+    mapping = {
+        s: frame.ctx.fresh(str(s)) for d in t.shape.items if not isinstance(d, (int, Star)) for s in free_symbols(d)
+    }
+    if not mapping:
+        return t
+    items = tuple(d if isinstance(d, (int, Star)) else d.xreplace(mapping) for d in t.shape.items)  # type: ignore[union-attr]
+    return TensorV(Shape(items), t.dtype)
 
 
 def _under(t: TensorV, facts: Facts | None) -> TensorV:

@@ -179,11 +179,12 @@ def join_values(
             return MapV(join_all([*_map_values(a), *_map_values(b)]))
         return UnknownV()
     if isinstance(a, SeqV) and isinstance(b, SeqV):
-        return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind, a.length if a.length == b.length else None)
+        length = a.length if a.length == b.length else None
+        return SeqV(join_values(a.elem, b.elem, widen, facts), a.kind, length, a.varied or b.varied)
     if isinstance(a, SeqV) and isinstance(b, TupleV):
-        return SeqV(join_all([a.elem, *b.items]), a.kind, a.length if a.length == len(b.items) else None)
+        return SeqV(join_all([a.elem, *b.items]), a.kind, a.length if a.length == len(b.items) else None, a.varied)
     if isinstance(a, TupleV) and isinstance(b, SeqV):
-        return SeqV(join_all([b.elem, *a.items]), b.kind, b.length if b.length == len(a.items) else None)
+        return SeqV(join_all([b.elem, *a.items]), b.kind, b.length if b.length == len(a.items) else None, b.varied)
     if isinstance(a, UnknownV) and isinstance(b, UnknownV):
         return a
     if isinstance(a, ModuleV) and isinstance(b, ModuleV) and a.qualname == b.qualname and is_list_container(a):

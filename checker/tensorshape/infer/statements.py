@@ -13,7 +13,7 @@ import libcst as cst
 from ..lang.render import render_shape
 from ..model import codes
 from ..model.diagnostics import Diagnostic, Severity
-from ..model.dims import Unknown, UnknownSource
+from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.firstclass import DimsV
 from ..model.shape import Shape
 from ..model.text import plural
@@ -36,12 +36,13 @@ from ..model.values import (
 )
 from ..rules.context import Arg
 from ..rules.ops.nn import repeated_child
+from ..unify import arith
 from ..unify.compare import free_symbols
 from .annotations import read_annotation
 from .base import AnalyzerBase
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
-from .state import State, dict_container, join_all, join_states, join_values
+from .state import State, dict_container, iteration_length, join_all, join_states, join_values
 from .summaries import LazyClassDef, LazyFunctionDef
 from .syntax import class_level_reads, code_children, definitions, names_under, self_assignments, suite_body
 from .values import (
@@ -339,9 +340,20 @@ class Statements(AnalyzerBase):
                     exit_state = join_states(full, last)
             else:
                 elem = self.element_value(it)
-                exit_state = self._fixpoint(
-                    frame, stmt, state, stmt.body, loop, lambda s: self.assign(frame, s, stmt.target, elem, None)
-                )
+                counter = _counter(frame, it, stmt.target)
+
+                def enter(s: State) -> None:
+                    if counter is None:
+                        self.assign(frame, s, stmt.target, elem, None)
+                        return
+                    i, low, high = counter
+                    self.assign(frame, s, stmt.target, IntV(i), None)
+                    s.facts = s.facts.assume_le(low, i)
+                    if high is not None:
+                        s.facts = s.facts.assume_le(arith.add(i, 1), high)
+
+                exit_state = self._fixpoint(frame, stmt, state, stmt.body, loop, enter)
+                _count_appends(state, exit_state, stmt, iteration_length(it))
         finally:
             frame.loops.pop()
         for b in loop.breaks:
@@ -907,6 +919,99 @@ _AUG: dict[type, str] = {
     cst.LeftShiftAssign: "<<",
     cst.RightShiftAssign: ">>",
 }
+
+
+def _counter(frame: Frame, it: Value, target: cst.BaseAssignTargetExpression) -> tuple[Dim, Dim, Dim | None] | None:
+    """``for i in range(n)`` (a start that is a known int >= 0, step 1): ``i`` is one symbol in the
+    body, with ``start <= i`` and ``i + 1 <= start + n`` (so ``dataset[i]`` for ``i in
+    range(len(dataset))`` is below ``__len__``); ``(symbol, low, high)``, ``high`` ``None`` when the
+    length is not known."""
+    if not (isinstance(it, RangeV) and isinstance(target, cst.Name) and it.step == 1):
+        return None
+    start = it.start
+    if type(start) is not int or start < 0:
+        return None
+    n = it.length
+    high = None if n is None or isinstance(n, Unknown) else arith.add(start, n)
+    return frame.ctx.fresh(target.value), start, high
+
+
+def _count_appends(before: State, after: State | None, stmt: cst.For, iterations: Dim | None) -> None:
+    """A list that the loop body appends to on every pass (``ids.append(tokens)`` at the body's top
+    level, no ``break`` or ``continue``, the list touched no other way) has as many items more as the
+    loop has iterations: ``[0]`` then one append per sample of a batch of ``b`` is ``b + 1`` long.
+    Its items may differ (``varied``): one per iteration."""
+    if after is None or iterations is None:
+        return
+    for name, per_pass in _appended_each_pass(stmt.body).items():
+        start, end = before.vars.get(name), after.vars.get(name)
+        if isinstance(start, SeqV) and isinstance(start.elem, NothingV):
+            had = 0
+        elif isinstance(start, TupleV) and start.kind is SeqKind.LIST:
+            had = len(start.items)
+        else:
+            continue
+        if isinstance(end, SeqV) and end.length is None:
+            after.vars[name] = SeqV(end.elem, end.kind, arith.add(had, arith.mul(per_pass, iterations)), True)
+
+
+def _appended_each_pass(body: cst.BaseSuite) -> dict[str, int]:
+    """The names ``NAME.append(...)`` runs on at the top level of a loop body, with how many times a
+    pass does, when the body has no ``break``/``continue`` and uses those names no other way than to
+    read them (no other method call on them, no assignment)."""
+    counts: dict[str, int] = {}
+    stmts = suite_body(body)
+    for st in stmts:
+        if isinstance(st, cst.SimpleStatementLine):
+            for small in st.body:
+                call = small.value if isinstance(small, cst.Expr) else None
+                if (
+                    isinstance(call, cst.Call)
+                    and isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value == "append"
+                    and isinstance(call.func.value, cst.Name)
+                ):
+                    counts[call.func.value.value] = counts.get(call.func.value.value, 0) + 1
+    if not counts:
+        return counts
+    uses = _ListUses(set(counts))
+    for st in stmts:
+        st.visit(uses)
+    if uses.jumps:
+        return {}
+    return {n: c for n, c in counts.items() if uses.method_calls.get(n, 0) == c and n not in uses.bound}
+
+
+class _ListUses(cst.CSTVisitor):
+    """``break``/``continue`` anywhere, and per watched name: method calls on it and bindings of it."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.jumps = False
+        self.method_calls: dict[str, int] = {}
+        self.bound: set[str] = set()
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.jumps = True
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.jumps = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value in self.names:
+            self.method_calls[node.value.value] = self.method_calls.get(node.value.value, 0) + 1
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.bound |= self.names & names_under(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.bound |= self.names & names_under(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.bound |= self.names & names_under(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self.bound |= self.names & names_under(node.target)
 
 
 def _op_text(op: cst.BaseAugOp) -> str:

@@ -176,6 +176,9 @@ class SeqV(Value):
     kind: SeqKind = SeqKind.LIST
     #: The number of elements (an int or a symbol); ``None``: unknown.
     length: Dim | None = None
+    #: The items may differ in the dims of ``elem`` that are not ints (a list appended to in a loop,
+    #: one item per iteration): ``elem`` is their join, not each item's shape.
+    varied: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -858,8 +858,10 @@ def mha(call: Call) -> Value:
     vdim = call.int("vdim") if not call.is_none("vdim") else e
     bf = bool(call.bool("batch_first"))
     q = call.shape("query")
-    if q is None or q.rank is None:
+    if q is None:
         return TupleV((TensorV(Shape.unknown()), TensorV(Shape.unknown())))
+    if q.rank is None:
+        return _mha_runs(call, bf, {k: v for k, v in (("e", e), ("k", kdim), ("v", vdim)) if v is not None})
     if q.rank not in (2, 3):
         call.error(codes.RANK_MISMATCH, f"query must be 2-D or 3-D, got {render_shape(q)}", "query")
         return TupleV((_ERR, _ERR))
@@ -885,6 +887,25 @@ def mha(call: Call) -> Value:
             call.match({"query": qs, "key": ks}, ws, {**known, **({"h": heads} if heads is not None else {})})
             or Shape.unknown()
         )
+    return TupleV((TensorV(out or Shape.unknown()), weights))
+
+
+def _mha_runs(call: Call, bf: bool, known: dict[str, Dim]) -> Value:
+    """Attention over a query whose rank is a run (a learnt ``[*batch l e]``): the output has the
+    query's shape, its last dim ``embed_dim``; the key ends in ``kdim`` and the value in ``vdim``.
+    With ``batch_first`` the query, key and value share their leading dims (``[*b l e]``, ``[*b s k]``,
+    ``[*b s v]``) and the averaged weights are ``[*b l s]``; without it, where the batch dim sits
+    depends on the rank, so the weights stay unknown."""
+    if bf:
+        qs, specs = "*b l e", {"query": "*b l e", "key": "*b s k", "value": "*b s v"}
+    else:
+        qs, specs = "*b e", {"query": "*b e", "key": "*c k", "value": "*c v"}
+    out = call.match(specs, qs, known)
+    weights: Value = unknown_tensor()
+    if call.bool("need_weights") is False:
+        weights = NONE
+    elif bf and call.bool("average_attn_weights") is not False and out is not None:
+        weights = TensorV(call.match({"query": qs, "key": "*b s k"}, "*b l s", known) or Shape.unknown())
     return TupleV((TensorV(out or Shape.unknown()), weights))
 
 

@@ -614,7 +614,17 @@ def cat(call: Call) -> Value:
             if v is Verdict.ERROR:
                 return _ERR
         total = arith.add(total, s.dims[i])
-    if not known_len:
+    listed = call.value("tensors")
+    if (
+        not known_len
+        and count is not None
+        and isinstance(listed, SeqV)
+        and listed.varied
+        and not isinstance(total, (int, Unknown))
+    ):
+        # Items appended in a loop, whose sizes along ``dim`` differ: their sum is some size.
+        total = call.fresh("n")
+    elif not known_len:
         # ``count`` repeated elements like the one seen, or an unknown number of them.
         total = Unknown(UnknownSource.DATA_DEPENDENT) if count is None else arith.mul(count, total)
     return TensorV(replace(ref, i, (total,)), tensors[0].dtype)
