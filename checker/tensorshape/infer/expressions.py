@@ -78,6 +78,7 @@ from .values import (
     TensorMethodV,
     as_container,
     building_key,
+    is_registry,
     is_torch_module_base,
     to_core,
     truthiness,
@@ -691,6 +692,14 @@ class Expressions(AnalyzerBase):
                 # ``mask > 0`` with an unannotated ``mask``: maybe a tensor of bools, not a bool.
                 return UnknownV()
             r = self._compare_values(frame, op, left, right)
+            if (
+                isinstance(op, (cst.In, cst.NotIn))
+                and isinstance(right, DictV)
+                and r.value is None
+                and self.fill_registry(frame, state, target.comparator, left)
+            ):
+                # ``name in _model_entrypoints`` before the module registering ``name`` was run.
+                r = self._compare_values(frame, op, left, self.eval(frame, state, target.comparator))
             if isinstance(result, BoolV) and isinstance(r, BoolV):
                 if result.value is False or r.value is False:
                     result = BoolV(False)
@@ -759,6 +768,27 @@ class Expressions(AnalyzerBase):
                 return BoolV(found == isinstance(op, cst.In))
         return BoolV(None)
 
+    def fill_registry(self, frame: Frame, state: State, holder: cst.BaseExpression, key: Value) -> bool:
+        """A module-level dict read with a literal key it lacks (``_model_entrypoints["resnet18"]``,
+        ``name in _model_entrypoints``): run the package's modules that define a decorated function
+        or class of that name (``@register_model def resnet18``), not yet run, so their registering
+        decorators fill the dict as importing them would.  Whether any was run: the read is then
+        done again; what the dict holds is what running them put in it (the index of decorated
+        names, :meth:`Project.decorated_in`, only says which modules to run)."""
+        if not (isinstance(holder, cst.Name) and isinstance(key, StrV) and key.value):
+            return False
+        if frame.function is not None and holder.value in state.vars:
+            return False  # a local dict: nothing registers into it
+        if not isinstance(frame.module.globals.get(holder.value), DictV) or "." not in frame.module.name:
+            return False
+        ran = False
+        for name in self.project.decorated_in(frame.module.name, key.value):
+            info = self.project.import_module(name)
+            if info is not None and not info.state:
+                self.run_module(info)
+                ran = True
+        return ran
+
     # -- subscripts ------------------------------------------------------------------------------
     def subscript(self, frame: Frame, state: State, node: cst.Subscript) -> Value:
         recv = self.eval(frame, state, node.value)
@@ -788,10 +818,16 @@ class Expressions(AnalyzerBase):
         if isinstance(recv, DictV):
             found = recv.get(index.value) if isinstance(index, StrV) and index.value is not None else None
             if not (isinstance(index, StrV) and index.value is not None):
-                if any(isinstance(v, (FunctionV, ClassV)) for _, v in recv.items):
+                if is_registry(recv):
                     why = "registry read with a key that is not a literal"
                     self.tally(f"cause:{why}", frame, node)
                     return UnknownV(why=why)
+            elif found is None and self.fill_registry(frame, state, node.value, index):
+                return self.subscript(frame, state, node)  # the modules that register the key have run
+            elif found is None and is_registry(recv):
+                why = "not followed: registry key not found"
+                self.tally(f"cause:{why}", frame, node)
+                return UnknownV(why=why)
             return found if found is not None else UnknownV()
         if isinstance(recv, MapV):
             return recv.value

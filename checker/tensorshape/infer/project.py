@@ -85,6 +85,9 @@ _PARSE_LOCK = threading.Lock()
 #: ``from .x import *`` at the start of a line (possibly indented: under ``if TYPE_CHECKING:``).
 _STAR_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\*", re.M)
 _STAR_HINT = re.compile(rb"import[ \t]+\*")
+#: A decorated ``def``/``class`` (``@register_model`` over ``def resnet18``): its name, for the index of
+#: where a registry key may be registered (:meth:`Project.decorated_in`).
+_DECORATED = re.compile(rb"^[ \t]*@[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
 
 
 def _mentions_word(text: bytes, name: str) -> bool:
@@ -311,6 +314,7 @@ class Project:
         self._found: dict[str, Path | None] = {}
         self._raw: dict[Path, bytes] = {}
         self._stars_of: dict[Path, tuple[str, ...]] = {}
+        self._decorated: dict[str, dict[str, tuple[str, ...]]] = {}
         #: Summaries of installed modules kept across runs (``None``: each run parses them).
         self.summaries: SummaryCache | None = None
         if libraries is not None and libraries.summaries:
@@ -426,6 +430,39 @@ class Project:
                 absolute_module(package, m.group(2).decode(), len(m.group(1))) for m in _STAR_IMPORT.finditer(text)
             )
         return found
+
+    def decorated_in(self, package: str, name: str) -> tuple[str, ...]:
+        """The modules of the top-level ``package`` that define a decorated function or class called
+        ``name`` (``@register_model`` over ``def resnet18`` in ``timm.models.resnet``).
+
+        A registry that a decorator fills is read before the modules that fill it are run (a lazy
+        star import never runs ``timm.models.resnet`` unless one of its names is looked up): a key
+        missing from it names the function registered under it, and these are the modules to run
+        for it.  A hint, never a value: what the registry holds is what running them puts in it.
+        Built once per package from the files' bytes (a regular expression, no parse)."""
+        top = package.partition(".")[0]
+        index = self._decorated.get(top)
+        if index is None:
+            index = self._decorated[top] = self._index_decorated(top)
+        return index.get(name, ())
+
+    def _index_decorated(self, top: str) -> dict[str, tuple[str, ...]]:
+        init = self.find_module(top)
+        if init is None or init.name != "__init__.py":
+            return {}
+        found: dict[str, list[str]] = {}
+        root = init.parent
+        for path in sorted(root.rglob("*.py")):
+            raw, _ = read_bytes(path)
+            if raw is None or b"@" not in raw:
+                continue
+            parts = [top, *path.relative_to(root).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts.pop()
+            module = ".".join(parts)
+            for m in _DECORATED.finditer(raw):
+                found.setdefault(m.group(1).decode(), []).append(module)
+        return {k: tuple(dict.fromkeys(v)) for k, v in found.items()}
 
     def find_module(self, name: str) -> Path | None:
         """The file of a project module, without reading it (``None``: external)."""

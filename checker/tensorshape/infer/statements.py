@@ -58,6 +58,7 @@ from .values import (
     RangeV,
     as_container,
     building_key,
+    is_registry,
     truthiness,
     with_attr,
 )
@@ -75,6 +76,10 @@ _SEARCH_SKIP = frozenset(dir(builtins))
 MAX_ITERATIONS = 3
 #: Loops over a known, short sequence (a ModuleList, a tuple) are unrolled up to this length.
 MAX_UNROLL = 24
+#: Items of a known sequence a loop that stores into a dict (``_registry[name] = fn`` for each entry of
+#: a literal table) is unrolled over, at most: joined over iterations, a registry of functions is
+#: unknown (which one a key reads matters), and every read of it after the loop with it.
+MAX_REGISTERING_UNROLL = 256
 
 
 class _Loop:
@@ -319,6 +324,10 @@ class Statements(AnalyzerBase):
     def exec_for(self, frame: Frame, state: State, stmt: cst.For) -> State | None:
         it = self.eval(frame, state, stmt.iter)
         items = self.iteration_items(frame, state, it, stmt.iter)
+        known = as_container(it)
+        if items is None and isinstance(known, TupleV) and len(known.items) <= MAX_REGISTERING_UNROLL:
+            if any(self._registry_global(frame, state, name) for name in _item_stores(stmt.body)):
+                items = list(known.items)
         loop = _Loop()
         frame.loops.append(loop)
         try:
@@ -361,6 +370,13 @@ class Statements(AnalyzerBase):
         if stmt.orelse is not None and exit_state is not None:
             exit_state = self.exec_suite(frame, exit_state, stmt.orelse.body)
         return exit_state
+
+    def _registry_global(self, frame: Frame, state: State, name: str) -> bool:
+        """Is ``name`` a module-level dict of functions or classes (a registry), not a local?"""
+        if frame.function is not None and name in state.vars:
+            return False
+        v = frame.module.globals.get(name)
+        return isinstance(v, DictV) and is_registry(v)
 
     def _iteration(self, frame: Frame, state: State, stmt: cst.For, loop: _Loop, item: Value) -> State | None:
         """One pass of a loop body with the target bound to ``item``."""
@@ -1104,6 +1120,20 @@ def _stores_item(fn: cst.FunctionDef) -> bool:
 
     fn.body.visit(_Visit())
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _item_stores(body: cst.BaseSuite) -> frozenset[str]:
+    """The names a loop's body stores items into (``_model_entrypoints[name] = fn``: ``_model_entrypoints``)."""
+    names: set[str] = set()
+
+    class _Visit(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            if isinstance(n.target, cst.Subscript) and isinstance(n.target.value, cst.Name):
+                names.add(n.target.value.value)
+
+    body.visit(_Visit())
+    return frozenset(names)
 
 
 def subclass_hook(cls: ClassV) -> tuple[bool, str | None] | None:

@@ -71,6 +71,7 @@ __all__ = [
     "unseen_constructor",
     "mentions",
     "DYNAMIC_ATTRS",
+    "is_registry",
 ]
 
 
@@ -330,6 +331,11 @@ def building_key(inst: InstanceV, name: str) -> str:
     lets branches of ``__init__`` join, rather than the last write winning.
     """
     return f"@{id(inst)}.{name}"
+
+
+def is_registry(d: DictV) -> bool:
+    """A dict of functions or classes (a registry: which one a key reads matters)."""
+    return any(isinstance(v, (FunctionV, ClassV)) for _, v in d.items)
 
 
 def with_attr(inst: InstanceV, name: str, value: Value) -> InstanceV:
