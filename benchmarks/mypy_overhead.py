@@ -7,6 +7,10 @@ torch code).  Each configuration runs in a subprocess with its own cache:
 * cold: an empty cache (mypy analyses torch too);
 * warm: the same command again, nothing changed;
 * edit: one generated file changed, the rest from the cache;
+* kept worker (``TENSORSHAPE_MYPY_WORKER_IDLE``: the worker stays between separate ``mypy``
+  runs of the project): one file edited, and a cold run (empty cache) while the worker is alive,
+  each counting the kept worker's CPU during the run (from ``/proc``), against plain mypy's edit
+  and cold runs;
 * daemon edit: what the plugin adds to a ``dmypy`` build after an edit, whose worker is kept
   between builds: the CPU of a new worker (interpreter, the analysis's imports, one module)
   against the kept worker analysing the edited module again (the analysis only: the daemon's
@@ -25,6 +29,7 @@ re-analyses nothing).
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import statistics
@@ -115,20 +120,34 @@ def _run(root: Path, plugin: bool) -> float:
     return _run_cpu(root, plugin)[0]
 
 
-def _run_cpu(root: Path, plugin: bool) -> tuple[float, float]:
-    """Wall and CPU seconds of one mypy run."""
+def _run_cpu(root: Path, plugin: bool, kept: bool = False) -> tuple[float, float]:
+    """Wall and CPU seconds of one mypy run (with ``kept``, the kept worker's CPU during it counts)."""
     cfg = _config(root, plugin)
     cache = root / (".cache-plugin" if plugin else ".cache-plain")
     cmd = [sys.executable, "-m", "mypy", "--config-file", str(cfg), "--cache-dir", str(cache), "genmodels", "examples"]
+    env = dict(os.environ, TENSORSHAPE_MYPY_WORKER_IDLE="600" if kept else "0")
+    worker_before = _kept_cpu(cache)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1) or "error: INTERNAL" in proc.stdout + proc.stderr:
         raise SystemExit(f"mypy failed:\n{proc.stdout}\n{proc.stderr}")
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return elapsed, cpu
+    return elapsed, cpu + _kept_cpu(cache) - worker_before
+
+
+def _kept_cpu(cache: Path) -> float:
+    """CPU seconds so far of the worker kept for the project with this mypy cache (0: none)."""
+    from tensorshape_mypy.channel import socket_path
+
+    try:
+        pid = int(socket_path(cache / "tensorshape").with_suffix(".pid").read_text(encoding="utf-8"))
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    except (OSError, ValueError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 _DAEMON = """
@@ -196,18 +215,45 @@ def main(argv: list[str] | None = None) -> int:
         for plugin in (False, True):
             results[("warm", plugin)] = statistics.median(w for w, _ in warm[plugin])
             results[("warm cpu", plugin)] = statistics.median(c for _, c in warm[plugin])
+        # The worker kept between runs: started by a first run after an edit, then measured.
+        kept_edits: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+        target = pkg / "m002.py"
+        try:
+            target.write_text(target.read_text(encoding="utf-8") + "\nKEPT_START = 0\n", encoding="utf-8")
+            _run_cpu(root, True, kept=True)
+            for r in range(args.repeat):
+                for plugin in (False, True):
+                    target.write_text(
+                        target.read_text(encoding="utf-8") + f"\nKEPT_{plugin}_{r} = {r}\n", encoding="utf-8"
+                    )
+                    kept_edits[plugin].append(_run_cpu(root, plugin, kept=plugin))
+            results[("kept edit", False)] = min(w for w, _ in kept_edits[False])
+            results[("kept edit", True)] = min(w for w, _ in kept_edits[True])
+            results[("kept edit cpu", False)] = min(c for _, c in kept_edits[False])
+            results[("kept edit cpu", True)] = min(c for _, c in kept_edits[True])
+            shutil.rmtree(root / ".cache-plugin", ignore_errors=True)
+            results[("kept cold", False)], results[("kept cold cpu", False)] = cold[False][-1]
+            results[("kept cold", True)], results[("kept cold cpu", True)] = _run_cpu(root, True, kept=True)
+        finally:
+            from tensorshape_mypy.channel import stop_kept
+
+            stop_kept(root / ".cache-plugin" / "tensorshape")
         fresh, kept = _daemon_edit(pkg / "m001.py")
         files = args.modules + len(list((root / "examples").rglob("*.py")))
         print(f"tree: {files} files (examples/ + {args.modules} generated modules)")
-        print(f"{'phase':<8} {'plain':>8} {'plugin':>8} {'ratio':>7}   (warm: medians of {args.warm_runs} runs)")
-        for phase in ("cold", "cold cpu", "warm", "warm cpu", "edit", "edit cpu"):
+        print(f"{'phase':<14} {'plain':>8} {'plugin':>8} {'ratio':>7}   (warm: medians of {args.warm_runs} runs)")
+        phases = ("cold", "cold cpu", "warm", "warm cpu", "edit", "edit cpu")
+        kept_phases = ("kept edit", "kept edit cpu", "kept cold", "kept cold cpu")
+        for phase in (*phases, *kept_phases):
             plain, plug = results[(phase, False)], results[(phase, True)]
-            print(f"{phase:<8} {plain:>7.2f}s {plug:>7.2f}s {plug / plain:>6.2f}x")
+            print(f"{phase:<14} {plain:>7.2f}s {plug:>7.2f}s {plug / plain:>6.2f}x")
         plain_edit = results[("edit cpu", False)]
         print(
             f"daemon edit: the plugin's CPU per build with a new worker {fresh:.2f}s, with the kept worker "
             f"{kept:.2f}s ({(plain_edit + kept) / plain_edit:.2f}x of plain mypy's edit CPU with the kept one)"
         )
+        print("kept: the worker kept between runs (TENSORSHAPE_MYPY_WORKER_IDLE), its CPU counted;")
+        print("      kept cold: an empty mypy cache with the worker alive, against the plain cold run above")
         print("targets: cold <= 1.10x, warm <= 1.10x")
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ from .dims import dim_result
 from .session import Session, is_user_path
 
 if TYPE_CHECKING:
-    from .replay import Replay, Unit
+    from .replay import Fresh, Replay, Unit
     from .session import Findings
 
 __all__ = ["TensorShapePlugin"]
@@ -49,10 +50,12 @@ class TensorShapePlugin(Plugin):
         self._errors: Errors | None = None
         #: The daemon: shape errors reported again when it re-checks some functions of a module.
         self._replay: Replay | None = None
+        #: The daemon: the module mypy parsed at each user path (for the dependencies of :func:`depend`).
+        self._module_of: dict[str, str] = {}
         if options.fine_grained_incremental:
             from .replay import Replay
 
-            self._replay = Replay()
+            self._replay = Replay(self._fresh)
 
     # -- calls: mypy's error collector, first-class dims ----------------------------------------
     def _call(self, ctx: FunctionContext | MethodContext) -> Type:
@@ -143,6 +146,8 @@ class TensorShapePlugin(Plugin):
         package, ``ignore_errors``): mypy has marked it when it parsed it."""
         if self._replay is not None:
             self._replay.forget(file.path)
+            if is_user_path(file.path):
+                self._module_of[os.path.realpath(file.path)] = file.fullname
         if not file.is_stub and self.reports_on(file.fullname, file.path) is not None:
             self.session.prefetch(file.path, file.fullname)
             if self._replay is not None:
@@ -152,6 +157,10 @@ class TensorShapePlugin(Plugin):
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         """Called after ``file`` is type checked, before its messages are flushed: report the core's findings."""
+        if self._replay is not None and is_user_path(file.path):
+            from .replay import stamp
+
+            stamp(file)
         errors = None if file.is_stub else self.reports_on(file.fullname, file.path)
         if errors is None or errors.file != file.path:
             return set()
@@ -169,15 +178,25 @@ class TensorShapePlugin(Plugin):
             reported = [(target(line), unit, infos) for line, unit, infos in early]
             for name, _, infos in reported:
                 mark(infos, name)
-            if self._replay is not None:
-                self._replay.keep(file.path, reported, result.reveals)
-        elif self._replay is not None and result.reveals:
-            self._replay.keep(file.path, [], result.reveals)
+        else:
+            reported = []
+        if self._replay is not None:
+            from .replay import depend
+
+            files = result.files()
+            self._replay.keep(errors, file.path, reported, result.reveals, files)
+            depend(file, (m for m in map(self._module_of.get, files) if m is not None))
         if result.reveals:
             from .reveal import rewrite_reveals
 
             rewrite_reveals(errors, file.path, result.reveals)
         return set()
+
+    def _fresh(self, path: str) -> Fresh:
+        """The daemon: analyse ``path`` again (files its analysis read changed since)."""
+        self.session.prefetch(path)
+        result = self.session.result(path)
+        return _units(result), result.files(), result.reveals
 
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
         """Cached results are stale when the plugin, the stubs, the configuration or a file read changes."""

@@ -25,7 +25,19 @@ a call...).  So:
   reset), whichever target it is in.
 
 A module parsed again (edited) is checked as a whole and reported anew, so its
-stored errors are forgotten when mypy parses it (:meth:`Replay.forget`).  Under
+stored errors are forgotten when mypy parses it (:meth:`Replay.forget`).
+
+What a module's analysis reads of other modules (the body of an unannotated
+callee, the dims of a jaxtyping annotation) is not in mypy's view of their
+interfaces, and the daemon re-checks what its own dependencies say changed.
+So each user module carries a *stamp* in its symbol table, a name whose type
+changes with the module's contents (:func:`stamp`, never written to mypy's
+cache), and each module the plugin reports on declares a dependency of its
+top level on the stamps of the modules its analysis read (:func:`depend`,
+mypy's ``plugin_deps``): an edit of one re-checks the top level of the others.
+At the first hook of an update in a module whose files changed since its
+analysis, the module is analysed again and its shape errors replace those of
+its last analysis (:meth:`Replay.signal`).  Under
 the daemon the shape errors of a module checked as a whole are reported at the
 first hook mypy calls in it, before mypy looks for unused ``# type: ignore``
 comments (which the daemon does before the per-module hook that reports them in
@@ -40,17 +52,31 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from mypy.errors import ErrorInfo, Errors, ErrorWatcher
-from mypy.nodes import Block, ClassDef, Decorator, FuncDef, MypyFile, OverloadedFuncDef, Statement
+from mypy.nodes import (
+    GDEF,
+    Block,
+    ClassDef,
+    Decorator,
+    FuncDef,
+    MypyFile,
+    OverloadedFuncDef,
+    Statement,
+    SymbolTableNode,
+    Var,
+)
+from mypy.server.trigger import make_trigger
+from mypy.types import UnboundType
 
 from .report import report
 from .reveal import PREFIX, rewrite_note
+from .session import files_digest
 
 if TYPE_CHECKING:
     from tensorshape.model.diagnostics import Diagnostic
 
     from .observe import Reveal
 
-__all__ = ["Replay", "Unit", "mark", "recorded", "targets_of", "units_of"]
+__all__ = ["Replay", "Unit", "Fresh", "mark", "recorded", "targets_of", "units_of", "stamp", "depend", "STAMP"]
 
 
 def _spans(statements: Iterable[Statement], out: list[tuple[int, int, str]]) -> None:
@@ -117,23 +143,57 @@ def mark(infos: list[ErrorInfo], target: str) -> None:
         info.target = target
 
 
+#: The name of a module's stamp in its symbol table.
+STAMP = "__tensorshape_stamp__"
+
+
+def stamp(file: MypyFile) -> None:
+    """Give ``file`` a name whose type changes with the file's contents (the daemon's snapshot of the
+    module's symbols differs after any edit, and fires the trigger :func:`depend` waits on).
+
+    Private (no ``import *`` takes it) and not serialized: it never reaches mypy's cache."""
+    var = Var(STAMP, UnboundType(files_digest([file.path])))
+    var._fullname = f"{file.fullname}.{STAMP}"
+    file.names[STAMP] = SymbolTableNode(GDEF, var, module_public=False, no_serialize=True)
+
+
+def depend(file: MypyFile, modules: Iterable[str]) -> None:
+    """The daemon re-checks ``file``'s top level when the stamp of one of ``modules`` changes."""
+    for module in modules:
+        if module != file.fullname:
+            file.plugin_deps.setdefault(make_trigger(f"{module}.{STAMP}"), set()).add(file.fullname)
+
+
+#: What a new analysis of a file gives: its units of reporting, the files it read, its ``reveal_type`` shapes.
+Fresh = tuple[list[tuple[int, Unit]], list[str], list["Reveal"]]
+
+
 class _Kept:
-    """A module last checked as a whole: by target, what reports its shape errors and mypy's records."""
+    """A module last analysed: by target, what reports its shape errors and mypy's records; the files
+    the analysis read, with their digest, and the update that last looked at them."""
 
-    __slots__ = ("by_target", "seen")
+    __slots__ = ("by_target", "seen", "files", "digest", "update")
 
-    def __init__(self, by_target: dict[str, list[tuple[Unit, list[ErrorInfo]]]]) -> None:
+    def __init__(
+        self, by_target: dict[str, list[tuple[Unit, list[ErrorInfo]]]], files: list[str], update: object
+    ) -> None:
         self.by_target = by_target
         #: mypy's messages (all of them, and the file's list) when the records were last checked: the
         #: daemon replaces the file's list when it clears targets, and all of them at each reset.
         self.seen: tuple[object, object] = (None, None)
+        self.files = files
+        self.digest = files_digest(files)
+        #: mypy's messages of the update that last compared the files (new at each update).
+        self.update = update
 
 
 class Replay:
     """What the daemon needs between builds: the shape errors and shapes of the modules checked as a
     whole, where hooks fire in them, and the modules whose errors are still to be reported."""
 
-    def __init__(self) -> None:
+    def __init__(self, fresh: Callable[[str], Fresh]) -> None:
+        #: Analyses a file anew (its files changed since its last analysis).
+        self._fresh = fresh
         self._files: dict[str, _Kept] = {}
         self._reveals: dict[str, list[Reveal]] = {}
         #: Modules being checked as a whole (parsed, not yet done): the targets where a hook fired.
@@ -166,8 +226,16 @@ class Replay:
         self._due.pop(path, None)
         return self._early.pop(path, None)
 
-    def keep(self, path: str, reported: list[tuple[str, Unit, list[ErrorInfo]]], reveals: list[Reveal]) -> None:
-        """``path`` was just checked as a whole and ``reported`` (target, unit, records).
+    def keep(
+        self,
+        errors: Errors,
+        path: str,
+        reported: list[tuple[str, Unit, list[ErrorInfo]]],
+        reveals: list[Reveal],
+        files: list[str],
+    ) -> None:
+        """``path`` was just checked as a whole and ``reported`` (target, unit, records); its analysis
+        read ``files``.
 
         A target where no hook fired hands its errors to one where one did (its carrier): mypy
         re-checks the carrier at the next update, and the hooks there report them again."""
@@ -177,8 +245,7 @@ class Replay:
             carrier = target if target in fired or not fired else min(fired)
             mark(infos, carrier)
             by_target.setdefault(carrier, []).append((unit, infos))
-        if by_target:
-            self._files[path] = _Kept(by_target)
+        self._files[path] = _Kept(by_target, files, errors.error_info_map)
         if reveals:
             self._reveals[path] = reveals
 
@@ -198,7 +265,37 @@ class Replay:
             self._watch(errors)
         kept = self._files.get(path)
         if kept is not None:
+            if kept.update is not errors.error_info_map:
+                # The first hook of an update in this module: did a file its analysis read change?
+                kept.update = errors.error_info_map
+                if files_digest(kept.files) != kept.digest:
+                    self._renew(errors, path, kept)
             self._restore(errors, path, kept)
+
+    def _renew(self, errors: Errors, path: str, kept: _Kept) -> None:
+        """Analyse ``path`` again and report its shape errors instead of those of its last analysis, all
+        in the target mypy re-checks now (the daemon re-checks it at the next update, as any target
+        with errors)."""
+        units, files, reveals = self._fresh(path)
+        old = {id(i) for entries in kept.by_target.values() for _, infos in entries for i in infos}
+        mine = errors.error_info_map.get(path)
+        if mine and old:
+            mine[:] = [i for i in mine if id(i) not in old]
+        target = errors.current_target() or min(kept.by_target, default=None)
+        by_target: dict[str, list[tuple[Unit, list[ErrorInfo]]]] = {}
+        for _, unit in units:
+            infos = self._report(errors, unit)
+            if target is not None:
+                mark(infos, target)
+            by_target.setdefault(target or "", []).append((unit, infos))
+        kept.by_target = by_target
+        kept.files = files
+        kept.digest = files_digest(files)
+        kept.seen = (errors.error_info_map, errors.error_info_map.get(path))
+        if reveals:
+            self._reveals[path] = reveals
+        else:
+            self._reveals.pop(path, None)
 
     def _watch(self, errors: Errors) -> None:
         watchers = errors._watchers

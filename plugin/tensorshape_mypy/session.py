@@ -24,7 +24,6 @@ import functools
 import hashlib
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,17 +32,16 @@ import tensorshape
 from tensorshape.model.codes import ALL_CODES
 
 if TYPE_CHECKING:
-    import subprocess
-
     # The configuration and the analysis are imported when a module is analysed: a warm run
     # that re-checks nothing never pays for them.
     from tensorshape.cli.config import Config
     from tensorshape.infer.api import CheckSettings
     from tensorshape.model.diagnostics import Diagnostic
 
+    from .channel import Channel
     from .observe import Reveal
 
-__all__ = ["Session", "is_user_path", "ProjectConfig", "Findings"]
+__all__ = ["Session", "is_user_path", "ProjectConfig", "Findings", "files_digest"]
 
 _INSTALLED = ("site-packages", "dist-packages", "typeshed")
 _OFF_BY_DEFAULT = frozenset(c.id for c in ALL_CODES.values() if not c.default_enabled)
@@ -83,7 +81,8 @@ def base_data() -> dict[str, str]:
     return {"version": tensorshape.__version__, "stubs": stubs_digest()}
 
 
-def _file_digest(paths: list[str]) -> str:
+def files_digest(paths: list[str]) -> str:
+    """One digest of the contents of ``paths`` (a missing file counts as such)."""
     h = hashlib.blake2b(digest_size=16)
     for p in paths:
         h.update(p.encode("utf-8", "surrogatepass") + b"\0")
@@ -109,6 +108,11 @@ class Findings:
     #: Why ``[tool.tensorshape]`` could not be read (then nothing was analysed: a ``config-error``).
     config_error: str | None = None
 
+    def files(self) -> list[str]:
+        """Every file the result depends on: the files the analysis read and the configuration."""
+        source = [self.config_source] if self.config_source else []
+        return sorted({os.path.realpath(p) for p in (*(p for p, _ in self.dependencies), *source)})
+
 
 class Session:
     """The plugin's state for one mypy build (a new plugin instance per build)."""
@@ -116,8 +120,8 @@ class Session:
     def __init__(self, cache_dir: str | None, *, keep_worker: bool = False) -> None:
         self._cache_dir = Path(cache_dir, "tensorshape") if cache_dir and cache_dir != os.devnull else None
         self._results: dict[str, Findings] = {}
-        #: The worker process analysing modules ahead of mypy (``None``: none running).
-        self._worker: subprocess.Popen[bytes] | None = None
+        #: The worker analysing modules ahead of mypy (``None``: none reached).
+        self._worker: Channel | None = None
         #: Keep the worker between builds (the daemon: its imports and caches serve the next edit).
         self._keep_worker = keep_worker
         #: A build of the daemon ended since the projects were made: files may have changed, so the
@@ -180,11 +184,10 @@ class Session:
             self.reset()
         try:
             if self._worker is None:
-                self._worker = _start_worker()
-            assert self._worker.stdin is not None
-            line = f"{key}\t{path}\t{'reset' if reset else ''}\n"
-            self._worker.stdin.write(line.encode("utf-8", "surrogateescape"))
-            self._worker.stdin.flush()
+                from .channel import open_channel
+
+                self._worker = open_channel(None if self._keep_worker else self._cache_dir)
+            self._worker.send(f"{key}\t{path}\t{'reset' if reset else ''}\n")
         except (OSError, ValueError):
             self._stop_worker()
             return
@@ -192,12 +195,10 @@ class Session:
 
     def _collect(self, key: str) -> None:
         """Read the worker's answers up to the one for ``key`` (a failed worker: analysed in-process)."""
-        import pickle
-
         worker = self._worker
-        while key in self._pending and worker is not None and worker.stdout is not None:
+        while key in self._pending and worker is not None:
             try:
-                got, findings = pickle.load(worker.stdout)
+                got, findings = worker.receive()
             except Exception:  # a dead or confused worker: what is pending is analysed here
                 self._stop_worker()
                 return
@@ -210,18 +211,8 @@ class Session:
     def _stop_worker(self) -> None:
         worker, self._worker = self._worker, None
         self._pending.clear()
-        if worker is None:
-            return
-        for stream in (worker.stdin, worker.stdout):
-            if stream is not None:
-                stream.close()
-        import subprocess
-
-        try:
-            worker.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
+        if worker is not None:
+            worker.close()
 
     def warm_up(self) -> None:
         """Import the analysis and sympy (the worker does this before its first request)."""
@@ -280,7 +271,7 @@ class Session:
                 stored, findings = pickle.load(stream)
         except Exception:  # missing, truncated, from another version: analysed again
             return None
-        fresh = stored == {**base_data(), "files": _file_digest(deps)} and isinstance(findings, Findings)
+        fresh = stored == {**base_data(), "files": files_digest(deps)} and isinstance(findings, Findings)
         return findings if fresh else None
 
     def _keep(self, module: str, data: dict[str, str], findings: Findings) -> None:
@@ -314,16 +305,14 @@ class Session:
         elif checked:
             # The configuration is one of the files the result depends on.
             result = self.result(path)
-            read = [p for p, _ in result.dependencies]
-            source = [result.config_source] if result.config_source else []
-            deps = sorted({os.path.realpath(p) for p in (*read, *source)})
+            deps = result.files()
             self._write_deps(module, deps)
         else:
             self._write_deps(module, None)
             deps = None
         if deps is None:
             return base_data()
-        data = {**base_data(), "files": _file_digest(deps)}
+        data = {**base_data(), "files": files_digest(deps)}
         if result is not None:
             # Kept for the next time mypy parses the module with these files unchanged (it re-checks
             # a dependent whose dependency's interface changed; its own options changed).
@@ -364,20 +353,6 @@ def _mentions_reveal(path: str) -> bool:
         return b"reveal_type" in Path(path).read_bytes()
     except OSError:
         return False
-
-
-def _start_worker() -> subprocess.Popen[bytes]:
-    """The worker, importing exactly what this process imports (the same ``sys.path``)."""
-    import subprocess
-
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    return subprocess.Popen(
-        [sys.executable, "-m", "tensorshape_mypy.worker"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
 
 
 def _load(pyproject: Path | None) -> ProjectConfig:

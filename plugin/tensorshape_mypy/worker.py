@@ -13,23 +13,88 @@ forget every project and configuration first: the daemon's next build); one pick
 The worker ends when stdin closes: after the last module of a build, or with the
 daemon (``dmypy``), which keeps it for the next build.  A file sent again is
 analysed again (after a ``reset``, with every file it reads read again).
+
+``--serve SOCKET --idle SECONDS``: the worker kept between mypy runs (``channel.py``): the same
+protocol on each connection to a Unix socket, one run at a time, each from new projects; a
+``stop`` command ends it, and so do ``SECONDS`` without a connection.
+``--stop CACHE_DIR``: end the kept worker of the project with that mypy cache.
 """
 
 from __future__ import annotations
 
 import pickle
 import sys
-from typing import Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .session import Session
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--stop"] and len(args) == 2:
+        from .channel import stop_kept
+
+        return 0 if stop_kept(Path(args[1], "tensorshape")) else 1
+    if args[:1] == ["--serve"] and len(args) == 4 and args[2] == "--idle":
+        return serve(Path(args[1]), float(args[3]))
     from .session import Session
 
     session = Session(None)
     session.warm_up()
-    out = sys.stdout.buffer
-    for line in sys.stdin:
-        key, path, command = line.rstrip("\n").split("\t")
+    answer_all(session, sys.stdin.buffer, sys.stdout.buffer)
+    return 0
+
+
+def serve(path: Path, idle: float) -> int:
+    """Listen at ``path`` and serve one mypy run per connection, until ``idle`` seconds pass without one."""
+    import os
+    import signal
+    import socket
+
+    from .session import Session
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(str(path))  # before the imports: a run's requests wait in the socket meanwhile
+    except OSError:  # another worker listens there
+        return 1
+    # Ended by a signal: still remove the socket.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        os.chmod(path, 0o600)
+        path.with_suffix(".pid").write_text(str(os.getpid()), encoding="utf-8")
+        listener.listen(4)
+        listener.settimeout(idle)
+        session = Session(None)
+        session.warm_up()
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                return 0
+            conn.settimeout(None)
+            session.reset()  # files may have changed since the last run
+            with conn, conn.makefile("rb") as requests, conn.makefile("wb") as out:
+                try:
+                    if not answer_all(session, requests, out):
+                        return 0
+                except OSError:  # the run went away: wait for the next
+                    continue
+    finally:
+        listener.close()
+        path.unlink(missing_ok=True)
+        path.with_suffix(".lock").unlink(missing_ok=True)
+        path.with_suffix(".pid").unlink(missing_ok=True)
+
+
+def answer_all(session: Session, requests: IO[bytes], out: IO[bytes]) -> bool:
+    """Answer each request until the input ends (``True``) or a ``stop`` command (``False``)."""
+    for raw in requests:
+        key, path, command = raw.decode("utf-8", "surrogateescape").rstrip("\n").split("\t")
+        if command == "stop":
+            return False
         if command == "reset":
             session.reset()
         answer: tuple[str, Any]
@@ -40,7 +105,7 @@ def main() -> int:
         session.forget(path)
         pickle.dump(answer, out, protocol=pickle.HIGHEST_PROTOCOL)
         out.flush()
-    return 0
+    return True
 
 
 if __name__ == "__main__":

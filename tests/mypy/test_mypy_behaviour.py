@@ -187,6 +187,31 @@ def _edit(path: Path, text: str) -> None:
         os.utime(path, ns=(later, later))
 
 
+def _dmypy_runs(folder: Path, edits: list[tuple[str, str]], files: list[str]) -> list[str]:
+    """``dmypy run`` over ``files`` in ``folder`` after each edit (a file and its new text): the outputs."""
+    dmypy = shutil.which("dmypy") or str(Path(sys.executable).with_name("dmypy"))
+    if not Path(dmypy).exists():
+        pytest.skip("dmypy is not installed")
+    ini = "[mypy]\nplugins = tensorshape_mypy\nwarn_unused_ignores = True\n"
+    (folder / "mypy.ini").write_text(ini, encoding="utf-8")
+    base = [dmypy, "--status-file", str(folder / "dmypy.json")]
+    runs = []
+    try:
+        for name, source in edits:
+            _edit(folder / name, source)
+            proc = subprocess.run(
+                [*base, "run", "--", "--config-file", "mypy.ini", *files],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            runs.append(proc.stdout)
+    finally:
+        subprocess.run([*base, "stop"], cwd=folder, capture_output=True, timeout=60)
+    return runs
+
+
 MODEL = """
 import torch
 
@@ -236,9 +261,6 @@ def test_dmypy(tmp_path: Path) -> None:
     every message at each update and re-checks only their functions that had errors, also where that
     re-check makes no call (a `config-error` of a module whose top level calls nothing, a bad annotation
     on a function whose body calls nothing), and `reveal_type` keeps its shape there."""
-    dmypy = shutil.which("dmypy") or str(Path(sys.executable).with_name("dmypy"))
-    if not Path(dmypy).exists():
-        pytest.skip("dmypy is not installed")
     (tmp_path / "lib.py").write_text(LIB, encoding="utf-8")
     (tmp_path / "main.py").write_text(MAIN, encoding="utf-8")
     (tmp_path / "user.py").write_text(MODEL, encoding="utf-8")
@@ -247,10 +269,6 @@ def test_dmypy(tmp_path: Path) -> None:
     (tmp_path / "cfg").mkdir()
     (tmp_path / "cfg" / "pyproject.toml").write_text("[tool.tensorshape]\nseverity = 5\n", encoding="utf-8")
     (tmp_path / "cfg" / "quiet.py").write_text('"""Nothing called here."""\n\nX = 1\n', encoding="utf-8")
-    ini = "[mypy]\nplugins = tensorshape_mypy\nwarn_unused_ignores = True\n"
-    (tmp_path / "mypy.ini").write_text(ini, encoding="utf-8")
-    status = tmp_path / "dmypy.json"
-    base = [dmypy, "--status-file", str(status)]
     edits = [
         ("main.py", MAIN + "\n"),
         # The edit fixes the bad call: the daemon parses main.py again and its shape error goes away.
@@ -262,31 +280,7 @@ def test_dmypy(tmp_path: Path) -> None:
         ("lib.py", LIB + "# edited\n"),
         ("lib.py", LIB),
     ]
-    try:
-        runs = []
-        for name, source in edits:
-            _edit(tmp_path / name, source)
-            proc = subprocess.run(
-                [
-                    *base,
-                    "run",
-                    "--",
-                    "--config-file",
-                    "mypy.ini",
-                    "lib.py",
-                    "main.py",
-                    "user.py",
-                    "shapes.py",
-                    "cfg/quiet.py",
-                ],
-                cwd=tmp_path,
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
-            runs.append(proc.stdout)
-    finally:
-        subprocess.run([*base, "stop"], cwd=tmp_path, capture_output=True, timeout=60)
+    runs = _dmypy_runs(tmp_path, edits, ["lib.py", "main.py", "user.py", "shapes.py", "cfg/quiet.py"])
     for out in runs:
         assert "main.py:6: note: revealed shape: [3 4]" in out, out
         assert "user.py:8: error:" in out and "[shape-mismatch]" in out, out
@@ -302,3 +296,68 @@ def test_dmypy(tmp_path: Path) -> None:
     for out in runs:
         lines = [line for line in out.splitlines() if ": error: " in line or ": note: " in line]
         assert len(lines) == len(set(lines)), out
+
+
+HELPERS = """import torch
+
+
+def make(n):
+    return torch.zeros(n, 4)
+"""
+
+#: Uses `helpers.make`, whose body is not in mypy's interface of `helpers`: only the analysis reads it.
+USES = """import torch
+from helpers import make
+
+
+def run() -> torch.Tensor:
+    return make(3) @ torch.randn(4, 2)
+
+
+def bad() -> None:
+    a = torch.randn(2, 3)
+    a @ a
+"""
+
+LIB_DIMS = """from jaxtyping import Float
+from torch import Tensor
+
+
+def head(x: Float[Tensor, "b 16"]) -> Float[Tensor, "b 4"]:
+    return x[:, :4]
+"""
+
+USES_DIMS = """import torch
+from lib import head
+
+y = head(torch.randn(3, 16)) @ torch.randn(4, 2)
+"""
+
+
+@pytest.mark.slow
+def test_dmypy_follows_what_the_analysis_reads(tmp_path: Path) -> None:
+    """An edit that changes only what another module's analysis reads (an unannotated callee's body, the
+    dims of a jaxtyping annotation: mypy's interfaces of the edited modules do not change) re-checks and
+    re-analyses the other module under the daemon, whose errors then are those of the new analysis."""
+    (tmp_path / "helpers.py").write_text(HELPERS, encoding="utf-8")
+    (tmp_path / "uses.py").write_text(USES, encoding="utf-8")
+    (tmp_path / "lib.py").write_text(LIB_DIMS, encoding="utf-8")
+    (tmp_path / "uses_dims.py").write_text(USES_DIMS, encoding="utf-8")
+    edits = [
+        ("helpers.py", HELPERS),
+        ("helpers.py", HELPERS.replace("zeros(n, 4)", "zeros(n, 5)")),
+        ("uses.py", USES + "\n"),
+        ("helpers.py", HELPERS),
+        ("lib.py", LIB_DIMS.replace('"b 4"', '"b 5"')),
+        ("lib.py", LIB_DIMS),
+    ]
+    runs = _dmypy_runs(tmp_path, edits, ["helpers.py", "uses.py", "lib.py", "uses_dims.py"])
+    matmul = "uses.py:6: error: matmul: cannot multiply [3 5] by [4 2]"
+    dims = "uses_dims.py:4: error: matmul"
+    for out in runs:
+        # The error of the module's own code, in a function the edits do not touch, stays shown once.
+        assert sum("uses.py:11: error: matmul" in line for line in out.splitlines()) == 1, out
+        lines = [line for line in out.splitlines() if ": error: " in line]
+        assert len(lines) == len(set(lines)), out
+    assert [matmul in out for out in runs] == [False, True, True, False, False, False], runs
+    assert [dims in out for out in runs] == [False, False, False, False, True, False], runs

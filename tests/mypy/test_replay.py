@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from mypy import build
 from mypy.errors import ErrorInfo, Errors
@@ -9,7 +11,7 @@ from mypy.modulefinder import BuildSource
 from mypy.options import Options
 from tensorshape.model import codes
 from tensorshape_mypy.errorcodes import error_code
-from tensorshape_mypy.replay import Replay, targets_of
+from tensorshape_mypy.replay import Fresh, Replay, Unit, targets_of
 
 pytestmark = pytest.mark.mypy
 
@@ -53,6 +55,10 @@ def _messages(errors: Errors, path: str) -> list[str]:
     return [f"{i.line}: {i.message} ({i.target})" for i in errors.error_info_map.get(path, [])]
 
 
+def _never(path: str) -> Fresh:
+    raise AssertionError(f"{path} analysed again, but no file it read changed")
+
+
 def test_the_daemon_gets_back_what_a_re_check_without_calls_cleared() -> None:
     """mypy's own error collector, driven as the daemon drives it: a finding in a target where no hook
     fires rides with one where a hook fired, and comes back (once) when that target is cleared and
@@ -60,7 +66,7 @@ def test_the_daemon_gets_back_what_a_re_check_without_calls_cleared() -> None:
     options = Options()
     errors = Errors(options)
     errors.set_file("m.py", "m", options)
-    replay = Replay()
+    replay = Replay(_never)
 
     def unit(e: Errors) -> list[ErrorInfo]:
         return [e.report(1, 0, "bad config", error_code(codes.CONFIG_ERROR))]
@@ -70,7 +76,7 @@ def test_the_daemon_gets_back_what_a_re_check_without_calls_cleared() -> None:
     early = replay.reported_early("m.py")
     assert early is not None and _messages(errors, "m.py") == ["1: bad config (m)"]
     # As if line 1 were in `m.g`, where no hook fired: it rides with `m`, where one did.
-    replay.keep("m.py", [("m.g", unit, early[0][2])], [(5, 4, 0, ("b, 3",))])
+    replay.keep(errors, "m.py", [("m.g", unit, early[0][2])], [(5, 4, 0, ("b, 3",))], [])
     assert _messages(errors, "m.py") == ["1: bad config (m)"]
 
     errors.clear_errors_in_targets("m.py", {"m"})  # the daemon re-checks `m`
@@ -87,3 +93,49 @@ def test_the_daemon_gets_back_what_a_re_check_without_calls_cleared() -> None:
     errors.clear_errors_in_targets("m.py", {"m.other"})  # another target: nothing to report again
     replay.signal(errors)
     assert len(_messages(errors, "m.py")) == 2
+
+
+def test_a_module_whose_read_files_changed_is_analysed_again(tmp_path: Path) -> None:
+    """At the first hook of an update in a module whose analysis read a file that changed since, the
+    module is analysed again: its new shape errors replace the old ones (a partial re-check shows the
+    new analysis, not the last whole check); with nothing changed, it is not analysed again."""
+    options = Options()
+    errors = Errors(options)
+    errors.set_file("m.py", "m", options)
+    dep = tmp_path / "lib.py"
+    dep.write_text("def f(n):\n    return n\n", encoding="utf-8")
+
+    def finding(line: int, message: str) -> Unit:
+        return lambda e: [e.report(line, 0, message, error_code(codes.SHAPE_MISMATCH))]
+
+    analysed: list[str] = []
+
+    def fresh(path: str) -> Fresh:
+        analysed.append(path)
+        return [(7, finding(7, "new"))], [str(dep)], []
+
+    replay = Replay(fresh)
+    replay.checking("m.py", lambda: [(3, finding(3, "old"))])
+    replay.signal(errors)
+    early = replay.reported_early("m.py")
+    assert early is not None
+    replay.keep(errors, "m.py", [("m", early[0][1], early[0][2])], [], [str(dep)])
+    assert _messages(errors, "m.py") == ["3: old (m)"]
+
+    errors.reset()  # an update that changed nothing the analysis read: the old error comes back
+    errors.set_file("m.py", "m", options)
+    replay.signal(errors)
+    assert _messages(errors, "m.py") == ["3: old (m)"] and analysed == []
+
+    dep.write_text("def f(n):\n    return n + 1\n", encoding="utf-8")
+    errors.reset()  # the next update, after an edit of a file the analysis read
+    errors.set_file("m.py", "m", options)
+    replay.signal(errors)
+    replay.signal(errors)
+    assert analysed == ["m.py"]
+    assert [m.split(" (")[0] for m in _messages(errors, "m.py")] == ["7: new"]
+
+    errors.reset()  # and the new error is what the daemon gets back later
+    errors.set_file("m.py", "m", options)
+    replay.signal(errors)
+    assert [m.split(" (")[0] for m in _messages(errors, "m.py")] == ["7: new"] and analysed == ["m.py"]

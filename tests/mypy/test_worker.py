@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import pytest
+from tensorshape_mypy.channel import socket_path, stop_kept
 from tensorshape_mypy.session import Session
 
 from tests.expectations import ROOT
@@ -42,7 +45,7 @@ def test_a_kept_worker_sees_edits_of_the_file_and_of_what_it_imports(tmp_path: P
         session.prefetch(str(main))
         assert session.result(str(main)).diagnostics == []
         worker = session._worker
-        assert worker is not None and worker.poll() is None, "the worker is kept"
+        assert worker is not None and worker.running(), "the worker is kept"
         lib.write_text("import torch\n\ndef head(x):\n    return x.view(4, 2)\n", encoding="utf-8")
         session.prefetch(str(main))
         assert [d.code.id for d in session.result(str(main)).diagnostics] == ["TS101"]
@@ -73,3 +76,62 @@ def test_findings_are_kept_for_unchanged_files(tmp_path: Path) -> None:
     edited.prefetch(str(main), "main")
     assert edited._worker is not None, "a file the analysis read changed: analysed again"
     assert [d.code.id for d in edited.result(str(main)).diagnostics] == ["TS101"]
+
+
+def test_a_worker_kept_between_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With TENSORSHAPE_MYPY_WORKER_IDLE, the worker outlives the run and serves the next run of the
+    same project (same mypy cache), from new projects: an edit of a file the analysis read is seen.
+    A run while another holds it has a worker of its own; ``stop_kept`` ends it and its socket."""
+    monkeypatch.setenv("TENSORSHAPE_MYPY_WORKER_IDLE", "60")
+    cache = tmp_path / "cache"
+    lib, main = tmp_path / "lib.py", tmp_path / "main.py"
+    lib.write_text("import torch\n\ndef head(x):\n    return x.view(2, 4)\n", encoding="utf-8")
+    main.write_text("import torch\nfrom lib import head\n\nhead(torch.randn(8)) @ torch.randn(4, 3)\n")
+    sock = socket_path(cache / "tensorshape")
+    try:
+        first = Session(str(cache))
+        first.prefetch(str(main))
+        assert first._worker is not None and first._worker.kept
+        assert first.result(str(main)).diagnostics == []
+        assert first._worker is None and sock.exists(), "the run is done, the worker waits for the next"
+        listening = sock.stat().st_ino
+
+        lib.write_text("import torch\n\ndef head(x):\n    return x.view(4, 2)\n", encoding="utf-8")
+        second = Session(str(cache))
+        second.prefetch(str(main))
+        assert second._worker is not None and second._worker.kept
+        # Another run of the same project meanwhile: a worker of its own.
+        third = Session(str(cache))
+        third.prefetch(str(lib))
+        assert third._worker is not None and not third._worker.kept
+        assert third.result(str(lib)).diagnostics == []
+        assert [d.code.id for d in second.result(str(main)).diagnostics] == ["TS101"]
+        assert sock.stat().st_ino == listening, "the same worker served both runs"
+    finally:
+        assert stop_kept(cache / "tensorshape")
+    for _ in range(200):
+        if not sock.exists():
+            break
+        time.sleep(0.05)
+    assert not sock.exists()
+    assert not stop_kept(cache / "tensorshape")
+
+
+def test_a_kept_worker_that_is_gone_leaves_the_analysis_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A socket with nobody behind it (a worker that died): a new worker is started; one that cannot
+    be (nothing listens in time) leaves the analysis to this process, which still finds the error."""
+    monkeypatch.setenv("TENSORSHAPE_MYPY_WORKER_IDLE", "60")
+    cache = tmp_path / "cache"
+    sock = socket_path(cache / "tensorshape")
+    sock.write_text("", encoding="utf-8")  # stale: not a socket
+    monkeypatch.setattr("tensorshape_mypy.channel._START", 0.0)
+    monkeypatch.setattr("sys.executable", "/nonexistent/python")
+    session = Session(str(cache))
+    session.prefetch(str(BUG))  # neither a kept worker nor a child can start
+    assert session._worker is None
+    assert [d.code.id for d in session.result(str(BUG)).diagnostics] == [
+        d.code.id for d in Session(None).result(str(BUG)).diagnostics
+    ]
+    sock.unlink(missing_ok=True)
