@@ -344,3 +344,25 @@ def test_incremental_equals_full_after_each_kind_of_edit(tmp_path: Path) -> None
         got, want = _norm(inc.update(text, n + 2)), _norm(_full(text, path))
         assert want[0], label  # the program keeps an error to compare
         assert got == want, label
+
+
+def test_a_newly_opened_document_publishes_a_part_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first part of an opened document's analysis is a subset of the whole (nothing taken back);
+    an edit publishes once."""
+    import tensorshape.lsp.incremental as incremental
+
+    path = str(tmp_path / "model.py")
+    source = generated(4)
+    # A clock that ticks once per look: the first part is published half way through the chunks.
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(incremental, "process_time", lambda: float(next(ticks)))
+    monkeypatch.setattr(incremental, "EARLY_AFTER", len(ChunkPool().chunks(source)[1]) / 2)
+    parts: list[Analysis] = []
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    whole = inc.update(source, 1, parts.append)
+    assert _norm(whole) == _norm(_full(source, path))
+    assert len(parts) == 1 and parts[0].version == 1
+    first, final = _norm(parts[0])[0], _norm(whole)[0]
+    assert first and len(first) < len(final) and all(d in final for d in first)
+    inc.update(source.replace("torch.relu(h)  # comment 2", "torch.tanh(h)  # comment 2"), 2, parts.append)
+    assert len(parts) == 1

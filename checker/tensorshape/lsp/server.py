@@ -356,9 +356,16 @@ def _range(lines: Sequence[str], span: Any) -> lsp.Range:
     )
 
 
-def _analyse_locked(ls: TensorshapeServer, uri: str, source: str, version: int | None) -> Analysis:
+def _analyse_locked(
+    ls: TensorshapeServer,
+    uri: str,
+    source: str,
+    version: int | None,
+    early: Callable[[Analysis], None] | None = None,
+) -> Analysis:
     """The document's analysis; raises :class:`FileTimeout` past ``file_timeout`` (then the document's
-    incremental state, half updated, is dropped: the next edit starts afresh)."""
+    incremental state, half updated, is dropped: the next edit starts afresh).  ``early`` receives the
+    first part of a newly opened document's analysis (:meth:`IncrementalAnalyser.update`)."""
     with ls.lock:  # one analysis at a time: they share the project's module cache
         inc = ls.incremental.get(uri)
         settings = lsp_settings(ls.settings)
@@ -367,7 +374,7 @@ def _analyse_locked(ls: TensorshapeServer, uri: str, source: str, version: int |
             inc = ls.incremental[uri] = IncrementalAnalyser(ls.project, settings, _path(uri))
         try:
             with deadline(settings.file_timeout):
-                return inc.update(source, version)
+                return inc.update(source, version, early)
         except FileTimeout:
             ls.incremental.pop(uri, None)
             raise
@@ -417,8 +424,12 @@ async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
             _publish_skipped(ls, uri, version, why)
             return
         loop = asyncio.get_event_loop()
+
+        def early(part: Analysis) -> None:  # on the analysing thread: published from the loop's
+            loop.call_soon_threadsafe(_publish, ls, uri, version, source, part)
+
         try:
-            a = await loop.run_in_executor(None, _analyse_locked, ls, uri, source, version)
+            a = await loop.run_in_executor(None, _analyse_locked, ls, uri, source, version, early)
         except FileTimeout:
             why = f"the analysis took more than {ls.settings.file_timeout:g} s (file_timeout)"
             _publish_skipped(ls, uri, version, why)
@@ -426,20 +437,26 @@ async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
         except Exception as e:  # noqa: BLE001 - the server never dies on a document
             ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"tensorshape: {e!r}"))
             return
-        if ls.workspace.get_text_document(uri).version != version:
-            return  # a newer edit is on its way
-        ls.analyses[uri] = a
-        lines = source.splitlines()
-        diags = [
-            lsp.Diagnostic(
-                range=_range(lines, d.span),
-                message=d.message + (f"\nhint: {d.hint}" if d.hint else ""),
-                severity=_SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Information),
-                code=d.code.id,
-                source="tensorshape",
-            )
-            for d in a.diagnostics
-        ]
-        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diags))
+        if _publish(ls, uri, version, source, a):
+            ls.analyses[uri] = a
     except asyncio.CancelledError:
         pass
+
+
+def _publish(ls: TensorshapeServer, uri: str, version: int | None, source: str, a: Analysis) -> bool:
+    """Publish an analysis's diagnostics, unless a newer version of the document is on its way."""
+    if ls.workspace.get_text_document(uri).version != version:
+        return False
+    lines = source.splitlines()
+    diags = [
+        lsp.Diagnostic(
+            range=_range(lines, d.span),
+            message=d.message + (f"\nhint: {d.hint}" if d.hint else ""),
+            severity=_SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Information),
+            code=d.code.id,
+            source="tensorshape",
+        )
+        for d in a.diagnostics
+    ]
+    ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diags))
+    return True
