@@ -36,7 +36,7 @@ import libcst as cst
 
 from .libraries import DEFAULT_MAX_BYTES, default_directory, user_cache_dir
 from .source import checker_digest
-from .syntax import class_level_reads, node_layout, self_assignments, suite_body
+from .syntax import NODE, SEQUENCE, class_level_reads, node_kind, node_layout, self_assignments, suite_body
 
 __all__ = [
     "FORMAT",
@@ -240,11 +240,12 @@ def statement_index(module: cst.Module) -> dict[int, int]:
         todo: list[Any] = [stmt]
         while todo:
             n = todo.pop()
-            if isinstance(n, (list, tuple)):
+            t: type = type(n)
+            kind = node_kind(t)
+            if kind == SEQUENCE:
                 todo.extend(n)
                 continue
-            t: type = type(n)
-            if not isinstance(n, cst.CSTNode) or not _inner(t):
+            if kind != NODE or not _inner(t):
                 continue
             out[id(n)] = k
             if t is LazyFunctionDef and isinstance(_BODY.__get__(n), _Blob):

@@ -17,6 +17,7 @@ __all__ = [
     "class_level_reads",
     "definitions",
     "names_under",
+    "node_kind",
     "node_layout",
     "self_assignments",
     "suite_body",
@@ -47,13 +48,34 @@ def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:
             if f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace")
         )
     out: list[cst.CSTNode] = []
+    kinds = _KINDS
     for name in names:
         v = getattr(node, name)
-        if isinstance(v, cst.CSTNode):
+        kind = kinds.get(type(v))
+        if kind is None:
+            kind = node_kind(type(v))
+        if kind == NODE:
             out.append(v)
-        elif isinstance(v, (tuple, list)):
-            out.extend(x for x in v if isinstance(x, cst.CSTNode))
+        elif kind == SEQUENCE:
+            out.extend(x for x in v if (kinds.get(type(x)) or node_kind(type(x))) == NODE)
     return out
+
+
+#: What :func:`node_kind` says of a value's class.
+OTHER, NODE, SEQUENCE = 0, 1, 2
+_KINDS: dict[type, int] = {}
+
+
+def node_kind(cls: type) -> int:
+    """``NODE`` for a libcst node class, ``SEQUENCE`` for a tuple or list, ``OTHER`` else; kept by class.
+
+    ``isinstance`` against a libcst class goes through ``ABCMeta.__instancecheck__`` (a Python call)
+    whenever the class is not the value's own: the tree walks ask it of every field of every node."""
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = NODE if issubclass(cls, cst.CSTNode) else SEQUENCE if issubclass(cls, (tuple, list)) else OTHER
+        _KINDS[cls] = kind
+    return kind
 
 
 @functools.lru_cache(maxsize=2048)
