@@ -30,10 +30,17 @@ class Tensor:
         self.dtype = dtype
 """
 
+FAKE_LIB = """
+def call(f, *args):
+    return f(*args)
+"""
+
 PROGRAM = """
+import os
 import subprocess
 import sys
 
+from lib import call  # a library's frame between two of the project's (nn.Module.__call__)
 from torch import Tensor
 
 
@@ -64,6 +71,20 @@ class Wide(Attn):
         super().__init__(dim, 2 * dim)
 
 
+def gather(values, indices):
+    return Tensor(*indices.shape, values.shape[-1])
+
+
+class Net:
+    def forward(self, feats):
+        idx = Tensor(feats.shape[0], 8, dtype="torch.int64")
+        return (lambda: call(gather, feats, idx))()  # through a lambda and a library-like frame
+
+
+def in_child(x):
+    return x
+
+
 def main(child):
     if child:
         double(Tensor(9, 9))  # traced in the subprocess too
@@ -81,6 +102,13 @@ def main(child):
         for _ in range(5):
             a.forward(Tensor(2, 3, qd), Tensor(2, 5, 4))  # the same shapes, three instances
     Wide(3).forward(Tensor(1, 3), Tensor(1, 6))
+    Net().forward(Tensor(5, 4))
+    gather(Tensor(2, 3), Tensor(2, 8))  # from main: its tensors are none of main's arguments
+    pid = os.fork()
+    if pid == 0:  # a DataLoader worker's way: fork, then os._exit (no atexit)
+        in_child(Tensor(11, 1))
+        os._exit(0)
+    os.waitpid(pid, 0)
     subprocess.run([sys.executable, __file__, "child"], check=True)
 
 
@@ -125,6 +153,7 @@ def traced(
     fake = tmp / "fake"
     fake.mkdir()
     (fake / "torch.py").write_text(FAKE_TORCH, encoding="utf-8")
+    (fake / "lib.py").write_text(FAKE_LIB, encoding="utf-8")
     project = tmp / "project"
     project.mkdir()
     (project / "app.py").write_text(PROGRAM, encoding="utf-8")
@@ -204,3 +233,35 @@ def test_the_tracing_mechanism_matches_the_interpreter(traced: tuple[str, list[d
     started, monitoring = out.stdout.split()
     assert started == "True"
     assert monitoring == ("True" if "True" in _version(exe) else "False")
+
+
+def test_a_call_names_the_recorded_call_of_the_project_it_was_made_from(
+    traced: tuple[str, list[dict[str, object]]],
+) -> None:
+    """``gather`` from ``Net.forward`` (through a lambda and a library's frame): its parent is that
+    call, and ``values`` is the caller's own ``feats``; from ``main``, a parent and nothing the same."""
+    exe, records = traced
+    by_id = {r["id"]: r for r in records}
+    assert len(by_id) == len(records), exe
+    first, second = _calls(records, "gather")
+    assert by_id[first["parent"]]["qualname"] == "Net.forward"
+    assert first["same"] == {"values": "feats"}
+    assert by_id[second["parent"]]["qualname"] == "main"
+    assert "same" not in second
+    (net,) = _calls(records, "Net.forward")
+    assert by_id[net["parent"]]["qualname"] == "main"
+    assert "parent" not in _calls(records, "main")[0]  # the program's own top
+    trace = load_trace(json.dumps(r) for r in records)
+    path, qualname, call = trace.by_id[str(first["parent"])]
+    assert qualname == "Net.forward" and call["feats"]["shape"] == [5, 4]
+    assert trace.callers_of(path, "gather")[0] == [(first["parent"], {"values": "feats"})]
+
+
+def test_a_forked_child_writes_its_own_records_and_not_its_parents(
+    traced: tuple[str, list[dict[str, object]]],
+) -> None:
+    exe, records = traced
+    (child,) = _calls(records, "in_child")
+    assert child["args"]["x"]["shape"] == [11, 1]  # type: ignore[index]
+    assert str(child["id"]).split(":")[0] != str(_calls(records, "main")[0]["id"]).split(":")[0]
+    assert len(_calls(records, "count")) == 1, exe  # recorded before the fork, written once

@@ -85,6 +85,8 @@ class Caller:
     #: this call's argument -> the caller's dims of the argument it is the same tensor object as
     #: (``None`` for an axis whose dim is not a name)
     same: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
+    #: the caller's qualified name (for the notes)
+    name: str = "the caller"
 
 
 @dataclass
@@ -414,7 +416,8 @@ class _Namer:
         the caller's dim the size is (the same tensor object's axis, else the one named dim of the
         caller of that size in every linked call), else, for a function seen with one observation
         only, the one dim of the module that took this size among others."""
-        name, why = self._from_callers(col, from_end, slot), "the caller"
+        name = self._from_callers(col, from_end, slot)
+        why = " and ".join(sorted({c.name for c in self.callers if c is not None}))
         if name is None and self.single and size > 1:
             took = {v for sizes, v in self.module.by_sizes.items() if len(sizes) > 1 and size in sizes}
             if len(took) == 1:

@@ -16,11 +16,16 @@ import libcst as cst
 from ..runtime.checking import check_shapes
 from ..runtime.errors import ShapeCheckError
 from .codemod import AnnotateResult, FunctionSite, apply_annotations, existing_specs
-from .generalise import INIT, RESULT, ModuleNames, generalise
+from .generalise import INIT, RESULT, Caller, FunctionAnnotations, ModuleNames, generalise
 
-__all__ = ["Trace", "load_trace", "annotate_from_trace", "TraceError"]
+__all__ = ["Trace", "Book", "load_trace", "annotate_from_trace", "TraceError"]
 
 Call = dict[str, Any]
+#: A call's caller: the record id of the caller's call, and which arguments are the caller's own
+#: tensors (this argument -> the caller's).
+Link = tuple[str, dict[str, str]]
+#: Callers kept for one call (the calls with its shapes made from other calls).
+_LINKS = 16
 
 
 class TraceError(ValueError):
@@ -34,21 +39,93 @@ class Trace:
     records: int = 0
     #: (real path, qualname) of the functions whose tracer stopped at its bound of distinct calls
     saturated: set[tuple[str, str]] = field(default_factory=set)
+    #: (real path, qualname) -> for each kept call, its callers (the calls it stands for included)
+    links: dict[tuple[str, str], list[list[Link]]] = field(default_factory=dict)
+    #: a record's id -> its function and call (to find a caller's call)
+    by_id: dict[str, tuple[str, str, Call]] = field(default_factory=dict)
 
     def add(self, rec: Mapping[str, Any], samples: int) -> None:
         """Add a recorded call; at most ``samples`` per function (several processes each sampled), and
-        calls with the same shapes as one kept count once."""
+        calls with the same shapes as one kept count once (their callers are kept with it)."""
         where = (str(rec["file"]), str(rec["qualname"]))
         per = self.calls.setdefault(where[0], {}).setdefault(where[1], [])
+        links = self.links.setdefault(where, [])
         call = dict(rec.get("args") or {})
         call[RESULT] = rec.get("result")
         if rec.get("init"):
             call[INIT] = rec["init"]
         if rec.get("saturated"):
             self.saturated.add(where)
+        if isinstance(rec.get("id"), str):
+            self.by_id[rec["id"]] = (*where, call)
+        link: list[Link] = []
+        if isinstance(rec.get("parent"), str):
+            same = rec.get("same")
+            link.append((rec["parent"], dict(same) if isinstance(same, dict) else {}))
         if len(per) < samples and (len(per) < 2 or call not in per):
             per.append(call)
+            links.append(link)
+        elif call in per:
+            kept = links[per.index(call)]
+            kept.extend(link[: _LINKS - len(kept)])
         self.records += 1
+
+    def callers_of(self, path: str, qualname: str) -> list[list[Link]]:
+        """The callers of each kept call of a function."""
+        return self.links.get((path, qualname), [])
+
+
+@dataclass
+class Book:
+    """The named dims of every function generalised so far, by call: what a callee's sizes are
+    named after (generalisation rule 7).  Files are done one by one; a file whose functions asked
+    for a caller of another file not done yet is named in ``waiting`` (done again at the end)."""
+
+    trace: Trace
+    #: (real path, qualname) -> each call, and its named dims' sizes and its arguments' dims
+    done: dict[tuple[str, str], list[tuple[Call, dict[str, int], dict[str, list[str | None]]]]] = field(
+        default_factory=dict
+    )
+    waiting: set[str] = field(default_factory=set)
+
+    def keep(self, path: str, qualname: str, calls: Sequence[Call], got: FunctionAnnotations) -> None:
+        self.done[(path, qualname)] = [
+            (c, got.sizes[i] if i < len(got.sizes) else {}, got.axes) for i, c in enumerate(calls)
+        ]
+
+    def callers_in(self, path: str, functions: Iterable[str]) -> dict[str, set[str]]:
+        """Each function's callers in its own module."""
+        out: dict[str, set[str]] = {}
+        for q in functions:
+            for link in self.trace.callers_of(path, q):
+                for parent, _ in link:
+                    got = self.trace.by_id.get(parent)
+                    if got is not None and got[0] == path:
+                        out.setdefault(q, set()).add(got[1])
+        return out
+
+    def caller(self, path: str, links: Sequence[Link]) -> Caller | None:
+        """What the callers of one call agree on (a call standing for several has several), or None."""
+        sizes: dict[str, int] | None = None
+        same: dict[str, list[str | None]] | None = None
+        names: set[str] = set()
+        for parent, mine in links:
+            got = self.trace.by_id.get(parent)
+            if got is None:
+                continue
+            entry = self.done.get((got[0], got[1]))
+            if entry is None:
+                if got[1] in self.trace.calls.get(got[0], {}):
+                    self.waiting.add(path)  # its caller is annotated later: this file again then
+                continue
+            found = next(((s, a) for c, s, a in entry if c == got[2]), None)
+            if found is None:
+                continue
+            names.add(got[1])
+            here = {slot: list(found[1][theirs]) for slot, theirs in mine.items() if theirs in found[1]}
+            sizes = dict(found[0]) if sizes is None else {k: v for k, v in sizes.items() if found[0].get(k) == v}
+            same = here if same is None else {k: v for k, v in same.items() if here.get(k) == v}
+        return None if sizes is None or same is None else Caller(sizes, same, " and ".join(sorted(names)))
 
 
 def load_trace(lines: Iterable[str], name: str = "<trace>", samples: int = 64) -> Trace:
@@ -105,40 +182,63 @@ def _bindings(
     return conflicts, {k: v for k, v in sizes.items() if len(v) == n}
 
 
+def _order(
+    functions: Mapping[str, FunctionSite], by_function: Mapping[str, list[Call]], callers: Mapping[str, set[str]]
+) -> list[str]:
+    """The functions with calls, each after its callers of the module (their names name its sizes),
+    those seen with one observation after the others (they take the module's names), else by line;
+    a cycle of calls is broken at its first function by that order."""
+    todo = {q for q in functions if by_function.get(q)}
+
+    def key(q: str) -> tuple[bool, int]:
+        calls = by_function[q]
+        return all(c == calls[0] for c in calls), functions[q].line
+
+    out: list[str] = []
+    while todo:
+        ready = [q for q in todo if not (callers.get(q, set()) & todo) - {q}] or list(todo)
+        q = min(ready, key=key)
+        out.append(q)
+        todo.discard(q)
+    return out
+
+
 def propose_from_calls(
     by_function: Mapping[str, list[Call]],
     variable: Mapping[int, str] | None = None,
     path: str = "<string>",
     saturated: Iterable[str] = (),
+    book: Book | None = None,
+    real: str = "",
 ) -> Any:
-    """A ``propose`` for :func:`apply_annotations` that generalises the recorded calls."""
+    """A ``propose`` for :func:`apply_annotations` that generalises the recorded calls; with a
+    ``book`` (the trace's callers), a function's constant sizes are named after its callers' dims
+    (``real`` is the module's real path, as the trace names it)."""
 
     def propose(
         module: cst.Module, functions: Mapping[str, FunctionSite]
     ) -> tuple[dict[str, dict[str, str]], set[str], list[str]]:
-        names = ModuleNames(variable=dict(variable or {}))
         plan: dict[str, dict[str, str]] = {}
         classes: set[str] = set()
         messages: list[str] = []
+        here = book.callers_in(real, by_function) if book is not None else {}
+        # the dims that vary are named in the order of the lines (the first function names them for
+        # the module), whatever order the callers ask for
+        first = ModuleNames(variable=dict(variable or {}))
         for qual, site in sorted(functions.items(), key=lambda kv: kv[1].line):
-            calls = by_function.get(qual)
-            if not calls:
-                continue
-            specs = existing_specs(site)
-            conflicts, known = _bindings(site, specs, calls)
+            if by_function.get(qual):
+                _generalise(site, by_function[qual], first, [], [])
+        names = ModuleNames(dict(first.by_sizes), dict(variable or {}))
+        for qual in _order(functions, by_function, here):
+            site = functions[qual]
+            calls = by_function[qual]
+            callers = [book.caller(real, link) for link in book.trace.callers_of(real, qual)] if book else []
+            conflicts: list[str] = []
+            got = _generalise(site, calls, names, callers, conflicts)
             messages.extend(f"{path}:{site.line}:1: {c}" for c in conflicts)
-            reserved = [w for s in specs.values() for w in s.replace("*", " ").split()]
-            order = [*site.params, RESULT]
             literal = {slot: kind for slot, d in site.defaults.items() if (kind := _literal_type(d)) is not None}
-            got = generalise(
-                calls,
-                order,
-                module=names,
-                code_names=site.code_names,
-                known=[(tuple(v), k) for k, v in known.items()],
-                reserved=[r for r in reserved if r.isidentifier()],
-                defaulted=literal,
-            )
+            if book is not None:
+                book.keep(real, qual, calls, got)
             todo = {slot: text for slot, text in got.annotations.items() if slot not in site.existing}
             for slot, default in site.defaults.items():
                 if slot not in todo:
@@ -169,9 +269,32 @@ def propose_from_calls(
                         f"{path}:{site.line}:1: note: {qual}: called with more distinct shapes than the tracer "
                         f"records ({len(calls)} kept): a call unlike them may not match"
                     )
+        messages.sort(key=lambda m: int(m[len(path) + 1 :].split(":", 1)[0]))  # by line, as the file reads
         return plan, classes, messages
 
     return propose
+
+
+def _generalise(
+    site: FunctionSite, calls: list[Call], names: ModuleNames, callers: Sequence[Caller | None], conflicts: list[str]
+) -> FunctionAnnotations:
+    """Generalise a function's calls, its existing annotations' names kept (``conflicts``: where a
+    call does not satisfy them)."""
+    specs = existing_specs(site)
+    found, known = _bindings(site, specs, calls)
+    conflicts.extend(found)
+    reserved = [w for s in specs.values() for w in s.replace("*", " ").split()]
+    literal = {slot: kind for slot, d in site.defaults.items() if (kind := _literal_type(d)) is not None}
+    return generalise(
+        calls,
+        [*site.params, RESULT],
+        module=names,
+        code_names=site.code_names,
+        known=[(tuple(v), k) for k, v in known.items()],
+        reserved=[r for r in reserved if r.isidentifier()],
+        defaulted=literal,
+        callers=callers,
+    )
 
 
 def _literal_type(default: str) -> str | None:
@@ -185,13 +308,15 @@ def _literal_type(default: str) -> str | None:
 
 
 def annotate_from_trace(
-    source: str, path: str, trace: Trace, variable: Mapping[int, str] | None = None
+    source: str, path: str, trace: Trace, variable: Mapping[int, str] | None = None, book: Book | None = None
 ) -> AnnotateResult:
-    """Annotate the module at ``path`` (its text ``source``) from the trace's calls of its functions."""
+    """Annotate the module at ``path`` (its text ``source``) from the trace's calls of its functions;
+    ``book`` carries the callers' names between the modules of one trace (one of its own if None)."""
     real = os.path.realpath(path)
     calls = trace.calls.get(real, {})
     saturated = {q for f, q in trace.saturated if f == real}
-    return apply_annotations(source, propose_from_calls(calls, variable, path, saturated))
+    book = book if book is not None else Book(trace)
+    return apply_annotations(source, propose_from_calls(calls, variable, path, saturated, book, real))
 
 
 def traced_files(trace: Trace) -> list[Path]:

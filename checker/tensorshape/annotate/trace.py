@@ -23,7 +23,14 @@ The ``__init__`` of the project's classes is never switched off: when it returns
 of its parameters (``query_dim``, ``context_dim`` after ``default(context_dim, query_dim)``) are
 kept for the instance, and a recorded call of one of the instance's methods carries them as
 ``"init"`` (a size equal to a constructor argument is named after it).  They are part of a
-method call's signature, so one method of two instances built differently is recorded for both.  Nothing of torch is imported here: a tensor is
+method call's signature, so one method of two instances built differently is recorded for both.
+
+Each record has an ``id``; a call made (directly or through code that is not the project's, such as
+``nn.Module.__call__``) from a recorded call of the project's code names it as its ``parent``, and
+says which of its tensor arguments are the same objects as the parent's (``same``): a helper reached
+at one size only is then named after its caller's dims.  A child made by ``fork`` (a DataLoader
+worker) leaves the records it inherited to its parent and writes its own one by one (it may end by
+``os._exit``, past ``atexit``).  Nothing of torch is imported here: a tensor is
 recognised by its type's module and name, so tracing a process that never uses torch costs no
 import.
 """
@@ -142,9 +149,24 @@ class _Tracer:
         self.building: dict[int, tuple[CodeType, object]] = {}
         #: id(instance) -> (a weak reference to it, its constructor's int arguments)
         self.inits: dict[int, tuple[Callable[[], object], dict[str, int]]] = {}
+        #: frame id -> the tensor arguments of a recorded call as they were at its start (``same``)
+        self.tensors: dict[int, list[tuple[str, object]]] = {}
         self.lines: list[str] = []
+        #: records kept before a write (1 in a forked child: it may end by ``os._exit``)
+        self.batch = 256
         self.out = out
         self.lock = threading.Lock()
+        self.prefix = f"{os.getpid()}:"
+        self.count = 0
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self.forked)
+
+    def forked(self) -> None:
+        """In a child made by ``fork`` (a DataLoader worker): the records copied from the parent are
+        the parent's to write, and the child writes each of its own at once."""
+        self.lines.clear()
+        self.batch = 1
+        self.prefix = f"{os.getpid()}:"
 
     def wanted(self, code: CodeType) -> int:
         f = code.co_filename
@@ -212,17 +234,45 @@ class _Tracer:
                 d = describe(local[name])
                 if d is not None:
                     args[name] = d
-        self.pending[id(frame)] = {
+        self.count += 1
+        rec: dict[str, Any] = {
             "file": os.path.realpath(code.co_filename),
             "qualname": _qualname(code),
             "line": code.co_firstlineno,
             "args": args,
+            "id": self.prefix + str(self.count),
         }
         if init:
-            self.pending[id(frame)]["init"] = init
+            rec["init"] = init
         if last:
-            self.pending[id(frame)]["saturated"] = True
+            rec["saturated"] = True
+        tensors = [(name, local[name]) for name in names if name in local and _is_tensor(type(local[name]))]
+        self.link(frame, rec, tensors)
+        self.pending[id(frame)] = rec
+        if tensors:
+            self.tensors[id(frame)] = tensors
         return True
+
+    def link(self, frame: FrameType, rec: dict[str, Any], tensors: list[tuple[str, object]]) -> None:
+        """Name the recorded call of the project's code this one was made from (``parent``), and which
+        arguments are that call's own tensor arguments (``same``: this argument -> the caller's).  The
+        nearest function of the project up the stack is the caller; when that call was not recorded
+        (not a sample), nothing is said."""
+        f = frame.f_back
+        for _ in range(64):
+            if f is None:
+                return
+            if f.f_code in self.seen:  # a function of the project (not a lambda, a comprehension)
+                up = self.pending.get(id(f))
+                if up is None or up["qualname"] != _qualname(f.f_code):
+                    return
+                rec["parent"] = up["id"]
+                theirs = self.tensors.get(id(f), ())
+                same = {mine: name for mine, obj in tensors for name, other in theirs if obj is other}
+                if same:
+                    rec["same"] = same
+                return
+            f = f.f_back
 
     def leave(self, frame: FrameType, value: object) -> None:
         if self.building:
@@ -232,11 +282,12 @@ class _Tracer:
         rec = self.pending.pop(id(frame), None)
         if rec is None:
             return
+        self.tensors.pop(id(frame), None)
         rec["result"] = describe(value)
         line = json.dumps(rec, separators=(",", ":"))
         with self.lock:
             self.lines.append(line)
-            if len(self.lines) >= 256:
+            if len(self.lines) >= self.batch:
                 self.flush()
 
     def built(self, frame: FrameType, this: object) -> None:

@@ -102,10 +102,11 @@ def _run_traced(args: argparse.Namespace, command: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..annotate.propose import TraceError, annotate_from_trace, common_lines, load_trace, traced_files
+    from ..annotate.codemod import AnnotateResult
+    from ..annotate.propose import Book, TraceError, annotate_from_trace, common_lines, load_trace, traced_files
     from ..annotate.trace import DISTINCT
     from ..instrument.edit import split_lines
-    from ..instrument.files import read_source, unified_diff, write_atomic
+    from ..instrument.files import Source, read_source, unified_diff, write_atomic
     from .instrument_cmd import _emit
 
     variable = _variables(args.variable)
@@ -142,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         files = [f for f in files if str(f) in keep or any(str(f).startswith(os.path.join(k, "")) for k in keep)]
     written = functions = failed = 0
     cwd = Path.cwd()
+    book = Book(trace)  # the callers' names, across the files
+    done: dict[Path, tuple[Source, AnnotateResult]] = {}
     for f in files:
         shown = os.path.relpath(f, cwd) if str(f).startswith(str(cwd)) else str(f)
         try:
@@ -151,11 +154,14 @@ def run(args: argparse.Namespace) -> int:
             failed += 1
             continue
         try:
-            r = annotate_from_trace(src.text, str(f), trace, variable)
+            done[f] = (src, annotate_from_trace(src.text, str(f), trace, variable, book))
         except Exception as e:  # noqa: BLE001 - one file that cannot be parsed; the others go on
             _say(f"{shown}: error: not annotated ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
             failed += 1
-            continue
+    for f in [f for f in done if str(f) in book.waiting]:  # a caller in a file done after it: again
+        done[f] = (done[f][0], annotate_from_trace(done[f][0].text, str(f), trace, variable, book))
+    for f, (src, r) in done.items():
+        shown = os.path.relpath(f, cwd) if str(f).startswith(str(cwd)) else str(f)
         for m in r.messages:
             _say(m.replace(str(f), shown, 1))
         if r.source == src.text:
