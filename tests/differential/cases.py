@@ -831,6 +831,12 @@ def data_dependent(data: st.DataObject, qualname: str) -> Call:
     s = shape(data, 0, 3)
     if qualname.endswith("masked_select"):
         return _call(qualname, T(s), T(broadcast_partner(data, s), "bool"))
+    if qualname.endswith("bincount"):
+        n = data.draw(st.integers(0, 4))
+        x = (n,) if data.draw(st.integers(0, 4)) else shape(data, 0, 3)
+        if data.draw(st.booleans()):
+            return _call(qualname, T(x, "int64"), T(data.draw(st.sampled_from([(n,), (n + 1,), (n, 1)]))))
+        return _call(qualname, T(x, "int64"))
     return _call(qualname, T(s))
 
 
@@ -979,6 +985,7 @@ OVERRIDE.update(
         "torch.nn.functional.pixel_unshuffle": "pixel_shuffle",
         "torch.masked_select": "data_dependent",
         "torch.nonzero": "data_dependent",
+        "torch.bincount": "data_dependent",
         "torch.randperm": "randperm",
         "torch.take": "take",
         "torch.take_along_dim": "take",

@@ -92,6 +92,19 @@ CASES = {
         reveal_shape(F.conv2d(torch.randn(0, 8, 8), torch.randn(4, 0, 3, 3)))
         reveal_shape(nn.Conv2d(3, 4, 3)(torch.randn(0, 3, 8, 8)))
         """,
+    # No rule for ``torch.bincount``: a graph network's mean pooling (sums over ``index_add_`` divided by
+    # per-graph node counts) was unknown, and the classifier head's bug after it was missed.
+    "mean_pool_per_graph_divides_by_a_bincount": """
+        batch = torch.tensor([0, 0, 1, 2, 2])
+        x = torch.randn(5, 4)
+        sums = x.new_zeros(3, x.size(1)).index_add_(0, batch, x)
+        counts = torch.bincount(batch, minlength=3).clamp(min=1).to(x.dtype)
+        reveal_shape(sums / counts.unsqueeze(1))
+        reveal_shape(torch.cat([sums, sums], dim=-1))
+        """,
+    "bincount_weights_of_another_length": """
+        counts = torch.bincount(torch.tensor([0, 1, 1]), weights=torch.ones(4))  # E: TS101
+        """,
 }
 
 

@@ -1,4 +1,4 @@
-# exact-at-least: 6
+# exact-at-least: 7
 """A graph network written without PyTorch Geometric, as tutorials and papers' code do: a
 GCN layer normalised by degrees (``index_add_`` to aggregate messages over the
 ``edge_index``), a GIN-style layer aggregating with ``scatter_add``, mean pooling per graph

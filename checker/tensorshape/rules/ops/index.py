@@ -458,6 +458,26 @@ def nonzero(call: Call) -> Value:
     return TensorV(Shape((Unknown(_DATA), Unknown(UnknownSource.UNANNOTATED) if r is None else r)), "int64")
 
 
+@rule("bincount")
+def bincount(call: Call) -> Value:
+    """``torch.bincount``: a 1-D count of ``max(input) + 1`` bins, or ``minlength`` when more: a length
+    the data decides.  The input is 1-D, and ``weights`` too, of the input's length."""
+    x = call.shape("input")
+    if x is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    if x.rank is not None and x.rank != 1:
+        call.error(codes.RANK_MISMATCH, f"bincount takes a 1-D input, got {render_shape(x)}", "input")
+        return unknown_tensor(UnknownSource.ERROR)
+    weighted = call.has("weights") and not call.is_none("weights")
+    if weighted:
+        w = call.shape("weights")
+        if w is not None and w.rank is not None and w.rank != 1:
+            call.error(codes.RANK_MISMATCH, f"bincount's weights must be 1-D, got {render_shape(w)}", "weights")
+            return unknown_tensor(UnknownSource.ERROR)
+        call.match({"input": "n", "weights": "n"})
+    return TensorV(Shape((Unknown(_DATA),)), None if weighted else "int64")
+
+
 @rule("take_along_dim")
 def take_along_dim(call: Call) -> Value:
     """``torch.take_along_dim``: without ``dim``, the flattened input indexed by the flattened
