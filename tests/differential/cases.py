@@ -709,12 +709,24 @@ def renorm(data: st.DataObject, qualname: str) -> Call:
     return _call(qualname, T(s), 2.0, dim(data, len(s)), 1.0)
 
 
+def grad_norm(data: st.DataObject, qualname: str) -> Call:
+    """``clip_grad_norm_(parameters, max_norm)`` / ``get_total_norm(tensors)``: tensors of any shapes
+    (none too): the norm over all of them is one 0-d tensor."""
+    parts = [T(shape(data, 0, 3)) for _ in range(data.draw(st.integers(0, 3)))]
+    if qualname.endswith("clip_grad_norm_"):
+        return _call(qualname, parts, 1.0)
+    return _call(qualname, parts)
+
+
+FAMILIES["grad_norm"] = grad_norm
 FAMILIES["dropout"] = dropout
 FAMILIES["prelu"] = prelu
 FAMILIES["renorm"] = renorm
 
 #: Ops whose arguments need a family other than their rule's.
 OVERRIDE = {
+    "torch.nn.utils.clip_grad_norm_": "grad_norm",
+    "torch.nn.utils.get_total_norm": "grad_norm",
     "torch.dropout": "dropout",
     "torch.nn.functional.prelu": "prelu",
     "torch.renorm": "renorm",
