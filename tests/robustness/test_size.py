@@ -13,9 +13,10 @@ import pytest
 from tensorshape.infer import project as project_module
 from tensorshape.infer.api import check_source
 from tensorshape.infer.expressions import MAX_EXACT_ITEMS
-from tensorshape.infer.oversized import MAX_STATEMENT_CHARS, OpaqueCode
+from tensorshape.infer.oversized import MAX_STATEMENT_CHARS, OpaqueCode, OpaqueSequence
 from tensorshape.infer.project import parse_pieces, parse_source, parse_source_lines
 from tensorshape.infer.spans import first_lines
+from tensorshape.infer.syntax import code_children
 from tensorshape.model import codes
 from tensorshape.report.summary import summarize
 
@@ -245,6 +246,21 @@ def _huge(n: int = 22_000) -> str:
     return "torch.cat([" + ", ".join(["x"] * n) + "])"
 
 
+def _huge_dict(n: int = 12_000) -> str:
+    return "{" + ", ".join(f"{i}: x" for i in range(n)) + "}"
+
+
+def _opaque_nodes(node: cst.CSTNode) -> list[OpaqueCode]:
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, OpaqueCode):
+            out.append(n)
+        else:
+            todo.extend(code_children(n))
+    return out
+
+
 @pytest.mark.parametrize(
     "src",
     [
@@ -259,23 +275,36 @@ def _huge(n: int = 22_000) -> str:
     ids=["comment", "first", "last", "no-final-newline", "kinds", "multi-line", "not-opaque"],
 )
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
-def test_an_oversized_statement_keeps_every_byte(src: str, newline: str) -> None:
-    src = src.format(huge=_huge()).replace("\n", newline)
+@pytest.mark.parametrize("kind", ["list", "dict"])
+def test_an_oversized_statement_keeps_every_byte(src: str, newline: str, kind: str) -> None:
+    src = src.format(huge=_huge() if kind == "list" else _huge_dict()).replace("\n", newline)
     module, failure, starts = parse_source_lines(src)
     assert module is not None and failure is None
     # libcst drops the final line break of a CR-only file (its whole parse does too; instrument
     # edits the text, never this code).
     assert module.code == src or newline == "\r" and module.code + "\r" == src
     assert starts == first_lines(module, src)
-    # Every top-level statement of the huge text is kept as text, never handed to libcst (with any
-    # line break, and on the last line of a file without a final one).
+    # The huge text of every top-level statement is kept as text, never handed to libcst (with any
+    # line break, and on the last line of a file without a final one): the whole value, or each long
+    # list literal (then libcst parsed less than the bound).
     top = [s for s in module.body if isinstance(s, cst.SimpleStatementLine)]
     huge = [s for s in top if len(module.code_for_node(s)) > MAX_STATEMENT_CHARS]
-    assert huge and all(isinstance(getattr(s.body[0], "value", None), OpaqueCode) for s in huge)
+    assert huge
+    for s in huge:
+        kept = sum(len(o.value) for o in _opaque_nodes(s))
+        assert len(module.code_for_node(s)) - kept < MAX_STATEMENT_CHARS
+        if kind == "dict":
+            assert isinstance(getattr(s.body[0], "value", None), OpaqueCode)
+        else:
+            assert all(isinstance(o, OpaqueSequence) and o.length == 22_000 for o in _opaque_nodes(s))
 
 
 def test_an_oversized_statement_is_not_parsed_but_bounded_and_counted() -> None:
-    src = "import torch\nx = torch.zeros(2, 3)\ny = " + _huge() + "\nw = torch.zeros(2, 3) @ torch.zeros(4, 5)\nv = y\n"
+    src = (
+        "import torch\nx = torch.zeros(2, 3)\ny = "
+        + _huge_dict()
+        + "\nw = torch.zeros(2, 3) @ torch.zeros(4, 5)\nv = y\n"
+    )
     assert len(src) > MAX_STATEMENT_CHARS
     r = check_source(src)
     # The statements after it are analysed, their positions right; ``y`` is unknown (no false error).
@@ -327,8 +356,30 @@ def test_a_statement_under_the_bound_is_analysed() -> None:
     assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
 
 
+def test_a_long_literal_in_an_oversized_statement_keeps_its_length_and_items() -> None:
+    """The list is kept as text, its length and its items' names read by Python's parser: ``y`` is
+    exact, so the broadcast against 5 is an error, as for a short list."""
+    r = check_source(_cat(22_000, "z = y + torch.zeros(5, 3)\nw = y + torch.zeros(44000, 4)\n"))
+    assert [(d.code.id, d.span.line) for d in r.diagnostics] == [(codes.BROADCAST.id, 4), (codes.BROADCAST.id, 5)]
+    assert "44000 vs 5" in r.diagnostics[0].message and "3 vs 4" in r.diagnostics[1].message
+    assert r.stats["expression-bound"] == 1
+    assert r.examples[f"cause:sequence of more than {MAX_EXACT_ITEMS:,} items (too-complex)"].endswith(":3:15")
+    # Items of different names: the join of their shapes; items that are not names: the length only.
+    src = "import torch\na = torch.zeros(2, 3)\nb = torch.zeros(4, 3)\ny = torch.cat([" + ", ".join(["a", "b"] * 11_000)
+    r = check_source(
+        src
+        + "])\nz = y + torch.zeros(5, 4)\nt = ("
+        + "a + 1, " * 11_000
+        + ")\nu = torch.zeros(len(t)) + torch.zeros(5)\n"
+    )
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id, codes.BROADCAST.id]
+    assert "3 vs 4" in r.diagnostics[0].message and "11000 vs 5" in r.diagnostics[1].message
+
+
 @pytest.mark.slow
 def test_cat_of_a_100000_item_literal_is_one_bounded_expression() -> None:
     r = check_source(_cat(100_000, "z = y + torch.zeros(5, 4)\nw = torch.zeros(2, 3) @ torch.zeros(4, 5)\n"))
-    assert [d.code.id for d in r.diagnostics] == [codes.SHAPE_MISMATCH.id]
+    # The 300 KB statement is kept as text but the list's length and items are known: ``y`` is exact.
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id, codes.SHAPE_MISMATCH.id]
+    assert "200000 vs 5" in r.diagnostics[0].message
     assert r.stats["expression-bound"] == 1

@@ -44,7 +44,7 @@ from .base import AnalyzerBase, Frame
 from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
 from .options import option_value
-from .oversized import MAX_STATEMENT_CHARS, OpaqueCode
+from .oversized import MAX_STATEMENT_CHARS, OpaqueCode, OpaqueSequence
 from .state import State, built_length, dict_container, iteration_length, join_all, join_values
 from .strings import STR_METHODS, StrMethodV
 from .syntax import simple_text
@@ -237,6 +237,13 @@ class Expressions(AnalyzerBase):
         self.tally(f"cause:statement of more than {MAX_STATEMENT_CHARS:,} characters (too-complex)", frame, node)
         return UnknownV(UnknownSource.TOO_COMPLEX)
 
+    def _eval_opaque_sequence(self, frame: Frame, state: State, node: OpaqueSequence) -> Value:
+        """A list or tuple literal too long to parse, kept as text (see oversized.py): its length, and
+        its items' look when each is one of a few names."""
+        kind = SeqKind.TUPLE if node.is_tuple else SeqKind.LIST
+        items = [self.lookup(frame, state, name) for name in node.names] if node.names else [UnknownV()]
+        return self.beyond_exact_items(frame, node, items, kind, node.length)
+
     def _eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
         return self.eval_call(frame, state, node)  # the calls mixin's
 
@@ -345,13 +352,15 @@ class Expressions(AnalyzerBase):
             return self.beyond_exact_items(frame, node, items, kind)
         return TupleV(tuple(items), kind)
 
-    def beyond_exact_items(self, frame: Frame, node: cst.CSTNode, items: Sequence[Value], kind: SeqKind) -> Value:
-        """A sequence too long to track item by item: a list of unknown length whose items all look
-        like the join of its items (counted: ``expression-bound`` and a cause in ``--statistics``)."""
+    def beyond_exact_items(
+        self, frame: Frame, node: cst.CSTNode, items: Sequence[Value], kind: SeqKind, length: int | None = None
+    ) -> Value:
+        """A sequence too long to track item by item: a list of ``length`` items (None: unknown) that
+        all look like the join of ``items`` (counted: ``expression-bound`` and a cause in ``--statistics``)."""
         self.stats["expression-bound"] += 1
         self.tally(f"cause:sequence of more than {MAX_EXACT_ITEMS:,} items (too-complex)", frame, node)
         distinct = list({id(v): v for v in items}.values())  # most long literals repeat a few values
-        return SeqV(join_all(distinct), kind)
+        return SeqV(join_all(distinct), kind, length)
 
     def _eval_set(self, frame: Frame, state: State, node: cst.Set) -> Value:
         for el in node.elements:
@@ -967,6 +976,7 @@ class Expressions(AnalyzerBase):
 _EVALUATORS: dict[type, Callable[[Expressions, Frame, State, Any], Value]] = {
     cst.Name: Expressions._eval_name,
     OpaqueCode: Expressions._eval_opaque,
+    OpaqueSequence: Expressions._eval_opaque_sequence,
     cst.Attribute: Expressions._eval_attribute,
     cst.Call: Expressions._eval_call,
     cst.Integer: Expressions._eval_integer,

@@ -9,21 +9,32 @@ single statement can be that big.  A top-level simple statement longer than
 value is one :class:`OpaqueCode` (a ``Name`` whose value is the statement's text), so the module
 still generates every byte of the file.  An assignment ``name = <huge>`` keeps its target (bound to an unknown
 value), and the analysis counts the statement as ``expression-bound`` and goes on.
+
+What makes such a statement big is nearly always one long list or tuple literal.  Each literal
+longer than :data:`MAX_SEQUENCE_CHARS` is kept as one :class:`OpaqueSequence` (its text, its
+item count, and its items' names when each is a plain name), and the rest of the statement is
+parsed as usual when it is then short: ``torch.cat([x, x, ...])`` of 100,000 items is a call of
+a list of 100,000 tensors shaped like ``x``, found by Python's own parser in linear time.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
 import libcst as cst
 from libcst._nodes.internal import visit_sequence
 from libcst._visitors import CSTVisitorT
 
-__all__ = ["LINE_BREAK", "MAX_STATEMENT_CHARS", "OpaqueCode", "opaque_statement"]
+__all__ = ["LINE_BREAK", "MAX_STATEMENT_CHARS", "OpaqueCode", "OpaqueSequence", "opaque_statement"]
 
 #: A top-level statement longer than this (in characters) is not parsed by libcst.
 MAX_STATEMENT_CHARS = 64 * 1024
+#: In such a statement, a list or tuple literal longer than this is kept as text (:class:`OpaqueSequence`).
+MAX_SEQUENCE_CHARS = 4 * 1024
+#: The most distinct item names an :class:`OpaqueSequence` keeps (more: its items are unknown).
+MAX_SEQUENCE_NAMES = 64
 
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
 _EQUALS = re.compile(r"([ \t]*)=([ \t]*)")
@@ -42,6 +53,26 @@ class OpaqueCode(cst.Name):
             lpar=visit_sequence(self, "lpar", self.lpar, visitor),
             value=self.value,
             rpar=visit_sequence(self, "rpar", self.rpar, visitor),
+        )
+
+
+@dataclass(frozen=True)
+class OpaqueSequence(OpaqueCode):
+    """A list or tuple literal kept as text: ``length`` items, each one of ``names`` when every item
+    is a plain name (``None`` otherwise, or when there are more than :data:`MAX_SEQUENCE_NAMES`)."""
+
+    length: int = 0
+    is_tuple: bool = False
+    names: tuple[str, ...] | None = None
+
+    def _visit_and_replace_children(self, visitor: CSTVisitorT) -> OpaqueSequence:
+        return OpaqueSequence(
+            lpar=visit_sequence(self, "lpar", self.lpar, visitor),
+            value=self.value,
+            rpar=visit_sequence(self, "rpar", self.rpar, visitor),
+            length=self.length,
+            is_tuple=self.is_tuple,
+            names=self.names,
         )
 
 
@@ -70,6 +101,11 @@ def opaque_statement(text: str) -> tuple[cst.SimpleStatementLine, str] | None:
     code = "".join(lines[: stmt.end_lineno])
     if newline is not None:
         code = code[: -len(newline.group())]
+    line_break = cst.Newline(newline.group() if newline is not None else None)
+    parsed = _with_sequences_as_text(stmt, lines, code)
+    if parsed is not None:
+        tail = parsed.trailing_whitespace.with_changes(newline=line_break)
+        return parsed.with_changes(trailing_whitespace=tail), rest
     value: cst.BaseExpression = OpaqueCode(code)
     small: cst.BaseSmallStatement = cst.Expr(value)
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -88,9 +124,89 @@ def opaque_statement(text: str) -> tuple[cst.SimpleStatementLine, str] | None:
                 ],
                 value=OpaqueCode(code[start:]),
             )
-    line_break = cst.Newline(newline.group() if newline is not None else None)
     line = cst.SimpleStatementLine(body=[small], trailing_whitespace=cst.TrailingWhitespace(newline=line_break))
     return line, rest
+
+
+def _with_sequences_as_text(stmt: ast.stmt, lines: list[str], code: str) -> cst.SimpleStatementLine | None:
+    """The statement ``code`` (Python's ``stmt``) parsed by libcst with each list or tuple literal
+    longer than :data:`MAX_SEQUENCE_CHARS` kept as an :class:`OpaqueSequence`; None when there is
+    none, or when what is left is still too long (or does not parse as one statement)."""
+    # Byte offsets of the lines (``ast`` columns are UTF-8 bytes): a node's length in O(1).
+    at_line = [0]
+    for text in lines:
+        at_line.append(at_line[-1] + len(text.encode("utf-8")))
+    long: list[ast.List | ast.Tuple] = []
+    inner: set[int] = set()  # long literals holding a long literal (the inner one is kept instead)
+    todo: list[tuple[ast.AST, ast.AST | None]] = [(stmt, None)]
+    while todo:
+        node, outer = todo.pop()
+        if (
+            isinstance(node, (ast.List, ast.Tuple))
+            and node.end_lineno is not None
+            and at_line[node.end_lineno - 1] + (node.end_col_offset or 0) - at_line[node.lineno - 1] - node.col_offset
+            > MAX_SEQUENCE_CHARS
+            and not any(isinstance(e, ast.Starred) for e in node.elts)
+        ):
+            long.append(node)
+            if outer is not None:
+                inner.add(id(outer))
+            outer = node
+        todo.extend((child, outer) for child in ast.iter_child_nodes(node))
+    found = [
+        (_offset(lines, n.lineno, n.col_offset), _offset(lines, n.end_lineno or 0, n.end_col_offset or 0), n)
+        for n in long
+        if id(n) not in inner
+    ]
+    if not found:
+        return None
+    found.sort(key=lambda f: f[0])
+    parts, kept, at = [], {}, 0
+    for i, (start, end, node) in enumerate(found):
+        placeholder = f"__tensorshape_sequence_{i}__"
+        parts += [code[at:start], placeholder]
+        names = tuple(dict.fromkeys(e.id for e in node.elts if isinstance(e, ast.Name)))
+        complete = all(isinstance(e, ast.Name) for e in node.elts) and len(names) <= MAX_SEQUENCE_NAMES
+        kept[placeholder] = OpaqueSequence(
+            code[start:end],
+            length=len(node.elts),
+            is_tuple=isinstance(node, ast.Tuple),
+            names=names if complete else None,
+        )
+        at = end
+    reduced = "".join([*parts, code[at:]])
+    if len(reduced) > MAX_STATEMENT_CHARS or any(p in code for p in kept):
+        return None
+    first_break = LINE_BREAK.search(code)
+    eol = first_break.group() if first_break is not None else "\n"  # what libcst takes for the default
+    try:
+        module = cst.parse_module(reduced + eol)
+    except Exception:  # noqa: BLE001 - parsed as a whole as before (libcst's own errors)
+        return None
+    if len(module.body) != 1 or module.header or module.footer:
+        return None
+    line = module.body[0]
+    if not isinstance(line, cst.SimpleStatementLine) or line.leading_lines:
+        return None
+    out = line.visit(_Restore(kept))
+    if not isinstance(out, cst.SimpleStatementLine) or module.with_changes(body=[out]).code not in (
+        code + eol,
+        code if eol == "\r" else None,
+    ):
+        return None  # never a byte lost (libcst drops the last line break of a CR-only text)
+    return out
+
+
+class _Restore(cst.CSTTransformer):
+    """Put each kept literal back where its placeholder name was (with the brackets around it)."""
+
+    def __init__(self, kept: dict[str, OpaqueSequence]) -> None:
+        super().__init__()
+        self.kept = kept
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        found = self.kept.get(original_node.value)
+        return updated_node if found is None else found.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
 
 
 def _offset(lines: list[str], lineno: int, col_offset: int) -> int:
