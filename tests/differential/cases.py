@@ -484,10 +484,18 @@ def eye(data: st.DataObject, qualname: str) -> Call:
 def tensor(data: st.DataObject, qualname: str) -> Call:
     s = shape(data, 0, 3)
 
+    # Leaves are numbers or tensors (torch reads a tensor in a list as one number, so only a
+    # one-element tensor is accepted), and a row may be cut short (a ragged literal torch refuses).
+    leaf = data.draw(st.sampled_from([1.0, 1.0, T(()), T((1,)), T((1, 1)), T((2,)), T((0,))]))
+    ragged = data.draw(st.integers(0, 4)) == 0
+
     def nest(dims: tuple[int, ...]) -> Any:
         if not dims:
-            return 1.0
-        return [nest(dims[1:]) for _ in range(dims[0])]
+            return leaf
+        rows = [nest(dims[1:]) for _ in range(dims[0])]
+        if ragged and len(dims) > 1 and rows and isinstance(rows[-1], list) and rows[-1]:
+            rows[-1] = rows[-1][:-1]
+        return rows
 
     if qualname.startswith("torch.Tensor."):
         return Call("method", qualname, (T((2,)), nest(s)))

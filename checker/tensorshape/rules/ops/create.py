@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ...lang.render import render_dim
+from ...lang.render import render_dim, render_shape
 from ...model import codes
 from ...model.dims import Dim, Unknown, UnknownSource
 from ...model.shape import Shape
@@ -156,13 +156,37 @@ def like(call: Call) -> Value:
 def tensor(call: Call) -> Value:
     """``torch.tensor([[1, 2], [3, 4]])``: the shape of the nested literal."""
     v = call.value("data")
+    bad = _not_one_element(v) if isinstance(v, (TupleV, SeqV)) else None
+    if bad is not None:
+        call.error(
+            codes.INVALID_ARG,
+            f"an element of the sequence is a tensor of shape {render_shape(bad.shape)}, not one number",
+            "data",
+            "torch.tensor reads a tensor inside a list as one number; use torch.stack to join tensors",
+        )
+        return unknown_tensor(UnknownSource.ERROR)
     shape, dtype = _literal_shape(call, v)
     if shape is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED, _dtype(call, dtype))
     return TensorV(shape, _dtype(call, dtype))
 
 
-def _literal_shape(call: Call, v: Value) -> tuple[Shape | None, str | None]:
+def _not_one_element(v: Value) -> TensorV | None:
+    """A tensor inside the sequence ``v`` that cannot hold exactly one element, if any.
+
+    A literal size other than 1 makes one element impossible whatever the other sizes are.  A list
+    of unknown length may be empty, so its items are not looked at.
+    """
+    if isinstance(v, TensorV):
+        return v if any(type(d) is int and d != 1 for d in v.shape.items) else None
+    if isinstance(v, TupleV):
+        return next((bad for item in v.items if (bad := _not_one_element(item)) is not None), None)
+    if isinstance(v, SeqV) and type(v.length) is int and v.length > 0:
+        return _not_one_element(v.elem)
+    return None
+
+
+def _literal_shape(call: Call, v: Value, nested: bool = False) -> tuple[Shape | None, str | None]:
     if isinstance(v, MaybeIntV):
         return None, None
     if isinstance(v, IntV):
@@ -172,32 +196,45 @@ def _literal_shape(call: Call, v: Value) -> tuple[Shape | None, str | None]:
     if isinstance(v, BoolV):
         return Shape(()), "bool"
     if isinstance(v, TensorV):
-        return v.shape, v.dtype
+        if not nested:
+            return v.shape, v.dtype
+        # Inside a sequence torch reads a tensor as one number (one element; see ``_not_one_element``).
+        return Shape(()), v.dtype
     if isinstance(v, TupleV):
         if not v.items:
             return Shape((0,)), _FLOAT
-        shapes = [_literal_shape(call, item) for item in v.items]
+        shapes = [_literal_shape(call, item, True) for item in v.items]
         first = shapes[0][0]
         if first is None or any(s is None for s, _ in shapes):
             return Shape(
                 (len(v.items),) + ((Unknown(UnknownSource.UNANNOTATED),) if first is None else first.items)
             ) if first and first.rank is not None else None, None
+        items = list(first.items)
         for k, (s, _) in enumerate(shapes[1:], 1):
-            if s != first:
+            assert s is not None
+            if s.rank is None or first.rank is None:
+                return None, None
+            ragged = s.rank != first.rank or any(
+                type(a) is int and type(b) is int and a != b for a, b in zip(s.items, first.items)
+            )
+            if ragged:
                 call.error(
                     codes.INVALID_ARG,
-                    f"ragged nested sequence: element {k} has shape {s}, element 0 has {first}",
+                    f"ragged nested sequence: element {k} has shape {render_shape(s)}, "
+                    f"element 0 has {render_shape(first)}",
                     "data",
                     "every row of a tensor literal needs the same length; use torch.nested for ragged data",
                 )
                 return None, None
+            # Sizes that may differ (symbols) are not known to be the row length.
+            items = [a if a == b else Unknown(UnknownSource.UNANNOTATED) for a, b in zip(items, s.items)]
         dtypes = {d for _, d in shapes}
         dtype = _FLOAT if _FLOAT in dtypes else "int64" if "int64" in dtypes else next(iter(dtypes))
-        return Shape((len(v.items),) + first.items), dtype
+        return Shape((len(v.items), *items)), dtype
     if isinstance(v, SeqV):
         # A list built in a loop or a comprehension: its items all look like ``elem``, and
         # torch requires them to have one shape; its length, where not known, is a fresh size.
-        inner, dtype = _literal_shape(call, v.elem)
+        inner, dtype = _literal_shape(call, v.elem, True)
         if inner is None or inner.rank is None:
             return None, None
         length = v.length if v.length is not None and not isinstance(v.length, Unknown) else call.fresh("n")
