@@ -210,6 +210,12 @@ CASES: dict[str, Call] = {
     "GRU-rank": mod("GRU", (4, 3), (T((1, 5, 2, 4)),)),
     "GRU-unbatched-h0-3d": mod("GRU", (4, 3), (T((5, 4)), T((1, 1, 3)))),
     "GRU-batched-h0-2d": mod("GRU", (4, 3), (T((5, 2, 4)), T((1, 3)))),
+    "RNNCell-input-rank": mod("RNNCell", (4, 3), (T((1, 2, 4)),)),
+    "RNNCell-hidden-rank": mod("RNNCell", (4, 3), (T((2, 4)), T((1, 2, 3)))),
+    "GRUCell-input-rank": mod("GRUCell", (4, 3), (T((1, 2, 4)),)),
+    "GRUCell-hidden-rank": mod("GRUCell", (4, 3), (T((2, 4)), T((1, 2, 3)))),
+    "LSTMCell-input-rank": mod("LSTMCell", (4, 3), (T((1, 2, 4)),)),
+    "LSTMCell-hx-rank": mod("LSTMCell", (4, 3), (T((2, 4)), (T((1, 2, 3)), T((2, 3))))),
     "ConvTranspose2d-output-size-len": mod("ConvTranspose2d", (4, 4, 3), (X4,), {"output_size": (17,)}, stride=2),
     "ConvTranspose2d-output-size-range": mod("ConvTranspose2d", (4, 4, 3), (X4,), {"output_size": (19, 19)}, stride=2),
     # tensor ops
