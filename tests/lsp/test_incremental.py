@@ -109,7 +109,10 @@ def _edits(rng: random.Random, lines: list[str]) -> list[tuple[str, list[str]]]:
 
     for _ in range(3):
         i = pick(lambda ln: ln.startswith("        ") and re.search(r"\d", ln) is not None)
-        step("number in a body", cur[:i] + [re.sub(r"\d+", lambda m: str(int(m.group()) * 2), cur[i], count=1)] + cur[i + 1 :])
+        step(
+            "number in a body",
+            cur[:i] + [re.sub(r"\d+", lambda m: str(int(m.group()) * 2), cur[i], count=1)] + cur[i + 1 :],
+        )
         i = pick(lambda ln: True)
         step("insert a line", cur[:i] + ["# inserted\n" if rng.random() < 0.5 else "\n"] + cur[i:])
         i = pick(lambda ln: ln.strip() == "" or ln.lstrip().startswith("#"))
@@ -213,7 +216,9 @@ def test_syntax_error_falls_back_and_recovers(tmp_path: Path) -> None:
 
 
 def test_chunks_cover_every_top_level_statement() -> None:
-    source = generated() + 'X = """\nnot a statement\n"""\nif X:\n    pass\nelse:\n    pass\n@dec\n\n# c\ndef f(): ...\n'
+    source = (
+        generated() + 'X = """\nnot a statement\n"""\nif X:\n    pass\nelse:\n    pass\n@dec\n\n# c\ndef f(): ...\n'
+    )
     _, chunks = ChunkPool().chunks(source)
     tree, _ = parse_source(source)
     assert tree is not None and all(c.tree is not None for c in chunks)
@@ -235,7 +240,7 @@ def test_type_ignore_with_a_tensorshape_code_suppresses_in_the_editor() -> None:
         assert _norm(full)[0] == _norm(inc)[0]
 
 
-LAYERS = '''import torch
+LAYERS = """import torch
 import torch.nn as nn
 
 
@@ -281,7 +286,7 @@ def main() -> None:
     m = Outer()
     y = m(torch.randn(8, 16))
     print(y @ torch.randn(5, 2))
-'''
+"""
 
 BODY_EDIT = ("        h = self.fc(x)\n", "        h = self.fc(x) * 2\n")
 

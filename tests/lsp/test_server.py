@@ -10,6 +10,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from .settle import settled
+
 pytestmark = pytest.mark.lsp
 
 BUG = """import torch
@@ -59,7 +61,7 @@ async def _open(client: LanguageClient, name: str, text: str) -> str:
             text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
         )
     )
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await settled(client, uri, 1)
     return uri
 
 
@@ -110,7 +112,7 @@ async def test_diagnostic_fix_hover_inlay_actions(client: LanguageClient) -> Non
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=FIXED)],
         )
     )
-    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await settled(client, uri, 2)
     assert [x for x in client.diagnostics[uri] if x.severity == types.DiagnosticSeverity.Error] == []
 
 
@@ -145,10 +147,7 @@ async def _change(client: LanguageClient, uri: str, version: int, text: str) -> 
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
         )
     )
-    while True:
-        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if params.version == version:
-            return
+    await settled(client, uri, version)
 
 
 async def test_edits_are_analysed_incrementally(client: LanguageClient) -> None:
@@ -225,3 +224,39 @@ async def test_a_parameter_learnt_from_its_first_use_in_hover_inlay_hint_and_cod
     # After an edit (the piecewise analysis of the changed document) it is still there.
     await _change(client, uri, 2, LEARNT.replace("nn.Linear(64, 10)", "nn.Linear(64, 12)"))
     await _learnt(client, uri)
+
+
+#: A server that publishes part of each newly opened document's diagnostics as early as it can:
+#: what a slow machine does with a file whose first analysis takes more than ``EARLY_AFTER``.
+EARLY = "import tensorshape.lsp.incremental as i; i.EARLY_AFTER = -1.0; import tensorshape.lsp.__main__"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-c", EARLY]))
+async def early_client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    root = tmp_path_factory.mktemp("ws")
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri()
+        )
+    )
+    lsp_client.root = root  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_partial_first_publication_is_followed_by_the_final_one(early_client: LanguageClient) -> None:
+    """The first publication holds the definitions analysed so far (here: none but the top level's);
+    the log line that settles the version comes after the last one, which has every diagnostic."""
+    client = early_client
+    uri = (client.root / "head.py").as_uri()  # type: ignore[attr-defined]
+    source = "import torch\n\n\ndef f():\n    return torch.zeros(2, 3) @ torch.zeros(4, 5)\n\n\ndef g():\n    return torch.zeros(2) + torch.zeros(3)\n"
+    first = client.protocol.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # a Future, now
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=source)
+        )
+    )
+    final = await settled(client, uri, 1)
+    partial = first.result(timeout=0).diagnostics  # received before the log line
+    assert [d.range.start.line for d in final if d.severity == types.DiagnosticSeverity.Error] == [4, 8]
+    assert len(partial) < len(final) and all(d in final for d in partial)

@@ -13,6 +13,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tensorshape.lsp.settings import server_settings
 from tensorshape.model.diagnostics import Severity
 
+from .settle import settled
+
 #: An error (TS101, line 14) and, with obligations shown, a runtime obligation (TS901, line 11).
 SOURCE = (Path(__file__).parents[1] / "data" / "editors" / "shape_bug.py").read_text(encoding="utf-8")
 
@@ -49,7 +51,9 @@ def test_editor_settings_go_on_top_of_the_configuration(tmp_path: Path) -> None:
 
 def test_bad_settings_are_named_and_the_rest_applies(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.tensorshape]\nvollo = 3\n")
-    s = server_settings(tmp_path, {"enable": ["TS999", "unknown-op"], "colour": "red", "vollo": "yes", "severity": {"TS101": "loud"}})
+    s = server_settings(
+        tmp_path, {"enable": ["TS999", "unknown-op"], "colour": "red", "vollo": "yes", "severity": {"TS101": "loud"}}
+    )
     assert s.check.enable == {"TS006"} and not s.check.options.vollo
     text = "\n".join(s.problems)
     assert "vollo must be true or false, got 3" in text  # the broken pyproject.toml
@@ -77,10 +81,7 @@ async def client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFa
 
 
 async def _published(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
-    while True:
-        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if params.uri == uri:
-            return list(params.diagnostics)
+    return await settled(client, uri, 1)
 
 
 @pytest.mark.lsp
@@ -88,7 +89,9 @@ async def test_server_applies_configuration_and_editor_settings(client: Language
     root: Path = client.root  # type: ignore[attr-defined]
     uri = (root / "model.py").as_uri()
     client.text_document_did_open(
-        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=SOURCE))
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=SOURCE)
+        )
     )
     diags = {str(d.code): d for d in await _published(client, uri)}
     assert diags["TS101"].severity == types.DiagnosticSeverity.Warning  # severity from pyproject.toml

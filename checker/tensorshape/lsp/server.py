@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from .framing import SafeReader
 from .incremental import IncrementalAnalyser
 from .settings import CLIENT_KEYS, ServerSettings, server_settings
 
-__all__ = ["build_server", "DEBOUNCE_SECONDS", "MAX_DOCUMENT"]
+__all__ = ["build_server", "settled_message", "DEBOUNCE_SECONDS", "MAX_DOCUMENT"]
 
 #: Wait this long after the last change before analysing (typing bursts cost one analysis).
 DEBOUNCE_SECONDS = 0.05
@@ -414,14 +415,17 @@ async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
             await asyncio.sleep(delay)
         doc = ls.workspace.get_text_document(uri)
         source, version = doc.source, doc.version
+        started = time.perf_counter()
         if ls.config.excludes(_path(uri)):
             ls.analyses.pop(uri, None)
             ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[]))
+            _settled(ls, uri, version, "excluded by the settings, no diagnostics")
             return
         if len(source) > MAX_DOCUMENT:
             why = f"the document has {len(source):,} characters "
             why += f"(the editor limit is {MAX_DOCUMENT:,}; `tensorshape check` takes it)"
             _publish_skipped(ls, uri, version, why)
+            _settled(ls, uri, version, "not analysed (too long)")
             return
         loop = asyncio.get_event_loop()
 
@@ -433,14 +437,33 @@ async def _run(ls: TensorshapeServer, uri: str, delay: float) -> None:
         except FileTimeout:
             why = f"the analysis took more than {ls.settings.file_timeout:g} s (file_timeout)"
             _publish_skipped(ls, uri, version, why)
+            _settled(ls, uri, version, "not analysed (file_timeout)")
             return
         except Exception as e:  # noqa: BLE001 - the server never dies on a document
             ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=f"tensorshape: {e!r}"))
+            _settled(ls, uri, version, "analysis failed")
             return
         if _publish(ls, uri, version, source, a):
             ls.analyses[uri] = a
+            seconds = time.perf_counter() - started
+            _settled(ls, uri, version, f"{len(a.diagnostics)} diagnostics in {seconds:.2f} s")
     except asyncio.CancelledError:
         pass
+
+
+def settled_message(uri: str, version: int | None) -> str:
+    """How the log line that ends a version's analysis starts (clients and tests wait for it)."""
+    return f"tensorshape: {_path(uri)} version {version}: "
+
+
+def _settled(ls: TensorshapeServer, uri: str, version: int | None, what: str) -> None:
+    """Log (``window/logMessage``, type Log) that the diagnostics of ``version`` are final.
+
+    A newly opened document's first publication may hold only part of its diagnostics (see
+    :meth:`IncrementalAnalyser.update`); this line, sent after the last publication of the
+    version, is what tells a client (or a test) that no more are coming."""
+    message = settled_message(uri, version) + what
+    ls.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Log, message=message))
 
 
 def _publish(ls: TensorshapeServer, uri: str, version: int | None, source: str, a: Analysis) -> bool:
