@@ -18,6 +18,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from tests.lsp.settle import settled
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -199,7 +201,7 @@ async def _diagnostics_with(command: list[str], root: Path, init_options: object
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=MODEL))
         )
-        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        return sorted((d.range.start.line, str(d.code)) for d in client.diagnostics[uri])
+        diagnostics = await settled(client, uri, 1)  # the last publication (the first may be partial)
+        return sorted((d.range.start.line, str(d.code)) for d in diagnostics)
     finally:
         await client.shutdown_session()

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import {
   type MessageConnection,
@@ -49,11 +49,13 @@ interface Published {
 }
 
 const publishDiagnostics = new NotificationType<Published>("textDocument/publishDiagnostics");
+const logMessage = new NotificationType<{ type: number; message: string }>("window/logMessage");
 
 class Session {
   readonly connection: MessageConnection;
   readonly published: Published[] = [];
   readonly messages: { type: number; message: string }[] = [];
+  readonly logs: string[] = [];
   private waiters: (() => void)[] = [];
   readonly exited: Promise<number | null>;
   stderr = "";
@@ -67,21 +69,31 @@ class Session {
     this.connection.onNotification("window/showMessage", (p: { type: number; message: string }) => {
       this.messages.push(p);
     });
-    this.connection.onNotification("window/logMessage", () => undefined);
+    this.connection.onNotification(logMessage, (p) => {
+      this.logs.push(p.message);
+      for (const w of this.waiters.splice(0)) w();
+    });
     this.connection.onRequest(() => null); // registrations, progress: accepted
     proc.stderr!.on("data", (d: Buffer) => (this.stderr += d.toString()));
     this.exited = new Promise((resolve) => proc.on("exit", (code) => resolve(code)));
     this.connection.listen();
   }
 
-  /** The next diagnostics published for `uri` (after the `count` already seen). */
-  async diagnostics(uri: string, timeoutMs = 60000): Promise<Diagnostic[]> {
-    const seen = this.published.length;
+  /**
+   * The diagnostics of `uri` once the server has next finished analysing `version`: the server ends each
+   * version's analysis with a log line sent after its last publication (a newly opened file's first
+   * publication may hold only part of its diagnostics).
+   */
+  async diagnostics(uri: string, version: number, timeoutMs = 60000): Promise<Diagnostic[]> {
+    const prefix = `tensorshape: ${fileURLToPath(uri)} version ${version}: `;
+    const seen = this.logs.length;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = this.published.slice(seen).find((p) => p.uri === uri);
-      if (found) return found.diagnostics;
-      if (Date.now() > deadline) throw new Error(`no diagnostics for ${uri}; server stderr:\n${this.stderr}`);
+      if (this.logs.slice(seen).some((m) => m.startsWith(prefix))) {
+        const last = this.published.filter((p) => p.uri === uri).pop();
+        return last ? last.diagnostics : [];
+      }
+      if (Date.now() > deadline) throw new Error(`no analysis of ${uri} settled; server stderr:\n${this.stderr}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 1000);
@@ -141,7 +153,7 @@ describe("the real server, started as the extension starts it", () => {
       await s.connection.sendNotification("textDocument/didOpen", {
         textDocument: { uri, languageId: "python", version: 1, text: MODEL },
       });
-      const diags = await s.diagnostics(uri);
+      const diags = await s.diagnostics(uri, 1);
       const byCode = new Map(diags.map((d) => [d.code, d]));
       const bug = byCode.get("TS101");
       assert.ok(bug, JSON.stringify(diags));
@@ -154,7 +166,7 @@ describe("the real server, started as the extension starts it", () => {
       // A settings change as the extension sends it: TS101 off, obligations no longer shown.
       const changed = { ...settings, showObligations: false, disable: ["shape-mismatch"] };
       await s.connection.sendNotification("workspace/didChangeConfiguration", { settings: serverOptions(changed) });
-      assert.deepEqual(await s.diagnostics(uri), []);
+      assert.deepEqual(await s.diagnostics(uri, 1), []);
       assert.deepEqual(s.messages, []);
     } finally {
       assert.equal(await shutdown(s), 0, s.stderr);
@@ -175,7 +187,7 @@ describe("the real server, started as the extension starts it", () => {
       await s.connection.sendNotification("textDocument/didOpen", {
         textDocument: { uri, languageId: "python", version: 1, text: "import torch\nz = torch.zeros(2, 3) @ torch.zeros(4, 5)\n" },
       });
-      assert.deepEqual((await s.diagnostics(uri)).map((d) => [d.code, d.range.start.line]), [["TS101", 1]]);
+      assert.deepEqual((await s.diagnostics(uri, 1)).map((d) => [d.code, d.range.start.line]), [["TS101", 1]]);
     } finally {
       assert.equal(await shutdown(s), 0, s.stderr);
     }
