@@ -80,8 +80,18 @@ def _neovims() -> list[str]:
 
 
 NVIM_DRIVER = r"""
+-- The server ends each analysed version with a log line after its last diagnostics (a newly opened
+-- file's first publication may hold only part of them): wait for that line, not for the first ones.
+local settled = {}
+local log_handler = vim.lsp.handlers["window/logMessage"]
+vim.lsp.handlers["window/logMessage"] = function(err, result, ctx, config)
+  local path = result and result.message:match("^tensorshape: (.-) version %d+: ")
+  if path then settled[vim.fn.fnamemodify(path, ":t")] = true end
+  return log_handler(err, result, ctx, config)
+end
 local function wait_for(buf)
-  return vim.wait(90000, function() return #vim.diagnostic.get(buf) > 0 end, 100)
+  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":t")
+  return vim.wait(90000, function() return settled[name] and #vim.diagnostic.get(buf) > 0 end, 100)
 end
 local function record(buf, name, lines)
   for _, d in ipairs(vim.diagnostic.get(buf)) do
@@ -132,12 +142,23 @@ def test_neovim_recipe_is_for_0_7_and_later() -> None:
 # --- Emacs (Eglot) ---------------------------------------------------------------------------------------
 
 EMACS_DRIVER = r"""
+;; The server ends each analysed version with a log line after its last diagnostics (a newly opened
+;; file's first publication may hold only part of them): wait for that line, not for the first ones.
+(defvar ts-settled nil)
+(advice-add 'eglot-handle-notification :before
+            (lambda (_server method &rest args)
+              (when (and (equal (format "%s" method) "window/logMessage")
+                         (string-match-p "^tensorshape: .*model\\.py version [0-9]+: "
+                                         (or (plist-get args :message) "")))
+                (setq ts-settled t))))
 (find-file (expand-file-name "pkg/model.py"))
 (run-hooks 'post-command-hook)  ; eglot-ensure connects after a command; batch mode runs none
 (with-timeout (90 (message "timed out waiting for diagnostics"))
-  (while (not (and (bound-and-true-p flymake-mode) (flymake-diagnostics)))
+  (while (not (and ts-settled (bound-and-true-p flymake-mode) (flymake-diagnostics)))
     (accept-process-output nil 0.2)
     (when (bound-and-true-p flymake-mode) (flymake-start))))
+(flymake-start)  ; the last publication reaches Flymake's report
+(accept-process-output nil 0.5)
 (let ((lines (list (json-encode (list (cons 'version emacs-version))))))
   (dolist (d (flymake-diagnostics))
     (push (json-encode (list (cons 'line (1- (line-number-at-pos (flymake-diagnostic-beg d))))
