@@ -174,8 +174,10 @@ def report(diags: list[Diagnostic], source: str, settings: CheckSettings, path: 
 
 
 #: At most this many views of one ``reveal_shape`` under callers' sizes are shown one by one; the
-#: views beyond are joined into one (:func:`join_views`).
-MAX_CALLER_VIEWS = 3
+#: views beyond are joined into one (:func:`join_views`).  As many as a block's distinct widths in a
+#: real network (EfficientNet's squeeze-excitation sees four, a ResNet's blocks four): three joined
+#: the fourth into an unknown.
+MAX_CALLER_VIEWS = 8
 
 _VIEW = re.compile(r"^\[([^\]]*)\](.*)$")
 
@@ -193,6 +195,11 @@ def join_views(views: list[str]) -> str:
     else:
         shown = "[...]"
     return f"{shown} {WITH_CALLER} ({len(views)} views joined)"
+
+
+def _vague(view: str) -> bool:
+    """Does a caller's view know no rank (``[...]``, ``unknown``)?"""
+    return view.startswith(("[...]", "unknown"))
 
 
 def merge_reveals(diags: list[Diagnostic], counts: dict[str, int] | None = None) -> list[Diagnostic]:
@@ -217,6 +224,8 @@ def merge_reveals(diags: list[Diagnostic], counts: dict[str, int] | None = None)
         generic = [s for s in shown if WITH_CALLER not in s]
         callers = [s for s in dict.fromkeys(shown) if WITH_CALLER in s]
         callers = [s for s in callers if s.replace(WITH_CALLER, "").rstrip() not in generic]
+        # The views that know the most are shown one by one; those that know nothing are the ones joined.
+        callers.sort(key=_vague)
         rest = callers[MAX_CALLER_VIEWS:]
         if rest and counts is not None:
             counts["reveal-views-joined"] = counts.get("reveal-views-joined", 0) + len(rest)
