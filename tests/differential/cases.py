@@ -485,16 +485,19 @@ def tensor(data: st.DataObject, qualname: str) -> Call:
     s = shape(data, 0, 3)
 
     # Leaves are numbers or tensors (torch reads a tensor in a list as one number, so only a
-    # one-element tensor is accepted), and a row may be cut short (a ragged literal torch refuses).
+    # one-element tensor is accepted), and a row may be cut short (a ragged literal torch refuses,
+    # unless it has no element: torch takes the shape from the first row, so a cut first row may
+    # make the literal empty, and then no row is checked).
     leaf = data.draw(st.sampled_from([1.0, 1.0, T(()), T((1,)), T((1, 1)), T((2,)), T((0,))]))
     ragged = data.draw(st.integers(0, 4)) == 0
+    cut = data.draw(st.sampled_from([-1, -1, 0]))
 
     def nest(dims: tuple[int, ...]) -> Any:
         if not dims:
             return leaf
         rows = [nest(dims[1:]) for _ in range(dims[0])]
-        if ragged and len(dims) > 1 and rows and isinstance(rows[-1], list) and rows[-1]:
-            rows[-1] = rows[-1][:-1]
+        if ragged and len(dims) > 1 and rows and isinstance(rows[cut], list) and rows[cut]:
+            rows[cut] = rows[cut][:-1]
         return rows
 
     if qualname.startswith("torch.Tensor."):

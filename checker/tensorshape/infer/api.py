@@ -174,13 +174,15 @@ def report(diags: list[Diagnostic], source: str, settings: CheckSettings, path: 
 
 
 #: At most this many views of one ``reveal_shape`` under callers' sizes are shown one by one; the
-#: views beyond are joined into one (:func:`join_views`).
-MAX_CALLER_VIEWS = 3
+#: views beyond are joined into one (:func:`join_views`).  As many as a block's distinct widths in a
+#: real network (EfficientNet's squeeze-excitation sees four, a ResNet's blocks four): three joined
+#: the fourth into an unknown.
+MAX_CALLER_VIEWS = 8
 
 _VIEW = re.compile(r"^\[([^\]]*)\](.*)$")
 
 
-def join_views(views: list[str]) -> str:
+def join_views(views: list[str], origin: str = WITH_CALLER) -> str:
     """Renderings of one place's shape under several callers' sizes as one: the dims they agree on
     kept, ``?`` where they differ (``[2 64 8 8]`` and ``[2 32 16 16]``: ``[2 ? ? ?]``); ``[...]`` when
     their ranks differ or one is not a tensor.  It says how many views it stands for."""
@@ -192,11 +194,17 @@ def join_views(views: list[str]) -> str:
         shown = "[" + " ".join(col[0] if len(set(col)) == 1 else "?" for col in zip(*rows)) + "]"
     else:
         shown = "[...]"
-    return f"{shown} {WITH_CALLER} ({len(views)} views joined)"
+    return f"{shown} {origin} ({len(views)} views joined)" if origin else f"{shown} ({len(views)} views joined)"
+
+
+def _vague(view: str) -> bool:
+    """Does a caller's view know no rank (``[...]``, ``unknown``)?"""
+    return view.startswith(("[...]", "unknown"))
 
 
 def merge_reveals(diags: list[Diagnostic], counts: dict[str, int] | None = None) -> list[Diagnostic]:
-    """One ``reveal_shape`` note per place: the generic view first, then each distinct view the
+    """One ``reveal_shape`` note per place: the generic views first (one per pass of a loop around
+    it, where they differ), then each distinct view the
     body had when run with a caller's arguments (``[b 64]; [16 64] (with a caller's sizes)``), at
     most :data:`MAX_CALLER_VIEWS` of them and the rest joined into one; ``counts["reveal-views-joined"]``
     counts the views that were joined (so none is dropped silently)."""
@@ -214,13 +222,23 @@ def merge_reveals(diags: list[Diagnostic], counts: dict[str, int] | None = None)
         shown = views.pop(d.span, None)
         if shown is None:
             continue
-        generic = [s for s in shown if WITH_CALLER not in s]
+        # The generic analysis reveals a line once per pass of a loop around it (a loop over a literal
+        # range or list runs once per item): each distinct view, the vague ones only when alone.
+        generic = list(dict.fromkeys(part for s in shown if WITH_CALLER not in s for part in s.split("; ")))
+        generic = [s for s in generic if not _vague(s)] or generic[:1]
+        generic_rest = generic[MAX_CALLER_VIEWS:]
+        if generic_rest:
+            if counts is not None:
+                counts["reveal-views-joined"] = counts.get("reveal-views-joined", 0) + len(generic_rest)
+            generic = [*generic[:MAX_CALLER_VIEWS], join_views(generic_rest, "")]
         callers = [s for s in dict.fromkeys(shown) if WITH_CALLER in s]
         callers = [s for s in callers if s.replace(WITH_CALLER, "").rstrip() not in generic]
+        # The views that know the most are shown one by one; those that know nothing are the ones joined.
+        callers.sort(key=_vague)
         rest = callers[MAX_CALLER_VIEWS:]
         if rest and counts is not None:
             counts["reveal-views-joined"] = counts.get("reveal-views-joined", 0) + len(rest)
-        parts = (generic[:1] + callers[:MAX_CALLER_VIEWS] + ([join_views(rest)] if rest else [])) or shown[:1]
+        parts = (generic + callers[:MAX_CALLER_VIEWS] + ([join_views(rest)] if rest else [])) or shown[:1]
         out.append(replace(d, message="revealed shape: " + "; ".join(parts)))
     return out
 

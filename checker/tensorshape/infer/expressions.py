@@ -490,7 +490,7 @@ class Expressions(AnalyzerBase):
             if recv.cls.is_module and name in ("training",):
                 return BoolV(None)
             if recv.cls.is_module and name in MODULE_SELF_METHODS:
-                return ReturnsSelfV(recv)
+                return ReturnsSelfV(recv, name)
             if recv.cls.is_module and name == "children":
                 return ChildrenV(recv)
             built = as_container(recv)

@@ -21,6 +21,7 @@ from ...model.values import (
     unknown_tensor,
 )
 from ...unify import arith
+from ...unify.compare import CONDITION_HINT, Truth, eq3, le3
 from ..call import Call
 from ..registry import rule
 from .strides import contiguous
@@ -152,23 +153,64 @@ def like(call: Call) -> Value:
     return TensorV(t.shape, _dtype(call, t.dtype))
 
 
+_Finding = tuple[bool, str, str]  # (torch raises for every size, message, hint)
+
+_RAGGED_HINT = "every row of a tensor literal needs the same length; use torch.nested for ragged data"
+
+
 @rule("tensor")
 def tensor(call: Call) -> Value:
-    """``torch.tensor([[1, 2], [3, 4]])``: the shape of the nested literal."""
+    """``torch.tensor([[1, 2], [3, 4]])``: the shape of the nested literal.
+
+    Torch takes the shape from the first item at every depth (``len(data)``, ``len(data[0])``, ...)
+    and checks the other items only while it copies the elements: a literal with no element
+    (``[[], [1.0]]`` is ``[2 0]``) is never checked.  So a ragged row or a tensor that is not one
+    number is an error only where the literal surely has an element, and a warning naming the
+    condition where it may be empty.
+    """
     v = call.value("data")
+    findings: list[_Finding] = []
     bad = _not_one_element(v) if isinstance(v, (TupleV, SeqV)) else None
     if bad is not None:
-        call.error(
-            codes.INVALID_ARG,
-            f"an element of the sequence is a tensor of shape {render_shape(bad.shape)}, not one number",
-            "data",
-            "torch.tensor reads a tensor inside a list as one number; use torch.stack to join tensors",
+        findings.append(
+            (
+                True,
+                f"an element of the sequence is a tensor of shape {render_shape(bad.shape)}, not one number",
+                "torch.tensor reads a tensor inside a list as one number; use torch.stack to join tensors",
+            )
         )
-        return unknown_tensor(UnknownSource.ERROR)
-    shape, dtype = _literal_shape(call, v)
+    shape, dtype = _literal_shape(call, v, findings)
+    if findings:
+        empty = _empty(shape, call)
+        definite = [f for f in findings if f[0]]
+        if definite and empty is Truth.FALSE:
+            _, message, hint = definite[0]
+            call.error(codes.INVALID_ARG, message, "data", hint)
+            return unknown_tensor(UnknownSource.ERROR)
+        if definite and empty is Truth.UNKNOWN and shape is not None and shape.rank is not None:
+            # Torch raises for every size but the ones that leave the literal empty.
+            _, message, _ = definite[0]
+            sizes = " or ".join(f"`{render_dim(d)}`" for d in _maybe_zero(shape, call))
+            call.error(codes.SIZE_CONDITION, f"{message}: torch raises unless {sizes} is 0", "data", CONDITION_HINT)
+        if empty is not Truth.TRUE:
+            call.oblige(findings[0][1], [])
     if shape is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED, _dtype(call, dtype))
     return TensorV(shape, _dtype(call, dtype))
+
+
+def _maybe_zero(shape: Shape, call: Call) -> list[Dim]:
+    """The sizes of ``shape`` that are not known to be at least 1."""
+    return [d for d in shape.items if not (type(d) is int and d >= 1) and le3(1, d, call.facts) is not Truth.TRUE]
+
+
+def _empty(shape: Shape | None, call: Call) -> Truth:
+    """Does a literal of ``shape`` hold no element?"""
+    if shape is None or shape.rank is None:
+        return Truth.UNKNOWN
+    if any(type(d) is int and d == 0 for d in shape.items):
+        return Truth.TRUE
+    return Truth.UNKNOWN if _maybe_zero(shape, call) else Truth.FALSE
 
 
 def _not_one_element(v: Value) -> TensorV | None:
@@ -186,7 +228,14 @@ def _not_one_element(v: Value) -> TensorV | None:
     return None
 
 
-def _literal_shape(call: Call, v: Value, nested: bool = False) -> tuple[Shape | None, str | None]:
+def _literal_shape(
+    call: Call, v: Value, findings: list[_Finding], nested: bool = False
+) -> tuple[Shape | None, str | None]:
+    """The shape torch gives the literal ``v`` (from its first items), and its dtype.
+
+    Items that do not match the first are put in ``findings`` (``tensor`` decides whether torch
+    looks at them).
+    """
     if isinstance(v, MaybeIntV):
         return None, None
     if isinstance(v, IntV):
@@ -203,38 +252,30 @@ def _literal_shape(call: Call, v: Value, nested: bool = False) -> tuple[Shape | 
     if isinstance(v, TupleV):
         if not v.items:
             return Shape((0,)), _FLOAT
-        shapes = [_literal_shape(call, item, True) for item in v.items]
+        shapes = [_literal_shape(call, item, findings, True) for item in v.items]
         first = shapes[0][0]
-        if first is None or any(s is None for s, _ in shapes):
-            return Shape(
-                (len(v.items),) + ((Unknown(UnknownSource.UNANNOTATED),) if first is None else first.items)
-            ) if first and first.rank is not None else None, None
-        items = list(first.items)
+        if first is None or first.rank is None:
+            return None, None
         for k, (s, _) in enumerate(shapes[1:], 1):
-            assert s is not None
-            if s.rank is None or first.rank is None:
-                return None, None
-            ragged = s.rank != first.rank or any(
-                type(a) is int and type(b) is int and a != b for a, b in zip(s.items, first.items)
+            if s is not None and s.rank is not None:
+                truths = [eq3(a, b, call.facts) for a, b in zip(s.items, first.items)]
+                if s.rank != first.rank or Truth.FALSE in truths:
+                    found = f"ragged nested sequence: element {k} has shape {render_shape(s)}, element 0 has {render_shape(first)}"
+                    findings.append((True, found, _RAGGED_HINT))
+                    continue
+                if Truth.UNKNOWN not in truths:
+                    continue
+            # Items that may differ are no error (torch raises only when they do differ).
+            findings.append(
+                (False, f"element {k} of the nested sequence must have the shape of element 0", _RAGGED_HINT)
             )
-            if ragged:
-                call.error(
-                    codes.INVALID_ARG,
-                    f"ragged nested sequence: element {k} has shape {render_shape(s)}, "
-                    f"element 0 has {render_shape(first)}",
-                    "data",
-                    "every row of a tensor literal needs the same length; use torch.nested for ragged data",
-                )
-                return None, None
-            # Sizes that may differ (symbols) are not known to be the row length.
-            items = [a if a == b else Unknown(UnknownSource.UNANNOTATED) for a, b in zip(items, s.items)]
-        dtypes = {d for _, d in shapes}
-        dtype = _FLOAT if _FLOAT in dtypes else "int64" if "int64" in dtypes else next(iter(dtypes))
-        return Shape((len(v.items), *items)), dtype
+        dtypes = {d for _, d in shapes if d is not None}
+        dtype = _FLOAT if _FLOAT in dtypes else "int64" if "int64" in dtypes else next(iter(dtypes), None)
+        return Shape((len(v.items), *first.items)), dtype
     if isinstance(v, SeqV):
         # A list built in a loop or a comprehension: its items all look like ``elem``, and
         # torch requires them to have one shape; its length, where not known, is a fresh size.
-        inner, dtype = _literal_shape(call, v.elem, True)
+        inner, dtype = _literal_shape(call, v.elem, findings, True)
         if inner is None or inner.rank is None:
             return None, None
         length = v.length if v.length is not None and not isinstance(v.length, Unknown) else call.fresh("n")
