@@ -19,11 +19,16 @@ from collections import OrderedDict
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Optional
 
+import importlib.util
+
 import torch
+
+# Whether torch is there is not known to the checker: ``is_tensor`` is not decided.
+_torch_available = importlib.util.find_spec("torch") is not None
 
 
 def is_tensor(x):
-    return isinstance(x, torch.Tensor)
+    return _torch_available and isinstance(x, torch.Tensor)
 
 
 class ModelOutput(OrderedDict):
@@ -104,6 +109,9 @@ class Encoder(nn.Module):
     def forward(self, x):
         h = self.proj(x)
         return BaseOutput(last_hidden_state=h, pooler_output=self.pool(h[:, 0]))
+
+    def hidden(self, x):
+        return BaseOutput(last_hidden_state=self.proj(x))
 """
 
 USER = """
@@ -118,6 +126,9 @@ reveal_shape(out.last_hidden_state)
 reveal_shape(out.pooler_output)
 head = nn.Linear(32, 3)
 logits = head(out.pooler_output)
+# Only the first field: ``__post_init__`` tries it as an iterator of (key, value) pairs; a batch of 2
+# rows is no such iterator, so the field is set back to the tensor.
+reveal_shape(encoder.hidden(torch.randn(2, 5, 8)).last_hidden_state)
 """
 
 
@@ -140,6 +151,7 @@ def test_model_output_fields_are_the_values_passed(tmp_path: Path) -> None:
     assert (10, "TS900", "revealed shape: [2 16]") in found
     # The head built for 32 features fed the 16-wide pooled output: torch raises at the user's line.
     assert [line for line, code, _ in found if code == "TS101"] == [12]
+    assert (15, "TS900", "revealed shape: [2 5 16]") in found
 
 
 @pytest.mark.parametrize(
@@ -170,6 +182,30 @@ def test_what_is_not_followed_stays_unknown(tmp_path: Path, old: str, new: str) 
     reveals = {line: msg for line, code, msg in found if code == "TS900"}
     assert not reveals[9].startswith("revealed shape: [2 5 16]"), reveals[9]
     assert [d for d in found if d[1] == "TS101"] == []  # never an error from a value not known
+
+
+def test_enumerate_a_small_batch(tmp_path: Path) -> None:
+    """``enumerate`` of a tensor whose first size is a small known int gives its rows one by one:
+    the first pass certainly runs, with index 0 (a larger or symbolic batch: a loop of some passes)."""
+    user = tmp_path / "proj"
+    user.mkdir()
+    (user / "main.py").write_text(
+        "import torch\n"
+        "from tensorshape import reveal_shape\n"
+        "def first(x):\n"
+        "    out = None\n"
+        "    for i, row in enumerate(x):\n"
+        "        if i == 0:\n"
+        "            out = row\n"
+        "            break\n"
+        "    return out\n"
+        "reveal_shape(first(torch.randn(2, 7)))\n"
+        "reveal_shape(first(torch.randn(100, 7)))\n"
+    )
+    r = check_file(user / "main.py", project=Project([user]))
+    msgs = {d.span.line: d.message for d in r.diagnostics}
+    assert msgs[10] == "revealed shape: [7]"
+    assert msgs[11] == "revealed shape: optional"
 
 
 def test_all_and_any_of_known_items(tmp_path: Path) -> None:

@@ -674,6 +674,10 @@ class Calls(AnalyzerBase):
             return replace(ld, batch=TupleV((index, ld.batch)), last=last)
         if name == "enumerate" and vals:
             items = self.iteration_items(frame, state, vals[0], node)  # type: ignore[arg-type]
+            rows = _small_rows(vals[0])
+            if items is None and rows is not None:
+                # ``enumerate(x)`` of a batch of 2: its first pass certainly runs, with index 0.
+                items = [self.element_value(vals[0])] * rows
             if items is not None:
                 return TupleV(tuple(TupleV((IntV(i), it)) for i, it in enumerate(items)), SeqKind.LIST)
             return SeqV(TupleV((IntV(Unknown()), self.element_value(vals[0]))), SeqKind.LIST)
@@ -1419,6 +1423,18 @@ def _body(node: cst.FunctionDef) -> Sequence[cst.BaseStatement | cst.BaseSmallSt
     if isinstance(b, cst.IndentedBlock):
         return b.body
     return b.body
+
+
+#: The most rows of a tensor that ``enumerate`` gives one by one.
+MAX_ENUMERATED_ROWS = 8
+
+
+def _small_rows(v: Value) -> int | None:
+    """How many rows a tensor has when its first size is a small known int, else ``None``."""
+    if not isinstance(v, TensorV) or v.shape.rank is None or v.shape.rank == 0:
+        return None
+    n = v.shape.items[0]
+    return n if type(n) is int and 0 <= n <= MAX_ENUMERATED_ROWS else None
 
 
 #: Names by which a ``__post_init__`` sets attributes that running it follows (on the instance it
