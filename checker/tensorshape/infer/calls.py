@@ -86,12 +86,16 @@ from .values import (
     SuperV,
     TensorMethodV,
     as_container,
+    building_attrs,
     building_key,
     building_prefix,
     is_torch_module_base,
     lacks_attribute,
     mentions,
     module_children,
+    opaque_setattr,
+    reads_dict_only,
+    truthiness,
     unseen_constructor,
     with_mode,
 )
@@ -383,6 +387,8 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         if q.startswith("builtins.") or q.startswith("math."):
             return self.call_builtin(frame, state, q, args, kwargs, node)
+        if q == "dataclasses.fields" and len(args) == 1 and not kwargs:
+            return self.dataclass_fields(args[0].value)
         if q == "collections.OrderedDict" and not args and not kwargs:
             return DictV(())  # ``layers = OrderedDict()``, then filled by ``layers[name] = block``
         if q == "itertools.repeat" and len(args) == 2 and not kwargs:
@@ -676,6 +682,10 @@ class Calls(AnalyzerBase):
             return replace(ld, batch=TupleV((index, ld.batch)), last=last)
         if name == "enumerate" and vals:
             items = self.iteration_items(frame, state, vals[0], node)  # type: ignore[arg-type]
+            rows = _small_rows(vals[0])
+            if items is None and rows is not None:
+                # ``enumerate(x)`` of a batch of 2: its first pass certainly runs, with index 0.
+                items = [self.element_value(vals[0])] * rows
             if items is not None:
                 return TupleV(tuple(TupleV((IntV(i), it)) for i, it in enumerate(items)), SeqKind.LIST)
             return SeqV(TupleV((IntV(Unknown()), self.element_value(vals[0]))), SeqKind.LIST)
@@ -709,6 +719,18 @@ class Calls(AnalyzerBase):
                 default: Value = vals[2]
                 return default
             return self.attribute(frame, state, vals[0], vals[1].value, None)
+        if name in ("all", "any") and len(vals) == 1 and not kwargs and isinstance(vals[0], TupleV):
+            # ``all(v is None for v in known)``: decided when each item's truth is known, or one decides.
+            truths = [truthiness(v) for v in vals[0].items]
+            decisive = name == "any"  # the item value that settles the answer
+            if decisive in truths:
+                return BoolV(decisive)
+            return BoolV(not decisive if None not in truths else None)
+        if name in ("setattr", "object.__setattr__") and len(vals) == 3 and not kwargs:
+            if frame.building is not None and vals[0] is frame.building:
+                self.set_building_attr(frame, state, frame.building, vals[1], vals[2])
+                return NONE
+            return UnknownV()
         if name == "super":
             inst = state.vars.get("self")
             owner = frame.function.owner if frame.function is not None else None
@@ -1016,6 +1038,8 @@ class Calls(AnalyzerBase):
                 elif default is not None:
                     inst.attrs[n] = default
             inst.open_reason = unseen_constructor(cls, None, False)
+            if any(opaque_setattr(c) for c in cls.lineage()):
+                inst.attrs.clear()  # the generated ``__init__`` sets each field through ``__setattr__``
             if cls.dataclass_kw_only and args:
                 inst.attrs.clear()  # ``kw_only`` fields passed by position: Python raises
                 inst.open_reason = inst.open_reason or f"`{cls.qualname}` takes its fields by keyword only"
@@ -1031,7 +1055,7 @@ class Calls(AnalyzerBase):
                 # What ``__post_init__`` (or a decorator's constructor) sets is not the field's value.
                 changed = (
                     set(names)
-                    if not isinstance(post, FunctionV) or mentions(post.node, DYNAMIC_ATTRS)
+                    if not isinstance(post, FunctionV) or not _post_init_followed(post)
                     else {a for c in cls.lineage() for a in c.assigned_in.get("__post_init__", ())}
                 )
                 for n in changed:
@@ -1071,6 +1095,33 @@ class Calls(AnalyzerBase):
                 inst.attrs[CONTAINER] = self.call_external(frame, state, base, args, kwargs, node)
         return inst
 
+    def set_building_attr(self, frame: Frame, state: State, inst: InstanceV, name: Value, value: Value) -> None:
+        """``setattr(self, name, value)`` while ``inst`` is built: the attribute of a literal name is
+        ``value``; a name not known may be any attribute, so each joins ``value``, and the instance may
+        have others it does not show."""
+        if isinstance(name, StrV) and name.value is not None:
+            state.vars[building_key(inst, name.value)] = value
+            return
+        for k, v in building_attrs(inst, state).items():
+            state.vars[building_key(inst, k)] = join_values(v, value)
+        inst.open_reason = inst.open_reason or "an attribute is set by a name not known"
+
+    def dataclass_fields(self, of: Value) -> Value:
+        """``dataclasses.fields(x)`` of a project dataclass (or one of its instances): each field's
+        ``name`` and ``default`` (``MISSING`` when it has none, or a ``default_factory``)."""
+        cls = of.cls if isinstance(of, InstanceV) else of
+        if not isinstance(cls, ClassV) or cls.dataclass_fields is None:
+            return UnknownV()
+        if any(mentions(c.node, _INIT_VARS) for c in cls.lineage()):
+            return UnknownV()  # an ``InitVar`` pseudo-field is not one of ``fields()``
+        missing = ExternalV("dataclasses.MISSING")
+        return TupleV(
+            tuple(
+                AttrsV((("name", StrV(n)), ("default", d if d is not None else missing)))
+                for n, d in cls.dataclass_fields
+            )
+        )
+
     def run_post_init(self, frame: Frame, inst: InstanceV, post: FunctionV, node: cst.CSTNode) -> bool:
         """Run a dataclass's ``__post_init__`` on the instance its fields built, as ``__init__`` builds
         one: what it assigns to ``self`` (``self.d_head = self.d_model // self.n_head``) is the value it
@@ -1078,7 +1129,7 @@ class Calls(AnalyzerBase):
         by name (``setattr``, ``__dict__``); a run the depth bound cut short leaves what it assigns
         unknown."""
         sig = self.signature(post)
-        if len(sig.params) != 1 or mentions(post.node, DYNAMIC_ATTRS):
+        if len(sig.params) != 1 or not _post_init_followed(post):
             return False
         prefix = building_prefix(inst)
         overlay = {prefix + k: v for k, v in inst.attrs.items()}
@@ -1401,6 +1452,30 @@ def _body(node: cst.FunctionDef) -> Sequence[cst.BaseStatement | cst.BaseSmallSt
     if isinstance(b, cst.IndentedBlock):
         return b.body
     return b.body
+
+
+#: The most rows of a tensor that ``enumerate`` gives one by one.
+MAX_ENUMERATED_ROWS = 8
+
+
+def _small_rows(v: Value) -> int | None:
+    """How many rows a tensor has when its first size is a small known int, else ``None``."""
+    if not isinstance(v, TensorV) or v.shape.rank is None or v.shape.rank == 0:
+        return None
+    n = v.shape.items[0]
+    return n if type(n) is int and 0 <= n <= MAX_ENUMERATED_ROWS else None
+
+
+#: Names by which a ``__post_init__`` sets attributes that running it follows (on the instance it
+#: builds): ``setattr(self, name, v)``, ``super().__setattr__``, ``self.__dict__.get(name)``.
+_FOLLOWED_DYNAMIC = frozenset({"setattr", "__setattr__", "__dict__"})
+_INIT_VARS = frozenset({"InitVar"})
+
+
+def _post_init_followed(post: FunctionV) -> bool:
+    """Can running ``__post_init__`` follow every attribute it sets?  Not when it uses ``vars`` or
+    ``__getattr__``, or writes through ``self.__dict__``."""
+    return not mentions(post.node, DYNAMIC_ATTRS - _FOLLOWED_DYNAMIC) and reads_dict_only(post.node)
 
 
 def _commit(inst: InstanceV, overlay: dict[str, Value]) -> None:

@@ -77,9 +77,11 @@ from .values import (
     SuperV,
     TensorMethodV,
     as_container,
+    building_attrs,
     building_key,
     is_registry,
     is_torch_module_base,
+    object_setattr,
     to_core,
     truthiness,
 )
@@ -465,6 +467,10 @@ class Expressions(AnalyzerBase):
                 pending = state.vars.get(building_key(recv, name))
                 if pending is not None:
                     return pending
+                if name == "__dict__" and not recv.cls.is_module and recv.open_reason is None:
+                    # ``self.__dict__.get(name)`` while building: the attributes set so far, all of them
+                    # (a module keeps its children elsewhere; an open instance may have others).
+                    return DictV(tuple(building_attrs(recv, state).items()))
             if name in recv.attrs:
                 if frame.building is recv or not recv.cls.reassigned(name, recv.setup):
                     return recv.attrs[name]
@@ -539,6 +545,9 @@ class Expressions(AnalyzerBase):
                         m = b.lookup(name)
                         if isinstance(m, FunctionV):
                             return BoundMethodV(recv.instance, m)
+                if name == "__setattr__" and object_setattr(cls):
+                    # ``super().__setattr__(name, value)`` over ``object``'s (or a dict's): ``setattr``.
+                    return PartialV(ExternalV("builtins.setattr"), (recv.instance,), ())
                 if name == "__init__":
                     for b in cls.bases:
                         if isinstance(b, ExternalV) and is_torch_module_base(canonical(b.qualname)):

@@ -564,6 +564,12 @@ class Statements(AnalyzerBase):
             return
         if isinstance(target, cst.Subscript):
             base = self.eval(frame, state, target.value, observe=False)
+            if isinstance(base, InstanceV) and base is frame.building and base.cls.lookup("__setitem__") is not None:
+                # ``self[key] = value`` while building: the class's ``__setitem__`` may set attributes.
+                key = self.index_value(frame, state, target)
+                setitem = self.attribute(frame, state, base, "__setitem__", None)
+                self.call(frame, state, setitem, [Arg(key), Arg(value)], {}, target)
+                return
             if isinstance(base, ModuleV) and base.children:
                 # ``model.classifier[-1] = nn.Linear(...)``: the container with that child replaced.
                 self.replace_in(frame, state, target.value, self.with_child(frame, state, base, target, value))

@@ -71,6 +71,10 @@ __all__ = [
     "unseen_constructor",
     "mentions",
     "DYNAMIC_ATTRS",
+    "opaque_setattr",
+    "object_setattr",
+    "reads_dict_only",
+    "building_attrs",
     "is_registry",
 ]
 
@@ -371,6 +375,14 @@ def building_prefix(inst: InstanceV) -> str:
     return f"@{id(inst)}."
 
 
+def building_attrs(inst: InstanceV, state: Any) -> dict[str, Value]:
+    """The attributes of ``inst`` while it is built: those it had, updated by those pending in
+    ``state`` (a :class:`~tensorshape.infer.state.State`)."""
+    prefix = building_prefix(inst)
+    pending = {k[len(prefix) :]: v for k, v in state.vars.items() if k.startswith(prefix)}
+    return {k: v for k, v in {**inst.attrs, **pending}.items() if k != CONTAINER}
+
+
 def to_core(v: Value, opaque_int: Any) -> Value:
     """Convert a front-end value for the rule engine (opaque paths become int symbols)."""
     if isinstance(v, OpaqueV):
@@ -582,9 +594,21 @@ def mentions(node: cst.CSTNode, names: frozenset[str]) -> bool:
     return not names.isdisjoint(names_under(node))
 
 
-#: Bases whose ``__init__`` sets no attributes from the constructor's arguments.
+#: Bases whose ``__init__`` sets no attributes from the constructor's arguments (a dict's sets
+#: items, never attributes: ``class Output(OrderedDict)`` made a dataclass).
 _PLAIN_BASES = frozenset(
-    {"object", "builtins.object", "torch.nn.Module", "abc.ABC", "typing.Generic", "typing.Protocol", *CONTAINER_CLASSES}
+    {
+        "object",
+        "builtins.object",
+        "torch.nn.Module",
+        "abc.ABC",
+        "typing.Generic",
+        "typing.Protocol",
+        "dict",
+        "builtins.dict",
+        "collections.OrderedDict",
+        *CONTAINER_CLASSES,
+    }
 )
 
 
@@ -596,6 +620,8 @@ def unseen_constructor(cls: ClassV, init: Value | None, called_with_arguments: b
     for c in cls.lineage():
         if c.hook_reason is not None:
             return c.hook_reason
+        if opaque_setattr(c):
+            return f"`{c.qualname}.__setattr__` is not analysed"
         for b in c.bases:
             if isinstance(b, ExternalV) and canonical(b.qualname) not in _PLAIN_BASES:
                 return f"the constructor of base `{b.qualname}` is not analysed"
@@ -607,6 +633,121 @@ def unseen_constructor(cls: ClassV, init: Value | None, called_with_arguments: b
     if not isinstance(init, FunctionV) and called_with_arguments:
         return f"the constructor of `{cls.qualname}` is not in its source"
     return None
+
+
+def opaque_setattr(cls: ClassV) -> bool:
+    """Does ``cls`` itself define a ``__setattr__`` that may store something else than the value
+    (so every attribute its instances are given is not known)?"""
+    setter = cls.members.get("__setattr__")
+    return setter is not None and not (isinstance(setter, FunctionV) and transparent_setattr(setter.node))
+
+
+def transparent_setattr(fn: cst.FunctionDef) -> bool:
+    """Does this ``__setattr__`` leave every attribute as a plain assignment would?  It must end in
+    ``super().__setattr__(name, value)`` (or ``object.__setattr__(self, name, value)``) with its own
+    parameters, rebound nowhere, and before that neither return nor set attributes another way (it may
+    store items: ``super().__setitem__(name, value)`` of a dict base)."""
+    params = [p.name.value for p in fn.params.params]
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    if len(params) != 3 or fn.params.star_arg is not cst.MaybeSentinel.DEFAULT or not body:
+        return False
+    last = body[-1]
+    if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Expr)):
+        return False
+    call = last.body[0].value
+    if not (
+        isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__setattr__"
+    ):
+        return False
+    owner = call.func.value
+    passed = [
+        a.value.value if isinstance(a.value, cst.Name) and not a.keyword and not a.star else None for a in call.args
+    ]
+    via_super = (
+        isinstance(owner, cst.Call)
+        and isinstance(owner.func, cst.Name)
+        and owner.func.value == "super"
+        and not owner.args
+    )
+    via_object = isinstance(owner, cst.Name) and owner.value == "object"
+    if not ((via_super and passed == params[1:]) or (via_object and passed == params)):
+        return False
+    rest = cst.IndentedBlock(body=list(body[:-1]))
+    if mentions(rest, DYNAMIC_ATTRS | {"__setattr__", "__dict__"}):
+        return False
+    return not (_stored_names(rest) & set(params)) and not _returns(rest)
+
+
+#: Bases whose ``__setattr__`` is ``object``'s: it stores the attribute and does nothing else.
+_OBJECT_SETATTR_BASES = frozenset({"object", "builtins.object", "dict", "builtins.dict", "collections.OrderedDict"})
+
+
+def object_setattr(cls: ClassV) -> bool:
+    """Is ``super().__setattr__`` in ``cls`` (no project base defining one) ``object.__setattr__``?"""
+    for c in cls.lineage():
+        for b in c.bases:
+            if isinstance(b, ExternalV) and canonical(b.qualname) not in _OBJECT_SETATTR_BASES:
+                return False
+            if not isinstance(b, (ClassV, ExternalV)):
+                return False
+    return True
+
+
+def reads_dict_only(node: cst.CSTNode) -> bool:
+    """Is every ``x.__dict__`` under ``node`` read by ``x.__dict__.get(...)`` (never written)?"""
+    seen = reads = 0
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.Attribute) and n.attr.value == "__dict__":
+            seen += 1
+        if (
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value == "get"
+            and isinstance(n.func.value, cst.Attribute)
+            and n.func.value.attr.value == "__dict__"
+        ):
+            reads += 1
+        todo.extend(n.children)
+    return seen == reads
+
+
+#: The part of each binding statement that it binds.
+_BINDS: dict[type[cst.CSTNode], str] = {
+    cst.AssignTarget: "target",
+    cst.AugAssign: "target",
+    cst.AnnAssign: "target",
+    cst.For: "target",
+    cst.NamedExpr: "target",
+    cst.Del: "target",
+    cst.AsName: "name",
+}
+
+
+def _stored_names(node: cst.CSTNode) -> set[str]:
+    """Names bound under ``node`` (assignments, loop and ``with`` targets, walrus, ``del``)."""
+    out: set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        part = _BINDS.get(type(n))
+        if part is not None:
+            out.update(names_under(getattr(n, part)))
+        todo.extend(n.children)
+    return out
+
+
+def _returns(node: cst.CSTNode) -> bool:
+    """Does the code under ``node`` return (outside nested functions)?"""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.Return):
+            return True
+        if not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            todo.extend(n.children)
+    return False
 
 
 def _is_dataclass_deco(e: cst.BaseExpression) -> bool:
