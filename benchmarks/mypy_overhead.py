@@ -178,6 +178,28 @@ def _daemon_edit(target: Path) -> tuple[float, float]:
     return total - kept, kept
 
 
+def _spread(samples: dict[str, dict[bool, list[tuple[float, float]]]]) -> str:
+    """CPU seconds per phase: median and range of each configuration, and of the ratios of the pairs.
+
+    Runs of a phase alternate plain and plugin, so the i-th plain run and the i-th plugin run saw
+    about the same load: their ratio is the fairest figure on a shared machine, and the range of
+    those ratios says whether a difference between the medians is more than noise.
+    """
+    lines = [
+        f"{'CPU spread':<14} {'n':>3} {'plain median [min-max]':>26} {'plugin median [min-max]':>26} {'pair ratios median [min-max]':>32}"
+    ]
+    for phase, runs in samples.items():
+        plain = [c for _, c in runs[False]]
+        plug = [c for _, c in runs[True]]
+        if not plain or not plug:
+            continue
+        ratios = [b / a for a, b in zip(plain, plug)]
+        cells = [f"{statistics.median(xs):.2f}s [{min(xs):.2f}-{max(xs):.2f}]" for xs in (plain, plug)]
+        r = f"{statistics.median(ratios):.2f}x [{min(ratios):.2f}-{max(ratios):.2f}]"
+        lines.append(f"{phase:<14} {len(ratios):>3} {cells[0]:>26} {cells[1]:>26} {r:>32}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--modules", type=int, default=60, help="generated modules (default 60)")
@@ -199,12 +221,14 @@ def main(argv: list[str] | None = None) -> int:
             results[("cold", plugin)] = min(w for w, _ in cold[plugin])
             results[("cold cpu", plugin)] = min(c for _, c in cold[plugin])
             _run(root, plugin)  # the cache is complete after one warm run
+        samples: dict[str, dict[bool, list[tuple[float, float]]]] = {"cold": cold}
         edits: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
         for r in range(args.repeat):
             for plugin in (False, True):
                 target = pkg / "m000.py"
                 target.write_text(target.read_text(encoding="utf-8") + f"\nEDIT_{plugin}_{r} = {r}\n", encoding="utf-8")
                 edits[plugin].append(_run_cpu(root, plugin))
+        samples["edit"] = edits
         for plugin in (False, True):
             results[("edit", plugin)] = min(w for w, _ in edits[plugin])
             results[("edit cpu", plugin)] = min(c for _, c in edits[plugin])
@@ -212,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.warm_runs):
             for plugin in (False, True):
                 warm[plugin].append(_run_cpu(root, plugin))
+        samples["warm"] = warm
         for plugin in (False, True):
             results[("warm", plugin)] = statistics.median(w for w, _ in warm[plugin])
             results[("warm cpu", plugin)] = statistics.median(c for _, c in warm[plugin])
@@ -227,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
                         target.read_text(encoding="utf-8") + f"\nKEPT_{plugin}_{r} = {r}\n", encoding="utf-8"
                     )
                     kept_edits[plugin].append(_run_cpu(root, plugin, kept=plugin))
+            samples["kept edit"] = kept_edits
             results[("kept edit", False)] = min(w for w, _ in kept_edits[False])
             results[("kept edit", True)] = min(w for w, _ in kept_edits[True])
             results[("kept edit cpu", False)] = min(c for _, c in kept_edits[False])
@@ -253,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             f"daemon edit: the plugin's CPU per build with a new worker {fresh:.2f}s, with the kept worker "
             f"{kept:.2f}s ({(plain_edit + kept) / plain_edit:.2f}x of plain mypy's edit CPU with the kept one)"
         )
+        print(_spread(samples))
         print("kept: the worker kept between runs (TENSORSHAPE_MYPY_WORKER_IDLE), its CPU counted;")
         print("      kept cold: an empty mypy cache with the worker alive, against a plain cold run just before")
         print("targets: cold <= 1.10x, warm <= 1.10x")

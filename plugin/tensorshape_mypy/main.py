@@ -68,11 +68,25 @@ class TensorShapePlugin(Plugin):
             return ctx.default_return_type
         return dim_result(ctx, self._modules or {})
 
+    def _hooks_calls(self, fullname: str) -> bool:
+        """Whether mypy should call :meth:`_call` for a call of ``fullname`` in the module it checks now.
+
+        Not in a module whose messages mypy does not show (torch and the other installed packages, most
+        of a cold run's calls; modules mypy silences), once the first call has handed over mypy's error
+        collector: a hook costs mypy more than the call (it maps the arguments onto the parameters for
+        the hook's context), and there the hook would return mypy's own type.  The daemon asks for
+        every call: each is a signal (``replay.py``).
+        """
+        if fullname.startswith(_FOREIGN):
+            return False
+        errors = self._errors
+        return errors is None or self._replay is not None or errors.file not in errors.ignored_files
+
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        return None if fullname.startswith(_FOREIGN) else self._call
+        return self._call if self._hooks_calls(fullname) else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        return None if fullname.startswith(_FOREIGN) else self._call
+        return self._call if self._hooks_calls(fullname) else None
 
     # -- the daemon: every other hook mypy asks for says where it is ------------------------------
     # A re-check of a function or of a module's top level calls no per-module hook, and may make no

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from mypy.errors import ErrorInfo, Errors
 from tensorshape.model.diagnostics import Diagnostic, Severity
 
-from .errorcodes import error_code
+from .errorcodes import count_id_ignores, error_code
 
 __all__ = ["report"]
 
@@ -31,6 +31,7 @@ def report(errors: Errors, diagnostics: Iterable[Diagnostic]) -> list[ErrorInfo]
         s = d.span
         if d.severity is not Severity.NOTE:
             infos.append(errors.report(s.line, s.column, d.message, code, end_line=s.end_line, end_column=s.end_column))
+            count_id_ignores(errors, code, s.line)
         note = d.message if d.severity is Severity.NOTE else d.hint
         notes = [note] if note else []
         notes += [f"{r.path or d.path}:{r.span.line}:{r.span.column + 1}: {r.message}" for r in d.related]

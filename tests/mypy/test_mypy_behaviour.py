@@ -35,15 +35,17 @@ def test_an_ignore_that_suppresses_a_shape_error_is_used(mypy_runner: Mypy) -> N
 
 def test_enable_error_code_and_per_module_options(mypy_runner: Mypy, tmp_path: Path) -> None:
     """``enable_error_code`` turns on a code off by default (``unknown-op``, a note); a module's own
-    section turns one off."""
-    (tmp_path / "loud.py").write_text(BUGS, encoding="utf-8")
-    (tmp_path / "quiet.py").write_text(BUGS, encoding="utf-8")
+    section turns one off, by its name or by its id (``TS101``, as the CLI reads it)."""
+    for name in ("loud", "quiet", "byid"):
+        (tmp_path / f"{name}.py").write_text(BUGS, encoding="utf-8")
     # Per-module sections only: the other modules' options, and so the shared cache, stay as they are.
     extra = (
         "[mypy-loud]\nenable_error_code = unknown-op\n"
         "[mypy-quiet]\nenable_error_code = unknown-op\ndisable_error_code = shape-mismatch\n"
+        "[mypy-byid]\ndisable_error_code = TS101\n"
     )
-    run = mypy_runner.run([tmp_path / "loud.py", tmp_path / "quiet.py"], extra=extra)
+    run = mypy_runner.run([tmp_path / "loud.py", tmp_path / "quiet.py", tmp_path / "byid.py"], extra=extra)
+    assert "Invalid error code" not in run.stdout + run.stderr, run.stdout
     got = {(Path(m.path).name, m.line, m.code) for m in run.messages if m.severity == "error"}
     # mypy prints no code for a note: ``unknown-op`` is recognised by its text.
     got |= {(Path(m.path).name, m.line, "unknown-op") for m in run.messages if "is not modelled" in m.message}

@@ -46,9 +46,8 @@ _MYPY_DISABLE = re.compile(r"^#\s*mypy:\s*disable-error-code\s*=\s*[\"']?([\w\-,
 RULES: dict[str, str] = {
     "type-ignore": (
         "a line with `# type: ignore`: mypy applies its own comments (a bare ignore silences every "
-        "error of the line; codes are mypy's names, `shape-mismatch`, not ids, `TS101`), so that "
-        "--warn-unused-ignores counts them; the CLI reads ids and names, and a bare ignore only with "
-        "`bare_type_ignore = true`"
+        "error of the line), so that --warn-unused-ignores counts them; the CLI reads a bare ignore "
+        "only with `bare_type_ignore = true` (both read codes by name, `shape-mismatch`, and by id, `TS101`)"
     ),
     "mypy-disable": (
         "`# mypy: disable-error-code=...` is mypy's own per-file option (the CLI's is `[tool.tensorshape] severity`)"

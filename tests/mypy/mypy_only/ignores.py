@@ -1,4 +1,4 @@
-"""An ignore that suppresses a shape error is used; one that suppresses nothing is not."""
+"""An ignore that suppresses a shape error is used (by name or id); one that suppresses nothing is not."""
 
 import torch
 
@@ -8,3 +8,5 @@ def f() -> None:
     a @ a  # type: ignore[shape-mismatch]
     b = a + 1  # type: ignore[shape-mismatch]
     b.sum()
+    c = torch.randn(4, 5)
+    c @ c  # type: ignore[TS101]
