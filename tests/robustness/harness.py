@@ -34,6 +34,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+try:
+    from .families import FAMILIES
+except ImportError:  # run from benchmarks/robustness.py, with this folder on sys.path
+    from families import FAMILIES  # type: ignore[no-redef]
+
 __all__ = ["Case", "Outcome", "run_case", "all_cases", "count", "KINDS"]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,6 +67,8 @@ class Case:
     writes: bool = False
     #: Bytes a file of the run may grow to (``RLIMIT_FSIZE``, SIGXFSZ ignored: a full disk).
     fsize: int | None = None
+    #: A rewrite must run as the original does: ``python m.py`` before the run and after it.
+    runs: bool = False
 
 
 @dataclass
@@ -78,6 +85,7 @@ def run_case(case: Case, timeout: float = TIMEOUT) -> Outcome:
         before = _snapshot(d) if case.writes else {}
         env = {**os.environ, "XDG_CACHE_HOME": str(d / ".cache"), **case.env}
         env.pop("TENSORSHAPE_DEBUG", None)
+        ran = _run_module(d, env, timeout) if case.runs else None
         cmd = [sys.executable, "-m", "tensorshape.cli.main", *case.argv]
         p = subprocess.Popen(
             cmd,
@@ -102,10 +110,27 @@ def run_case(case: Case, timeout: float = TIMEOUT) -> Outcome:
             return Outcome("crash", p.returncode, text)
         if "Traceback (most recent call last)" in text:
             return Outcome("traceback", p.returncode, text)
-        damaged = [f"{name}: {why}" for name, why in _damage(d, before, env).items()]
+        broken = []
+        if ran is not None and ran[0] == 0:  # before ``_damage``, which takes the checks out again
+            now = _run_module(d, env, timeout)
+            if now[0] != 0:
+                broken = [f"m.py: the rewrite does not run as the original did (exit {now[0]}: {now[1]})"]
+        damaged = broken + [f"{name}: {why}" for name, why in _damage(d, before, env).items()]
         if damaged:
             return Outcome("damage", p.returncode, text + "\ndamaged: " + "; ".join(damaged))
         return Outcome("clean", p.returncode, text)
+
+
+def _run_module(d: Path, env: dict[str, str], timeout: float) -> tuple[int, str]:
+    """``python m.py`` in the case's folder: its exit status (-1: it did not end) and last line of output."""
+    try:
+        p = subprocess.run(
+            [sys.executable, "m.py"], cwd=d, env={**env, "PYTHONPATH": str(d)}, capture_output=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return -1, "timed out"
+    lines = (p.stdout + p.stderr).decode("utf-8", "replace").strip().splitlines()
+    return p.returncode, lines[-1] if lines else ""
 
 
 def _disk_full(limit: int) -> Callable[[], None]:
@@ -478,6 +503,25 @@ def hostile_cases() -> Iterator[Case]:
     yield from size_cases()
 
 
+#: Of the program families, the ones whose round trip the default (CI) run tries.
+_FAST_FAMILIES = {"jaxtyping-strings", "unicode-identifiers"}
+
+
+def family_cases(full: bool) -> Iterator[Case]:
+    """The families of hostile programs (families.py): ``check``, and ``instrument --write`` with and
+    without ``--all``, whose rewrite must compile, run as the original does and come back with ``--remove``."""
+    for name, program in FAMILIES.items():
+        setup = _write("m.py", program) if isinstance(program, str) else program
+        for tag, argv, writes in (
+            ("check", ["check", "--no-cache", "."], False),
+            ("instrument", ["instrument", "--write", "."], True),
+            ("instrument-all", ["instrument", "--all", "--write", "."], True),
+        ):
+            fast = name in _FAST_FAMILIES and tag == "instrument-all"
+            if full or fast:
+                yield Case(f"family:{name}:{tag}", argv, setup, writes=writes, runs=writes, slow=not fast)
+
+
 def _timed_out(d: Path) -> None:
     (d / "pyproject.toml").write_text("[tool.tensorshape]\nfile_timeout = 0.000001\n")
     body = "".join(f"x{k} = torch.zeros({k} + 1, 3)\n" for k in range(300))
@@ -584,5 +628,6 @@ def all_cases(full: bool = False) -> list[Case]:
     cases += cache_cases()
     cases += output_cases()
     cases += hostile_cases()
+    cases += family_cases(full)
     cases += lsp_cases(60 if full else 3, seed=17, slow=full)
     return cases

@@ -109,13 +109,40 @@ def _cat(n: int, extra: str = "") -> str:
 
 def test_a_long_literal_is_one_bounded_sequence_and_counted() -> None:
     n = MAX_EXACT_ITEMS + 1
-    r = check_source(_cat(n, "z = y + torch.zeros(5, 3)\nw = y + torch.zeros(5, 4)\n"))
-    # The length is no longer known (no false error against 5), the other dims still are.
-    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
-    assert "3 vs 4" in r.diagnostics[0].message
+    r = check_source(_cat(n, f"z = y + torch.zeros(5, 3)\nw = y + torch.zeros({2 * n}, 4)\n"))
+    # Its items are joined, not tracked one by one, but its length is exact: ``y`` is ``[2002 3]``.
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id, codes.BROADCAST.id]
+    assert f"{2 * n} vs 5" in r.diagnostics[0].message and "3 vs 4" in r.diagnostics[1].message
     assert r.stats["expression-bound"] == 1
     assert any(k.startswith("cause:sequence of more than") for k in r.stats)
     assert summarize([r])["expressions_at_bound"] == 1
+
+
+@pytest.mark.parametrize("n", [MAX_EXACT_ITEMS + 1, 5_000, 20_000])
+def test_a_long_literal_parsed_normally_has_its_length(n: int) -> None:
+    """Lists of 1,001 to about 20,000 items (under the oversized-statement bound, so libcst parses
+    them): ``len``, ``torch.cat``, ``torch.tensor`` and concatenation know how many items there are."""
+    names = ", ".join(["x"] * n)
+    numbers = ", ".join(str(i % 10) for i in range(n))
+    src = (
+        f"import torch\nx = torch.zeros(2, 3)\nxs = [{names}]\nys = xs + [x]\nk = len(xs)\n"
+        f"a = torch.cat(ys) + torch.zeros(5, 3)\nb = torch.zeros(k) + torch.zeros(7)\n"
+        f"t = torch.tensor([{numbers}]) + torch.zeros(9)\n"
+    )
+    r = check_source(src)
+    assert [(d.code.id, d.span.line) for d in r.diagnostics] == [(codes.BROADCAST.id, line) for line in (6, 7, 8)]
+    assert [d.message.count(f"{m} vs") for d, m in zip(r.diagnostics, (2 * n + 2, n, n))] == [1, 1, 1]
+    assert r.stats["expression-bound"] == 2  # the two literals; ``xs + [x]`` adds lengths
+
+
+def test_a_long_literal_of_many_distinct_items_is_bounded_and_counted() -> None:
+    """Joining the looks of thousands of distinct tensors is bounded: the items are unknown, the
+    length is not, and the bound is a cause in ``--statistics``."""
+    items = ", ".join(f"torch.zeros({i + 1})" for i in range(MAX_EXACT_ITEMS + 1))
+    r = check_source(f"import torch\nxs = [{items}]\nb = torch.zeros(len(xs)) + torch.zeros(7)\n")
+    assert [d.code.id for d in r.diagnostics] == [codes.BROADCAST.id]
+    assert f"{MAX_EXACT_ITEMS + 1} vs 7" in r.diagnostics[0].message
+    assert any("distinct items (too-complex)" in k for k in r.stats)
 
 
 def test_items_of_a_long_literal_are_still_checked() -> None:

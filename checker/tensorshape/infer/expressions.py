@@ -351,17 +351,24 @@ class Expressions(AnalyzerBase):
                 return SeqV(UnknownV(), kind)
             items.append(item)
         if len(items) > MAX_EXACT_ITEMS:
-            return self.beyond_exact_items(frame, node, items, kind)
+            # Every item was read and counted: the length is exact, only the items' looks are joined.
+            return self.beyond_exact_items(frame, node, items, kind, len(items))
         return TupleV(tuple(items), kind)
 
     def beyond_exact_items(
-        self, frame: Frame, node: cst.CSTNode, items: Sequence[Value], kind: SeqKind, length: int | None = None
+        self, frame: Frame, node: cst.CSTNode, items: Sequence[Value], kind: SeqKind, length: Dim | None = None
     ) -> Value:
         """A sequence too long to track item by item: a list of ``length`` items (None: unknown) that
-        all look like the join of ``items`` (counted: ``expression-bound`` and a cause in ``--statistics``)."""
+        all look like the join of ``items`` (counted: ``expression-bound`` and a cause in ``--statistics``).
+        Numbers and strings join in constant time; of other items (tensors, modules), at most
+        :data:`MAX_JOINED_ITEMS` distinct ones are joined: past that the items are unknown, counted
+        as a cause of its own."""
         self.stats["expression-bound"] += 1
         self.tally(f"cause:sequence of more than {MAX_EXACT_ITEMS:,} items (too-complex)", frame, node)
         distinct = list({id(v): v for v in items}.values())  # most long literals repeat a few values
+        if sum(type(v) not in _SCALARS for v in distinct) > MAX_JOINED_ITEMS:
+            self.tally(f"cause:sequence of more than {MAX_JOINED_ITEMS} distinct items (too-complex)", frame, node)
+            return SeqV(UnknownV(UnknownSource.TOO_COMPLEX), kind, length)
         return SeqV(join_all(distinct), kind, length)
 
     def _eval_set(self, frame: Frame, state: State, node: cst.Set) -> Value:
@@ -620,7 +627,8 @@ class Expressions(AnalyzerBase):
         if isinstance(left, TupleV) and isinstance(right, TupleV) and op == "+":
             kind = left.kind if left.kind is not SeqKind.SIZE else SeqKind.SIZE
             if len(left.items) + len(right.items) > MAX_EXACT_ITEMS:
-                return self.beyond_exact_items(frame, node, left.items + right.items, kind)
+                both = left.items + right.items
+                return self.beyond_exact_items(frame, node, both, kind, len(both))
             return TupleV(left.items + right.items, kind)
         if op == "+" and isinstance(left, (TupleV, SeqV)) and isinstance(right, (TupleV, SeqV)):
             elems = [e for s in (left, right) for e in (s.items if isinstance(s, TupleV) else (s.elem,))]
@@ -631,7 +639,9 @@ class Expressions(AnalyzerBase):
             return SeqV(join_all(elems) if elems else UnknownV(), left.kind, length, True)
         if isinstance(left, TupleV) and op == "*" and isinstance(right, IntV) and type(right.value) is int:
             if left.items and len(left.items) * right.value > MAX_EXACT_ITEMS:  # ``[x] * 10**9``: never built
-                return self.beyond_exact_items(frame, node, left.items, left.kind)
+                return self.beyond_exact_items(
+                    frame, node, left.items, left.kind, arith.mul(len(left.items), right.value)
+                )
             return TupleV(left.items * max(right.value, 0), left.kind)
         if op == "*" and isinstance(right, (TupleV, SeqV)) and not isinstance(left, (TupleV, SeqV)):
             left, right = right, left  # ``n * [layer]``
@@ -1108,6 +1118,8 @@ def _deco(d: cst.Decorator) -> str:
 #: Sequences longer than this (a literal, ``[x] * n``) are not tracked item by item: one expression's
 #: cost stays bounded (``torch.cat`` of a 100,000-item literal checked 100,000 tensors).
 MAX_EXACT_ITEMS = 1_000
+#: Of such a sequence, the most distinct item values joined into the look of every item.
+MAX_JOINED_ITEMS = 64
 
 _INT_OPS = {
     "+": arith.add,
@@ -1129,6 +1141,9 @@ _FLOAT_OPS = {
 }
 
 _UNUSED = (EllipsisV, RangeV)
+
+#: Values whose join costs the same whatever they hold (a long literal of numbers joins them all).
+_SCALARS = frozenset({IntV, FloatV, BoolV, StrV, NoneV})
 
 #: Methods of a dict with known keys (and of an ``nn.ModuleDict``) that the interpreter follows.
 DICT_METHODS = frozenset({"items", "values", "keys", "get"})

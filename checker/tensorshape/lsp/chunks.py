@@ -17,7 +17,7 @@ import io
 import keyword
 import re
 import tokenize
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -25,6 +25,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..infer.project import ParseFailure, parse_source
+from ..infer.spans import nodes_positions
 from ..infer.syntax import code_children
 from ..infer.toplevel import LineScanner, split, split_lines
 
@@ -54,6 +55,12 @@ class Chunk:
     #: First line (0-based) in the current version of the document.
     line: int = 0
     _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+    #: Positions computed for some nodes only (see :meth:`position`).
+    _found: dict[cst.CSTNode, CodeRange] = field(default_factory=dict)
+    #: Nodes whose positions will be asked for, by ``id``: computed with the next one asked.
+    _wanted: dict[int, cst.CSTNode] = field(default_factory=dict)
+    #: Code generations made for some nodes only.
+    _passes: int = 0
     _targets: Mapping[int, str] | None = None
     _code: tuple[tuple[int, str], ...] | None = None
     _node_ids: frozenset[int] | None = None
@@ -71,6 +78,37 @@ class Chunk:
                 wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True)
                 self._positions = dict(wrapper.resolve(PositionProvider))
         return self._positions
+
+    def want(self, nodes: Iterable[cst.CSTNode]) -> None:
+        """Nodes of the chunk whose positions will be asked for (observed expressions, reported
+        nodes): the next :meth:`position` computes theirs in the same pass."""
+        if self._positions is None:
+            self._wanted.update((id(n), n) for n in nodes)
+
+    def position(self, node: cst.CSTNode) -> CodeRange | None:
+        """The position of ``node`` relative to the chunk (as :attr:`positions` has it), None when it
+        is not in the chunk.  Only the nodes asked for are placed: one code generation tracks this node
+        and the wanted ones and stops at the end of the last (a hover needs the observed expressions,
+        not the commas and whitespace that are most of the nodes).  After :data:`MAX_PARTIAL_PASSES`
+        such passes, or for a node of the layout or a chunk of several statements, every position is
+        computed at once."""
+        if self._positions is not None:
+            return self._positions.get(node)
+        found = self._found.get(node)
+        if found is not None:
+            return found
+        tree = self.tree
+        if tree is None:
+            return None
+        whole = node is tree or len(tree.body) != 1 or bool(tree.header) or self._passes >= MAX_PARTIAL_PASSES
+        if whole or id(node) not in self.node_ids:
+            return self.positions.get(node)
+        self._passes += 1
+        todo = {k: n for k, n in self._wanted.items() if n not in self._found and k in self.node_ids}
+        todo[id(node)] = node
+        self._wanted.clear()
+        self._found.update(nodes_positions(tree, 0, 1, todo.values()))
+        return self._found.get(node)
 
     @property
     def code(self) -> tuple[tuple[int, str], ...]:
@@ -97,13 +135,25 @@ class Chunk:
     def targets(self) -> Mapping[int, str]:
         """``id`` of an assigned expression -> the variable it is assigned to (computed once)."""
         if self._targets is None:
-            from .analysis import assignment_targets
-
-            self._targets = assignment_targets(self.tree) if self.tree is not None else {}
+            # A read-only walk: libcst's visitors rebuild every node they pass, which made most of
+            # the cost of a document's first hover.
+            out: dict[int, str] = {}
+            stack: list[cst.CSTNode] = [self.tree] if self.tree is not None else []
+            while stack:
+                node = stack.pop()
+                if type(node) is cst.Assign:
+                    for t in node.targets:
+                        if type(t.target) is cst.Name:
+                            out[id(node.value)] = t.target.value
+                stack.extend(code_children(node))
+            self._targets = out
         return self._targets
 
 
 _LAYOUT = frozenset({tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE})
+
+#: Partial position passes over one chunk before all of its positions are computed at once.
+MAX_PARTIAL_PASSES = 4
 
 
 def _code_tokens(text: str) -> tuple[tuple[int, str], ...]:

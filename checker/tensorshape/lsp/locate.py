@@ -42,24 +42,27 @@ class ChunkSpans(SpanTable):
 
     def locate(self, node: cst.CSTNode) -> Span | None:
         """The node's chunk span."""
-        first = (self.hint,) if self.hint is not None else ()
-        for chunk in (*first, *self._chunks):
-            where = chunk_span(chunk, node)
-            if where is not None:
-                return where
-        return None
+        chunk = self.chunk_of(node)
+        return chunk_span(chunk, node) if chunk is not None else None
 
     def chunk_of(self, node: cst.CSTNode) -> Chunk | None:
-        """The chunk whose span :meth:`locate` gives, found without computing positions where it can be."""
+        """The chunk whose span :meth:`locate` gives, found without computing positions where it can be;
+        the node is noted as wanted there (an observed expression's position is asked for on hover)."""
         order: list[Chunk] = [self.hint, *self._chunks] if self.hint is not None else list(self._chunks)
         key = id(node)
         for chunk in order:
             if key in chunk.node_ids:
+                chunk.want((node,))
                 return chunk
         for chunk in order:  # a node of a layout field: by positions, as ``locate``
             if node in chunk.positions:
                 return chunk
         return None
+
+    def _prefetch(self, tickets: list[int]) -> None:
+        """Note the nodes of ``tickets`` as wanted in their chunks: each chunk places them in one pass."""
+        for i in tickets:
+            self.chunk_of(self._nodes[i])
 
     def resolve(self, span: Span) -> Span:
         node = self.node_of(span)
@@ -75,7 +78,7 @@ class ChunkSpans(SpanTable):
 
 def chunk_span(chunk: Chunk, node: cst.CSTNode) -> Span | None:
     """A node's chunk span, if it is in ``chunk``."""
-    rng = chunk.positions.get(node)
+    rng = chunk.position(node)
     if rng is None:
         return None
     base = chunk.uid * STRIDE
