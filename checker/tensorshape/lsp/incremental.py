@@ -57,6 +57,9 @@ __all__ = ["IncrementalAnalyser", "EARLY_AFTER"]
 #: CPU seconds after which a newly opened document's first diagnostics are published (the rest follow).
 EARLY_AFTER = 0.4
 
+#: Function bodies replaced in place before a body edit is analysed with a new analyser (to free them).
+MAX_REPLACED = 200
+
 #: Observed tensor expressions by node id: the chunk the node is in (its span is computed when hover or
 #: inlay hints first ask: diagnostics do not wait for the positions of every chunk), last value, node;
 #: for a parameter's learnt shape, the chunk span of its name.
@@ -269,6 +272,9 @@ class IncrementalAnalyser:
         an, info, spans, top = self._an, self._info, self._spans, self._top
         if an is None or info is None or spans is None or top is None:
             return None
+        if len(self._replaced) > MAX_REPLACED:  # start again with a new analyser: free the old bodies
+            self._an = None
+            return None
         old = self._chunks
         before, now = set(old), set(chunks)
         added = [c for c in chunks if c not in before]
@@ -282,6 +288,7 @@ class IncrementalAnalyser:
         if any(c.text in kept for c in (*added, *removed)):
             return None
         changed: set[Body] = set()
+        texts: list[str] = []
         swaps: list[tuple[cst.FunctionDef, cst.BaseSuite]] = []
         for c, prev in pairs.items():
             if c.code == prev.code or prev.tree is None:
@@ -294,6 +301,7 @@ class IncrementalAnalyser:
                     if _rebinds(x) or _rebinds(y):
                         return None
                     changed.add((prev.lineage, i))
+                    texts += [x, y]
                     swaps.append((self._defs[prev][i], b.defs[i].body))
         if not changed or not top.bodies.isdisjoint(changed):
             return None
@@ -311,7 +319,7 @@ class IncrementalAnalyser:
             self._outlines[c] = replace(self._outlines[c], defs=tuple(self._defs[prev]))
         info.source, info.digest = source, text_digest(source)
         spans.retarget(chunks)
-        if an.defaults_changed():  # the constructions changed: instances would be built otherwise
+        if an.defaults_changed(texts):  # the constructions changed: instances would be built otherwise
             self._an = None
             return None
         an.forget(changed)

@@ -10,7 +10,7 @@ bodies their computation executed.  Bodies are named by ``(lineage, index)``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import libcst as cst
 
@@ -20,10 +20,12 @@ from ..infer.project import ModuleInfo, Project
 from ..infer.signature import Signature
 from ..infer.state import State
 from ..infer.values import ClassV, FunctionV, InstanceV
-from ..model.values import Value
+from ..model.values import TensorV, Value
 from ..rules.context import Options
 
 __all__ = ["Body", "RecordingAnalyzer"]
+
+R = TypeVar("R")
 
 #: A function body: (chunk lineage, index of the ``def`` in the chunk's outline).
 Body = tuple[int, int]
@@ -65,8 +67,8 @@ class RecordingAnalyzer(Analyzer):
         #: ``id`` of a ``def`` node -> its body's name.
         self._bodies = bodies
         self._regions: list[set[Body]] = [set()]
-        self._memos = (_Memo(self), _Memo(self), _Memo(self))
-        self._call_memo, self._instances, self._generic_instances = self._memos
+        self._memos = (_Memo(self), _Memo(self), _Memo(self), _Memo(self))
+        self._call_memo, self._instances, self._generic_instances, self._through = self._memos
         #: The ``__init__`` parameters left to their default in each generic instance built.
         self.defaults_seen: dict[ClassV, frozenset[str]] = {}
         #: Definitions analysed (qualified names; ``C.__init__`` when a class's generic instance is built).
@@ -100,7 +102,7 @@ class RecordingAnalyzer(Analyzer):
     def generic_instance(self, c: ClassV, *args: Any, **kwargs: Any) -> InstanceV:
         if c not in self._generic_instances:
             self.analysed_definitions.append(f"{c.qualname}.__init__")
-        return self._in_region(super().generic_instance, (c, *args), kwargs)  # type: ignore[return-value]
+        return self._in_region(super().generic_instance, (c, *args), kwargs)
 
     def _defaults_used(self, c: ClassV, sig: Signature) -> frozenset[str]:
         got = self.defaults_seen[c] = super()._defaults_used(c, sig)
@@ -121,7 +123,8 @@ class RecordingAnalyzer(Analyzer):
     def forget(self, bodies: set[Body]) -> None:
         """Before the analyser serves the next version of the module: drop what used a changed body
         (memoised calls and instances) and what is cheap to find again."""
-        calls, instances, generic = self._memos
+        calls, instances, generic, through = self._memos
+        through.forget(bodies)
         for key in calls.forget(bodies):
             self._call_constraints.pop(key, None)
             self._call_facts.pop(key, None)
@@ -129,18 +132,23 @@ class RecordingAnalyzer(Analyzer):
         for c in generic.forget(bodies):
             self.instance_constraints.pop(c, None)
             self.defaults_seen.pop(c, None)
-        self._through.clear()
         self._sites = None
 
-    def defaults_changed(self) -> bool:
+    def defaults_changed(self, texts: Sequence[str]) -> bool:
         """Whether a built generic instance would now leave other ``__init__`` parameters to their default
-        (the constructions in the module changed)."""
+        (the constructions in the module changed); ``texts``: the changed bodies, old and new (a class
+        whose name none of them mentions has the same constructions)."""
         self._sites = None
         for c, used in list(self.defaults_seen.items()):
+            if not any(c.node.name.value in t for t in texts):
+                continue
             init = c.lookup("__init__")
             if isinstance(init, FunctionV) and super()._defaults_used(c, self.signature(init)) != used:
                 return True
         return False
+
+    def learned_through(self, *args: Any, **kwargs: Any) -> TensorV | None:
+        return self._in_region(super().learned_through, args, kwargs)
 
     def inline(self, *args: Any, **kwargs: Any) -> Value:
         return self._in_region(super().inline, args, kwargs)
@@ -148,7 +156,7 @@ class RecordingAnalyzer(Analyzer):
     def instantiate(self, *args: Any, **kwargs: Any) -> Value:
         return self._in_region(super().instantiate, args, kwargs)
 
-    def _in_region(self, run: Callable[..., Value], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Value:
+    def _in_region(self, run: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any]) -> R:
         """Run a computation that may be memoised with a region of its own (merged into the enclosing one)."""
         self._regions.append(set())
         try:
