@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +65,17 @@ from .statements import Statements
 from .syntax import blocks, definitions, suite_body
 from .values import ClassV, FunctionV, InstanceV, OpaqueV
 
-__all__ = ["Frame", "Analyzer", "MAX_DEPTH", "UNREACHABLE", "INTERNAL_ERROR", "CALL_CHAIN", "with_call", "call_chain"]
+__all__ = [
+    "Frame",
+    "Analyzer",
+    "ClassRun",
+    "MAX_DEPTH",
+    "UNREACHABLE",
+    "INTERNAL_ERROR",
+    "CALL_CHAIN",
+    "with_call",
+    "call_chain",
+]
 
 #: Why a function of the checked file was not analysed (``--statistics``): its ``def`` never ran
 #: (a branch known to be false, code after ``return``), or the checker failed on it.
@@ -75,6 +85,18 @@ INTERNAL_ERROR = "internal-error"
 MAX_VIEWS = 8
 #: How deep learning through calls asks callees (``main -> train -> model``: a parameter passed on).
 MAX_LEARN_DEPTH = 3
+
+
+@dataclass(eq=False, slots=True)
+class ClassRun:
+    """One class's analysis under way: its members share one set of sizes (``self.n_head`` is the same
+    symbol in every method, and no method's own fresh symbol reuses its name)."""
+
+    cls: ClassV
+    members: list[cst.FunctionDef | cst.ClassDef]
+    opaque: dict[str, Dim] = field(default_factory=dict)
+    symbols: SymbolTable = field(default_factory=SymbolTable)
+    instance: InstanceV | None = None
 
 
 class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
@@ -365,28 +387,44 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
             del self._nested[nested:]
 
     def analyze_class(self, c: ClassV) -> None:
-        self._analysed.add(id(c.node))
-        # One class, one set of sizes: ``self.n_head`` (``= config.n_head`` in ``__init__``) is the same
-        # symbol in every method, and no method's own fresh symbol (``b, n_head, t = x.shape``) reuses its name.
-        opaque: dict[str, Dim] = {}
-        symbols = SymbolTable()
         mark = len(self._nested)
-        has_init = c.lookup("__init__") is not None
-        instance = self.generic_instance(c, opaque, symbols) if has_init or c.is_module else InstanceV(c)
+        run = self.class_run(c)
+        self.build_instance(run)
+        for node in run.members:
+            self.analyze_member(run, node)
+        self._analyze_nested(mark)
+
+    # A class's analysis in steps (the language server re-runs one member at a time).
+    def class_run(self, c: ClassV) -> ClassRun:
+        """The analysis of ``c`` to run: its generic instance, then each member in order."""
+        self._analysed.add(id(c.node))
+        members: list[cst.FunctionDef | cst.ClassDef] = []
         init = c.lookup("__init__")
         # Every method, also those defined under ``if``/``try`` in the class body.
         for node in definitions(list(_body(c.node))):
             member = c.module.defined.get(id(node))
             if isinstance(node, cst.ClassDef):
                 if isinstance(member, ClassV):
-                    self.analyze_class(member)
-                continue
-            if not isinstance(member, FunctionV) or member.owner is not c or member is init:
-                continue  # ``__init__`` was analysed building the instance; a ``def`` never run is counted
-            is_static = any(_decorator_name(d) == "staticmethod" for d in member.node.decorators)
-            is_class = any(_decorator_name(d) == "classmethod" for d in member.node.decorators)
-            self.analyze_function(member, None if is_static or is_class else instance, opaque, symbols)
-        self._analyze_nested(mark)
+                    members.append(node)
+            elif isinstance(member, FunctionV) and member.owner is c and member is not init:
+                members.append(node)  # ``__init__`` runs building the instance; a ``def`` never run is counted
+        return ClassRun(c, members)
+
+    def build_instance(self, run: ClassRun) -> None:
+        """The instance the methods of ``run``'s class are analysed with (its generic one, built once)."""
+        c = run.cls
+        has_init = c.lookup("__init__") is not None
+        run.instance = self.generic_instance(c, run.opaque, run.symbols) if has_init or c.is_module else InstanceV(c)
+
+    def analyze_member(self, run: ClassRun, node: cst.FunctionDef | cst.ClassDef) -> None:
+        """Analyse one member of ``run``'s class (after :meth:`build_instance`)."""
+        member = run.cls.module.defined.get(id(node))
+        if isinstance(member, ClassV):
+            self.analyze_class(member)
+        elif isinstance(member, FunctionV) and isinstance(node, cst.FunctionDef):
+            is_static = any(_decorator_name(d) == "staticmethod" for d in node.decorators)
+            is_class = any(_decorator_name(d) == "classmethod" for d in node.decorators)
+            self.analyze_function(member, None if is_static or is_class else run.instance, run.opaque, run.symbols)
 
     # -- Vollo ---------------------------------------------------------------------------------
     def _vollo_inputs(

@@ -68,6 +68,12 @@ class Chunk:
     def __post_init__(self) -> None:
         self.lineage = self.lineage or self.uid
 
+    def adopt(self, prev: Chunk) -> None:
+        """Take ``prev``'s parse, into which this chunk's function bodies were put (its nodes keep their
+        identity): what was computed from this chunk's own parse is dropped."""
+        self.tree, self.lineage = prev.tree, prev.lineage
+        self._positions = self._targets = self._node_ids = None
+
     @property
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
         """Positions of the chunk's nodes, relative to the chunk (computed once)."""

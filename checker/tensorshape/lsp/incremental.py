@@ -35,11 +35,15 @@ from typing import TypeVar
 
 import libcst as cst
 
+from ..infer.analyzer import ClassRun
 from ..infer.api import CheckSettings, report
-from ..infer.project import Project
+from ..infer.project import ModuleInfo, Project
+from ..infer.source import text_digest
+from ..infer.values import ClassV
 from ..lang.render import render_shape
 from ..model import codes
 from ..model.diagnostics import Diagnostic, Span
+from ..model.dims import Dim
 from ..model.obligations import Obligation
 from ..model.values import TensorV
 from .analysis import Analysis, ShapeAt, analyse
@@ -52,6 +56,9 @@ __all__ = ["IncrementalAnalyser", "EARLY_AFTER"]
 
 #: CPU seconds after which a newly opened document's first diagnostics are published (the rest follow).
 EARLY_AFTER = 0.4
+
+#: Function bodies replaced in place before a body edit is analysed with a new analyser (to free them).
+MAX_REPLACED = 200
 
 #: Observed tensor expressions by node id: the chunk the node is in (its span is computed when hover or
 #: inlay hints first ask: diagnostics do not wait for the positions of every chunk), last value, node;
@@ -72,6 +79,30 @@ class _Result:
     refs: frozenset[int]
     #: Function bodies the analysis executed or reused (through memoised calls and instances).
     bodies: frozenset[Body]
+    #: The span table the tickets below were taken from, and the diagnostics and obligations with
+    #: their tickets: placed again when a chunk they point into is replaced by an edit of its bodies.
+    spans: ChunkSpans | None = None
+    raw: tuple[list[Diagnostic], list[Obligation]] = ([], [])
+
+
+@dataclass(slots=True)
+class _Unit:
+    """One step of a class's analysis (its instance, or one member) and the class's sizes around it."""
+
+    result: _Result
+    before: tuple[dict[str, Dim], frozenset[str]]
+    after: tuple[dict[str, Dim], frozenset[str]]
+
+
+@dataclass(slots=True)
+class _ClassUnits:
+    """A top-level class's analysis in steps, by the analyser that ran it (see :meth:`IncrementalAnalyser._run_class`)."""
+
+    an: RecordingAnalyzer
+    run: ClassRun
+    units: list[_Unit]
+    #: An internal error cut the analysis short: it is redone whole.
+    broken: bool = False
 
 
 class IncrementalAnalyser:
@@ -92,6 +123,18 @@ class IncrementalAnalyser:
         self.reanalysed = 0
         #: Definitions (qualified names) analysed again by the last update, ``C.__init__`` for an instance built.
         self.reanalysed_definitions: list[str] = []
+        #: The analyser of the last version, its module and span table and the module's top-level result:
+        #: kept while edits change only function bodies (its memoised calls and instances that did not
+        #: use a changed body stay valid).
+        self._an: RecordingAnalyzer | None = None
+        self._info: ModuleInfo | None = None
+        self._spans: ChunkSpans | None = None
+        self._top: _Result | None = None
+        #: Top-level classes analysed in steps, by chunk.
+        self._classes: dict[Chunk, _ClassUnits] = {}
+        #: Function bodies replaced in the kept trees: their nodes stay alive while the analyser that may
+        #: hold their ``id`` does.
+        self._replaced: list[object] = []
 
     def update(self, source: str, version: int | None, early: Callable[[Analysis], None] | None = None) -> Analysis:
         """Analyse a new version of the document (the same result as :func:`~.analysis.analyse`).
@@ -106,6 +149,9 @@ class IncrementalAnalyser:
         _, chunks = self._pool.chunks(source)
         if any(c.tree is None for c in chunks):
             return self._full(source, version)  # the full parse reports the syntax error as usual
+        fast = self._body_edit(source, version, chunks)
+        if fast is not None:
+            return fast
         dirty = self._dirty(chunks)
         tree = cst.Module(body=[s for c in chunks for s in c.tree.body])  # type: ignore[union-attr]
         spans = ChunkSpans(tree, chunks)
@@ -133,18 +179,176 @@ class IncrementalAnalyser:
                 early = None
             r = self._results.get(c)
             if c in dirty or r is None or not r.refs <= uids:
-                spans.hint = c
-                for stmt in c.tree.body:  # type: ignore[union-attr]
-                    an.analyze_statement(info, stmt)
-                r = _take(an, spans)
-                self.reanalysed += 1
+                r = self._run_chunk(an, info, spans, c, set())
             results[c] = r
+        self._an, self._info, self._spans, self._top = an, info, spans, top
+        self._replaced = []
+        return self._settle(source, version, chunks, results)
+
+    def _settle(self, source: str, version: int | None, chunks: list[Chunk], results: dict[Chunk, _Result]) -> Analysis:
         self._chunks, self._results = chunks, results
-        self.reanalysed_definitions = an.analysed_definitions
+        assert self._an is not None and self._top is not None
+        self.reanalysed_definitions = self._an.analysed_definitions
+        self._an.analysed_definitions = []
         self._pool.settle()
         self._defs = {c: d for c, d in self._defs.items() if c in results}
         self._outlines = {c: o for c, o in self._outlines.items() if c in results}
-        return self._merge(source, version, chunks, [top, *(results[c] for c in chunks)])
+        self._classes = {c: u for c, u in self._classes.items() if c in results}
+        return self._merge(source, version, chunks, [self._top, *(results[c] for c in chunks)])
+
+    def _run_chunk(
+        self, an: RecordingAnalyzer, info: ModuleInfo, spans: ChunkSpans, c: Chunk, changed: set[Body]
+    ) -> _Result:
+        """Analyse a chunk again: a top-level class in steps, reusing the steps that did not run a
+        ``changed`` body (when this analyser ran them), anything else whole."""
+        spans.hint = c
+        self.reanalysed += 1
+        assert c.tree is not None
+        node = c.tree.body[0] if len(c.tree.body) == 1 else None
+        cls = info.defined.get(id(node)) if isinstance(node, cst.ClassDef) else None
+        if not isinstance(cls, ClassV) or not isinstance(node, cst.ClassDef):
+            self._classes.pop(c, None)
+            for stmt in c.tree.body:
+                an.analyze_statement(info, stmt)
+            return _take(an, spans)
+        old = self._classes.get(c)
+        if old is not None and (old.an is not an or old.broken):
+            old = None
+        units = self._classes[c] = self._run_class(an, info, spans, node, cls, old, changed)
+        return _joined([u.result for u in units.units])
+
+    def _run_class(
+        self,
+        an: RecordingAnalyzer,
+        info: ModuleInfo,
+        spans: ChunkSpans,
+        node: cst.ClassDef,
+        cls: ClassV,
+        old: _ClassUnits | None,
+        changed: set[Body],
+    ) -> _ClassUnits:
+        """A class's analysis step by step (its instance, then each member): a step is run again when it
+        ran a ``changed`` body or the class's sizes before it are not those it had; else its result is kept."""
+        run = old.run if old is not None else an.class_run(cls)
+        out = _ClassUnits(an, run, [])
+        steps: list[cst.FunctionDef | cst.ClassDef | None] = [None, *run.members]
+
+        def go(_: object) -> None:
+            moved = old is None
+            state = _sizes(run)
+            for k, step in enumerate(steps):
+                u = old.units[k] if old is not None and k < len(old.units) else None
+                if u is not None and not moved and u.result.bodies.isdisjoint(changed):
+                    out.units.append(u)
+                    state = u.after
+                    continue
+                _restore(run, state)
+                instance = run.instance
+                if step is None:
+                    mark = an.nested_mark()
+                    an.build_instance(run)
+                    an.analyze_nested(mark)
+                    moved = moved or run.instance is not instance
+                else:
+                    an.analyze_member(run, step)
+                after = _sizes(run)
+                out.units.append(_Unit(_take(an, spans), state, after))
+                moved = moved or u is None or after != u.after
+                state = after
+            _restore(run, state)
+
+        an.guarded(info, node, go, cls)
+        if len(out.units) < len(steps):  # an internal error stopped it: what it reported
+            out.broken = True
+            out.units.append(_Unit(_take(an, spans), _sizes(run), _sizes(run)))
+        return out
+
+    def _body_edit(self, source: str, version: int | None, chunks: list[Chunk]) -> Analysis | None:
+        """An edit that changes only function bodies, in place, with the analyser of the last version
+        kept: the changed bodies are put into the kept trees (so every other node keeps its identity),
+        memoised calls and instances that ran them are dropped, and only the analyses (top-level
+        definitions, or steps of a class) that ran one are redone.  ``None`` when the edit is not of that
+        kind (the caller analyses as usual)."""
+        an, info, spans, top = self._an, self._info, self._spans, self._top
+        if an is None or info is None or spans is None or top is None:
+            return None
+        if len(self._replaced) > MAX_REPLACED:  # start again with a new analyser: free the old bodies
+            self._an = None
+            return None
+        old = self._chunks
+        before, now = set(old), set(chunks)
+        added = [c for c in chunks if c not in before]
+        removed = [c for c in old if c not in now]
+        if not added or len(added) != len(removed):
+            return None
+        pairs = dict(zip(added, removed))
+        if [pairs.get(c, c) for c in chunks] != old:
+            return None
+        kept = {c.text for c in chunks if c in before}
+        if any(c.text in kept for c in (*added, *removed)):
+            return None
+        changed: set[Body] = set()
+        texts: list[str] = []
+        swaps: list[tuple[cst.FunctionDef, cst.BaseSuite]] = []
+        for c, prev in pairs.items():
+            if c.code == prev.code or prev.tree is None:
+                return None
+            a, b = self._outline(prev), self._outline(c)
+            if a.interface != b.interface or not b.defs or len(a.bodies) != len(b.bodies):
+                return None
+            for i, (x, y) in enumerate(zip(a.bodies, b.bodies)):
+                if x != y:
+                    if _rebinds(x) or _rebinds(y):
+                        return None
+                    changed.add((prev.lineage, i))
+                    texts += [x, y]
+                    swaps.append((self._defs[prev][i], b.defs[i].body))
+        if not changed or not top.bodies.isdisjoint(changed):
+            return None
+        undo = [(d, d.body) for d, _ in swaps]
+        for d, body in swaps:
+            object.__setattr__(d, "body", body)  # the kept tree now has the new body (same other nodes)
+        if any(prev.tree.code != c.text for c, prev in pairs.items() if prev.tree is not None):
+            for d, body in undo:
+                object.__setattr__(d, "body", body)
+            return None
+        self._replaced += [body for _, body in undo]
+        for c, prev in pairs.items():
+            c.adopt(prev)
+            self._defs[c] = self._defs[prev]
+            self._outlines[c] = replace(self._outlines[c], defs=tuple(self._defs[prev]))
+        info.source, info.digest = source, text_digest(source)
+        spans.retarget(chunks)
+        if an.defaults_changed(texts):  # the constructions changed: instances would be built otherwise
+            self._an = None
+            return None
+        an.forget(changed)
+        moved = {prev.uid for prev in removed}
+        self.reanalysed = 0
+        results: dict[Chunk, _Result] = {}
+        for c in chunks:
+            src = pairs.get(c, c)
+            r = self._results[src]
+            units = self._classes.pop(src, None)
+            if units is not None:
+                self._classes[c] = units
+            if units is not None and units.an is an and not units.broken:
+                if any(not u.result.bodies.isdisjoint(changed) for u in units.units):
+                    r = self._run_chunk(an, info, spans, c, changed)
+                    units = self._classes[c]
+                if any(u.result.refs & moved for u in units.units):
+                    for u in units.units:
+                        if u.result.refs & moved:
+                            u.result = _placed(u.result, spans, c, pairs)
+                    r = _joined([u.result for u in units.units])
+            elif not r.bodies.isdisjoint(changed) or (r.refs & moved and r.spans is not spans):
+                r = self._run_chunk(an, info, spans, c, changed)
+            elif r.refs & moved:
+                r = _placed(r, spans, c, pairs)
+            results[c] = r
+        if top.refs & moved:
+            self._top = _placed(top, spans, None, pairs)
+        return self._settle(source, version, chunks, results)
 
     def _full(self, source: str, version: int | None) -> Analysis:
         return analyse(source, self.path, self.settings, version, [], self.project)
@@ -281,6 +485,7 @@ class _Located:
 def _take(an: RecordingAnalyzer, spans: ChunkSpans) -> _Result:
     """What the analyser found since the last call, with chunk spans (and keys to deduplicate by)."""
     diags, obls, observed, touched = an.take_results()
+    raw = (list(diags), list(obls))
     dkeys = [(_ticket_key(spans, d.span), d.code.id) for d in diags]
     okeys = [(_ticket_key(spans, o.span), o.reason) for o in obls]
     vd, vo = spans.resolve_all(diags), spans.resolve_all(obls)
@@ -302,7 +507,66 @@ def _take(an: RecordingAnalyzer, spans: ChunkSpans) -> _Result:
         frozenset(m.path for m in touched),
         frozenset(refs),
         an.take_bodies(),
+        spans,
+        raw,
     )
+
+
+def _joined(parts: list[_Result]) -> _Result:
+    """The results of the steps of one chunk's analysis, as one."""
+    observed: _Observed = {}
+    for p in parts:
+        observed.update(p.observed)
+    return _Result(
+        [d for p in parts for d in p.diagnostics],
+        [o for p in parts for o in p.obligations],
+        observed,
+        frozenset().union(*(p.dependencies for p in parts)),
+        frozenset().union(*(p.refs for p in parts)),
+        frozenset().union(*(p.bodies for p in parts)),
+        parts[0].spans if parts else None,
+        ([d for p in parts for d in p.raw[0]], [o for p in parts for o in p.raw[1]]),
+    )
+
+
+def _placed(r: _Result, spans: ChunkSpans, chunk: Chunk | None, pairs: dict[Chunk, Chunk]) -> _Result:
+    """``r`` placed again after chunks were replaced by versions with other bodies (the same nodes)."""
+    back = {prev: c for c, prev in pairs.items()}
+    diags, obls = r.raw
+    vd, vo = spans.resolve_all(list(diags)), spans.resolve_all(list(obls))
+    seen: _Observed = {}
+    for key, (where, value, node) in r.observed.items():
+        if isinstance(where, Span):
+            if isinstance(node, cst.Param):
+                where = spans.locate(node.name) or where
+        elif where is not None:
+            where = back.get(where, where)
+        seen[key] = (where, value, node)
+    refs = chunk_uids(vd) | chunk_uids(vo)
+    refs |= {w.uid if isinstance(w, Chunk) else w.line // STRIDE for w, _, _ in seen.values() if w is not None}
+    return replace(
+        r,
+        diagnostics=[(k, d) for (k, _), d in zip(r.diagnostics, vd)],
+        obligations=[(k, o) for (k, _), o in zip(r.obligations, vo)],
+        observed=seen,
+        refs=frozenset(refs),
+    )
+
+
+def _sizes(run: ClassRun) -> tuple[dict[str, Dim], frozenset[str]]:
+    """A class's sizes so far: its opaque attribute symbols and the symbol names its methods took."""
+    return dict(run.opaque), run.symbols.names()
+
+
+def _restore(run: ClassRun, sizes: tuple[dict[str, Dim], frozenset[str]]) -> None:
+    run.opaque.clear()
+    run.opaque.update(sizes[0])
+    run.symbols.restore(sizes[1])
+
+
+def _rebinds(body: str) -> bool:
+    """Whether a body may bind module-level names (``global``/``nonlocal``): then it is no body-only edit."""
+    return "global " in body or "nonlocal " in body
 
 
 def _ticket_key(spans: ChunkSpans, span: Span) -> object:

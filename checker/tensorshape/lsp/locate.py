@@ -36,6 +36,11 @@ class ChunkSpans(SpanTable):
         #: The chunk being analysed: most nodes a ticket names are in it.
         self.hint: Chunk | None = None
 
+    def retarget(self, chunks: Sequence[Chunk]) -> None:
+        """Serve a new version of the document whose chunks hold the same nodes (bodies replaced in place)."""
+        self._chunks = chunks
+        self.hint = None
+
     def node_of(self, span: Span) -> cst.CSTNode | None:
         """The node a ticket stands for."""
         return self._nodes[-span.line - 1] if span.line < 0 else None

@@ -10,19 +10,22 @@ bodies their computation executed.  Bodies are named by ``(lineage, index)``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import libcst as cst
 
 from ..infer.analyzer import Analyzer
 from ..infer.base import Frame
-from ..infer.project import Project
+from ..infer.project import ModuleInfo, Project
+from ..infer.signature import Signature
 from ..infer.state import State
 from ..infer.values import ClassV, FunctionV, InstanceV
-from ..model.values import Value
+from ..model.values import TensorV, Value
 from ..rules.context import Options
 
 __all__ = ["Body", "RecordingAnalyzer"]
+
+R = TypeVar("R")
 
 #: A function body: (chunk lineage, index of the ``def`` in the chunk's outline).
 Body = tuple[int, int]
@@ -49,6 +52,14 @@ class _Memo(dict[Any, Any]):
             return self[key]
         return default
 
+    def forget(self, bodies: set[Body]) -> list[Any]:
+        """Drop the entries whose computation used one of ``bodies``; their keys."""
+        gone = [k for k, used in self._uses.items() if not used.isdisjoint(bodies)]
+        for k in gone:
+            del self._uses[k]
+            self.pop(k, None)
+        return gone
+
 
 class RecordingAnalyzer(Analyzer):
     def __init__(self, project: Project, options: Options, bodies: Mapping[int, Body]):
@@ -56,9 +67,10 @@ class RecordingAnalyzer(Analyzer):
         #: ``id`` of a ``def`` node -> its body's name.
         self._bodies = bodies
         self._regions: list[set[Body]] = [set()]
-        self._call_memo = _Memo(self)
-        self._instances = _Memo(self)
-        self._generic_instances = _Memo(self)
+        self._memos = (_Memo(self), _Memo(self), _Memo(self), _Memo(self))
+        self._call_memo, self._instances, self._generic_instances, self._through = self._memos
+        #: The ``__init__`` parameters left to their default in each generic instance built.
+        self.defaults_seen: dict[ClassV, frozenset[str]] = {}
         #: Definitions analysed (qualified names; ``C.__init__`` when a class's generic instance is built).
         self.analysed_definitions: list[str] = []
 
@@ -90,7 +102,53 @@ class RecordingAnalyzer(Analyzer):
     def generic_instance(self, c: ClassV, *args: Any, **kwargs: Any) -> InstanceV:
         if c not in self._generic_instances:
             self.analysed_definitions.append(f"{c.qualname}.__init__")
-        return super().generic_instance(c, *args, **kwargs)
+        return self._in_region(super().generic_instance, (c, *args), kwargs)
+
+    def _defaults_used(self, c: ClassV, sig: Signature) -> frozenset[str]:
+        got = self.defaults_seen[c] = super()._defaults_used(c, sig)
+        return got
+
+    def nested_mark(self) -> int:
+        """Where the queue of functions defined inside analysed functions ends now."""
+        return len(self._nested)
+
+    def analyze_nested(self, mark: int) -> None:
+        """Analyse the functions and classes queued since ``mark``."""
+        self._analyze_nested(mark)
+
+    def guarded(self, info: ModuleInfo, node: cst.ClassDef, run: Callable[[object], None], value: ClassV) -> None:
+        """Run ``run(value)``; an internal failure becomes a diagnostic on ``node`` (as for any definition)."""
+        self._guarded(info, node, run, value)
+
+    def forget(self, bodies: set[Body]) -> None:
+        """Before the analyser serves the next version of the module: drop what used a changed body
+        (memoised calls and instances) and what is cheap to find again."""
+        calls, instances, generic, through = self._memos
+        through.forget(bodies)
+        for key in calls.forget(bodies):
+            self._call_constraints.pop(key, None)
+            self._call_facts.pop(key, None)
+        instances.forget(bodies)
+        for c in generic.forget(bodies):
+            self.instance_constraints.pop(c, None)
+            self.defaults_seen.pop(c, None)
+        self._sites = None
+
+    def defaults_changed(self, texts: Sequence[str]) -> bool:
+        """Whether a built generic instance would now leave other ``__init__`` parameters to their default
+        (the constructions in the module changed); ``texts``: the changed bodies, old and new (a class
+        whose name none of them mentions has the same constructions)."""
+        self._sites = None
+        for c, used in list(self.defaults_seen.items()):
+            if not any(c.node.name.value in t for t in texts):
+                continue
+            init = c.lookup("__init__")
+            if isinstance(init, FunctionV) and super()._defaults_used(c, self.signature(init)) != used:
+                return True
+        return False
+
+    def learned_through(self, *args: Any, **kwargs: Any) -> TensorV | None:
+        return self._in_region(super().learned_through, args, kwargs)
 
     def inline(self, *args: Any, **kwargs: Any) -> Value:
         return self._in_region(super().inline, args, kwargs)
@@ -98,7 +156,7 @@ class RecordingAnalyzer(Analyzer):
     def instantiate(self, *args: Any, **kwargs: Any) -> Value:
         return self._in_region(super().instantiate, args, kwargs)
 
-    def _in_region(self, run: Callable[..., Value], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Value:
+    def _in_region(self, run: Callable[..., R], args: tuple[Any, ...], kwargs: dict[str, Any]) -> R:
         """Run a computation that may be memoised with a region of its own (merged into the enclosing one)."""
         self._regions.append(set())
         try:

@@ -59,6 +59,15 @@ class SymbolTable:
         self._used: set[str] = shared._used if shared is not None else set()
         self._reserved: set[str] = set()
 
+    def names(self) -> frozenset[str]:
+        """The opaque names handed out so far (shared ones included)."""
+        return frozenset(self._used)
+
+    def restore(self, names: frozenset[str]) -> None:
+        """Make ``names`` the opaque names handed out (what :meth:`names` gave), for tables sharing them too."""
+        self._used.clear()
+        self._used.update(names)
+
     def reserve(self, name: str) -> None:
         """Mark a (rigid) name as taken, so opaque symbols do not reuse it."""
         self._reserved.add(name)
