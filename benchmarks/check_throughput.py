@@ -14,7 +14,9 @@ Figures printed, per package:
 * ``warm``: the CLI re-run on the unchanged tree with a populated cache
   (a fresh process, so interpreter start-up is included);
 
-with lines per second and the ratio cold / parse (target: at most 1.5x).
+with lines per second, the ratio cold / parse (target: at most 1.5x) and the peak
+resident memory (MB) of the single-process run and of the ``-jN`` run's largest process.
+``--corpus DIR`` reads the unpacked packages from another folder (a shared copy).
 The two single-process timings alternate file by file, so load from other
 processes on the machine affects both alike, and they are CPU seconds of this
 process (the CLI figures are wall clock).
@@ -32,6 +34,7 @@ import argparse
 import cProfile
 import os
 import pstats
+import resource
 import subprocess
 import sys
 import tempfile
@@ -110,6 +113,7 @@ def measure(name: str, folders: list[Path], roots: list[Path], args: argparse.Na
         cold_s += time.process_time() - t
         errors += len(r.errors)
     row = {
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "files": len(files),
         "lines": lines,
         "parse_s": parse_s,
@@ -125,6 +129,8 @@ def measure(name: str, folders: list[Path], roots: list[Path], args: argparse.Na
             t = time.perf_counter()
             subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=False)
             row["cold_par_s"] = time.perf_counter() - t
+            # Children's peak: the largest process the CLI run started (the main process or a worker).
+            row["par_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
             t = time.perf_counter()
             subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=False)
             row["warm_s"] = time.perf_counter() - t
@@ -140,17 +146,23 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--skip-cli", action="store_true", help="only the single-process figures")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument(
+        "--corpus", type=Path, default=None, help="folder of unpacked packages (default: benchmarks/.corpus)"
+    )
     args = ap.parse_args()
-    ensure(verbose=True)
-    corpus = HERE / ".corpus"
+    if args.corpus is None:
+        ensure(verbose=True)
+    corpus = args.corpus or HERE / ".corpus"
     rows = []
     for dist, version, folders in PACKAGES:
         if dist not in args.packages:
             continue
         root = corpus / f"{dist}-{version}"
         rows.append((dist, measure(dist, [root / f for f in folders], [root], args)))
-    print(f"{'package':<13}{'files':>6}{'lines':>9}{'parse s':>9}{'cold s':>9}{'ratio':>7}"
-          f"{'cold l/s':>10}{'-j s':>7}{'warm s':>8}{'warm ms/kfile':>14}{'errors':>7}")
+    print(
+        f"{'package':<13}{'files':>6}{'lines':>9}{'parse s':>9}{'cold s':>9}{'ratio':>7}"
+        f"{'cold l/s':>10}{'-j s':>7}{'warm s':>8}{'warm ms/kfile':>14}{'errors':>7}{'peak MB':>8}{'-j MB':>7}"
+    )
     for dist, r in rows:
         ratio = r["cold_s"] / r["parse_s"]
         warm = r.get("warm_s")
@@ -159,6 +171,7 @@ def main() -> None:
             f"{dist:<13}{r['files']:>6.0f}{r['lines']:>9.0f}{r['parse_s']:>9.2f}{r['cold_s']:>9.2f}{ratio:>6.2f}x"
             f"{r['lines'] / r['cold_s']:>10.0f}{r.get('cold_par_s', float('nan')):>7.1f}"
             f"{warm if warm is not None else float('nan'):>8.2f}{per_k}{r['errors']:>7.0f}"
+            f"{r['peak_mb']:>8.0f}{r.get('par_peak_mb', float('nan')):>7.0f}"
         )
     tot_parse = sum(r["parse_s"] for _, r in rows)
     tot_cold = sum(r["cold_s"] for _, r in rows)

@@ -259,11 +259,18 @@ class SpanTable:
 
     def _position(self, i: int) -> object | None:
         """The position of the ``i``-th node: from its statement's positions when the statement is known
-        (from a class member's when it is in one)."""
+        (from a class member's when it is in one).  Kept once found: the module's tree does not change,
+        and later checked files ask again for the same nodes (an unknown op's example location in a
+        module they all import)."""
         node = self._nodes[i]
         found = self._found.get(id(node))
-        if found is not None:
-            return found
+        if found is None:
+            found = self._locate(node, i)
+            if found is not None:
+                self._found[id(node)] = found
+        return found
+
+    def _locate(self, node: cst.CSTNode, i: int) -> object | None:
         if self._positions is None and self._first_lines():
             hint = self._hints[i]
             if hint < 0:  # found by identity: generating the code of every statement before it costs more
