@@ -112,6 +112,37 @@ for batch, n, q in ((1, 30, 7), (2, 17, 5), (4, 9, 11)):
 print("ok")
 '''
 
+GMLP_DRIVER = '''"""Train gMLP language models and a gMLPVision a few steps, as the README uses them."""
+import torch
+from g_mlp_pytorch import gMLP, gMLPVision
+from g_mlp_pytorch.autoregressive_wrapper import AutoregressiveWrapper
+
+torch.manual_seed(0)
+lm = gMLP(num_tokens=50, dim=32, depth=2, seq_len=16, heads=2, attn_dim=8, circulant_matrix=True, act=torch.nn.Tanh())
+opt = torch.optim.SGD(lm.parameters(), lr=1e-3)
+for batch in (1, 3, 4):
+    x = torch.randint(0, 50, (batch, 16))
+    logits = lm(x)
+    assert logits.shape == (batch, 16, 50)
+    torch.nn.functional.cross_entropy(logits.transpose(1, 2), x).backward()
+    opt.step()
+    opt.zero_grad()
+causal = AutoregressiveWrapper(gMLP(num_tokens=40, dim=24, depth=2, seq_len=12, causal=True, shift_tokens=1))
+for batch, n in ((2, 13), (3, 9)):
+    causal(torch.randint(0, 40, (batch, n))).backward()  # the loss over n - 1 <= seq_len tokens
+causal.generate(torch.randint(0, 40, (2, 4)), 5)
+causal.generate(torch.randint(0, 40, (3,)), 3)
+vision = gMLPVision(image_size=16, patch_size=4, num_classes=10, dim=32, depth=2, channels=3, prob_survival=0.9)
+for batch in (2, 5):
+    assert vision(torch.randn(batch, 3, 16, 16)).shape == (batch, 10)
+vision.eval()
+assert vision(torch.randn(1, 3, 16, 16)).shape == (1, 10)
+enc = gMLP(dim=20, depth=1, seq_len=10, ff_mult=2, shift_tokens=2)
+for batch in (1, 2, 6):
+    assert enc(torch.randn(batch, 10, 20)).shape == (batch, 10, 20)
+print("ok")
+'''
+
 PACKAGES = [
     Package(
         "local-attention",
@@ -150,6 +181,7 @@ PACKAGES = [
         # its own test suite, less the two cases of the torch_geometric variant (not installed)
         command=["{py}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "-k", "not sparse and not geom"],
     ),
+    Package("g-mlp-pytorch", "0.1.5", "g_mlp_pytorch", sdist=True, command=["{py}", "driver.py"], driver=GMLP_DRIVER),
 ]
 
 #: Runs the command with jaxtyping's import hook (beartype) on the package, then says how many

@@ -20,7 +20,7 @@ import tempfile
 
 import pytest
 from tensorshape.annotate.propose import load_trace
-from tensorshape.annotate.trace import DISTINCT
+from tensorshape.annotate.trace import CALLERS, DISTINCT
 from tensorshape.cli.annotate_cmd import traced_env
 
 FAKE_TORCH = """
@@ -85,6 +85,79 @@ def in_child(x):
     return x
 
 
+def pad(x):
+    return Tensor(*x.shape)
+
+
+class Enc:
+    def forward(self, x):
+        return pad(x)
+
+
+def other(x):
+    return pad(x)
+
+
+def far(x):
+    return Tensor(*x.shape)
+
+
+class Branchy:
+    far = False
+
+    def forward(self, x):
+        return far(x) if self.far else x
+
+
+def shared(x):
+    return x
+
+
+def via_0(x):
+    return shared(x)
+
+
+def via_1(x):
+    return shared(x)
+
+
+def via_2(x):
+    return shared(x)
+
+
+def via_3(x):
+    return shared(x)
+
+
+def via_4(x):
+    return shared(x)
+
+
+def via_5(x):
+    return shared(x)
+
+
+def via_6(x):
+    return shared(x)
+
+
+def via_7(x):
+    return shared(x)
+
+
+def via_8(x):
+    return shared(x)
+
+
+def via_9(x):
+    return shared(x)
+
+
+def via_10(x):
+    return shared(x)
+
+
+
 def main(child):
     if child:
         double(Tensor(9, 9))  # traced in the subprocess too
@@ -104,6 +177,18 @@ def main(child):
     Wide(3).forward(Tensor(1, 3), Tensor(1, 6))
     Net().forward(Tensor(5, 4))
     gather(Tensor(2, 3), Tensor(2, 8))  # from main: its tensors are none of main's arguments
+    e = Enc()
+    for _ in range(5):
+        e.forward(Tensor(2, 6))  # pad: two samples, both from Enc.forward
+    other(Tensor(2, 6))  # pad's shapes were seen, but not from other: recorded once, for its caller
+    other(Tensor(2, 6))  # ... and not again
+    b = Branchy()
+    for _ in range(4):
+        b.forward(Tensor(3, 7))  # two samples, then not recorded
+    b.far = True
+    b.forward(Tensor(3, 7))  # not a sample, until far needs it as its caller: then recorded
+    for via in (via_0, via_1, via_2, via_3, via_4, via_5, via_6, via_7, via_8, via_9, via_10):
+        via(Tensor(4, 4))  # shared: one call per caller, up to CALLERS callers
     pid = os.fork()
     if pid == 0:  # a DataLoader worker's way: fork, then os._exit (no atexit)
         in_child(Tensor(11, 1))
@@ -255,6 +340,30 @@ def test_a_call_names_the_recorded_call_of_the_project_it_was_made_from(
     path, qualname, call = trace.by_id[str(first["parent"])]
     assert qualname == "Net.forward" and call["feats"]["shape"] == [5, 4]
     assert trace.callers_of(path, "gather")[0] == [(first["parent"], {"values": "feats"})]
+
+
+def test_a_call_from_a_caller_not_seen_is_recorded_once_and_a_caller_not_recorded_is_recorded_late(
+    traced: tuple[str, list[dict[str, object]]],
+) -> None:
+    """A call whose shapes were seen is recorded anyway when its caller is a function not seen
+    calling it (one call per caller, up to ``CALLERS``); a call of the project that was not
+    recorded (its shapes were seen) is recorded when a callee needs it as its caller."""
+    exe, records = traced
+    by_id = {r["id"]: r for r in records}
+    pads = _calls(records, "pad")
+    assert [by_id[r["parent"]]["qualname"] for r in pads] == ["Enc.forward", "Enc.forward", "other"], exe
+    assert [r["same"] for r in pads] == [{"x": "x"}] * 3
+    assert len(_calls(records, "other")) == 2  # its two samples, each recorded once
+    (reached,) = _calls(records, "far")
+    late = by_id[reached["parent"]]
+    assert late["qualname"] == "Branchy.forward" and reached["same"] == {"x": "x"}
+    assert late["args"] == {"x": {"shape": [3, 7], "dtype": "float32"}} and late["result"] == late["args"]["x"]
+    assert by_id[late["parent"]]["qualname"] == "main"
+    assert len(_calls(records, "Branchy.forward")) == 3  # two samples and the late one
+    shared = _calls(records, "shared")
+    assert len(shared) == CALLERS  # bounded: the last callers' calls are not recorded
+    assert [by_id[r["parent"]]["qualname"] for r in shared] == [f"via_{i}" for i in range(CALLERS)]
+    assert len(_calls(records, "via_10")) == 1  # its own first call, a sample all the same
 
 
 def test_a_forked_child_writes_its_own_records_and_not_its_parents(

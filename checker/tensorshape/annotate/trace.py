@@ -58,6 +58,7 @@ __all__ = [
     "ENV_EXCLUDE",
     "ENV_SAMPLES",
     "DISTINCT",
+    "CALLERS",
 ]
 
 ENV_FILE = "TENSORSHAPE_TRACE_FILE"
@@ -71,6 +72,8 @@ _ITEMS = 16
 _TENSOR_TYPES = {"Tensor", "Parameter"}
 #: After the first samples, up to this many times the samples calls of distinct signatures are recorded.
 DISTINCT = 8
+#: Distinct callers (functions of the project) a function keeps one linked call for, shapes seen or not.
+CALLERS = 8
 
 
 def _is_tensor(t: type) -> bool:
@@ -129,6 +132,10 @@ def describe(value: object, depth: int = 0) -> Any:
 _GENERATOR = 0x20 | 0x80 | 0x100 | 0x200
 
 
+#: an argument not bound in the frame (never the case at a call's start, but kept apart from ``None``)
+_MISSING = object()
+
+
 def _qualname(code: CodeType) -> str:
     return str(getattr(code, "co_qualname", code.co_name))
 
@@ -151,6 +158,11 @@ class _Tracer:
         self.inits: dict[int, tuple[Callable[[], object], dict[str, int]]] = {}
         #: frame id -> the tensor arguments of a recorded call as they were at its start (``same``)
         self.tensors: dict[int, list[tuple[str, object]]] = {}
+        #: code object -> the functions of the project a recorded call of it was linked to
+        self.callers: dict[CodeType, set[CodeType]] = {}
+        #: frame id -> a call not recorded (its shapes were seen): its code, argument names and values,
+        #: and its constructor's ints, so it is recorded late when a callee needs it as its caller
+        self.skipped: dict[int, tuple[CodeType, tuple[str, ...], tuple[object, ...], dict[str, int] | None]] = {}
         self.lines: list[str] = []
         #: records kept before a write (1 in a forked child: it may end by ``os._exit``)
         self.batch = 256
@@ -202,6 +214,7 @@ class _Tracer:
             left = self.wanted(code)
             if left:
                 self.seen[code] = set()
+                self.callers[code] = set()
         if left == 0:
             self.left[code] = 0
             return False
@@ -217,21 +230,40 @@ class _Tracer:
             else:
                 init = self.init_of(this)
         seen = self.seen[code]
-        key = tuple(signature(local[name]) if name in local else None for name in names)
+        values = tuple(local.get(name, _MISSING) for name in names)
+        key = tuple(None if v is _MISSING else signature(v) for v in values)
         if init:
             key += tuple(init.items())
         if left > 0:  # the first samples, whatever their shapes
             self.left[code] = left - 1 or -1
         elif key in seen:
-            return True
+            known = self.callers[code]
+            up = self.caller(frame) if len(known) < CALLERS else None
+            if up is None or up.f_code in known:
+                self.skipped[id(frame)] = (code, names, values, init)
+                return True
+            # shapes seen, but from a caller not seen: recorded once, so the caller's names reach it
         seen.add(key)
         last = left < 0 and len(seen) >= self.samples * DISTINCT
         if last and code.co_name != "__init__":
             self.left[code] = 0  # enough distinct calls: this one is the last
+        self.record(frame, code, names, values, init, last)
+        return True
+
+    def record(
+        self,
+        frame: FrameType,
+        code: CodeType,
+        names: tuple[str, ...],
+        values: tuple[object, ...],
+        init: dict[str, int] | None,
+        last: bool = False,
+    ) -> dict[str, Any]:
+        """Make the record of a call (written when it returns) and link it to its caller."""
         args = {}
-        for name in names:
-            if name in local:
-                d = describe(local[name])
+        for name, value in zip(names, values):
+            if value is not _MISSING:
+                d = describe(value)
                 if d is not None:
                     args[name] = d
         self.count += 1
@@ -246,33 +278,47 @@ class _Tracer:
             rec["init"] = init
         if last:
             rec["saturated"] = True
-        tensors = [(name, local[name]) for name in names if name in local and _is_tensor(type(local[name]))]
-        self.link(frame, rec, tensors)
+        tensors = [(name, v) for name, v in zip(names, values) if _is_tensor(type(v))]
         self.pending[id(frame)] = rec
         if tensors:
             self.tensors[id(frame)] = tensors
-        return True
+        self.link(frame, rec, tensors)
+        return rec
+
+    def caller(self, frame: FrameType) -> FrameType | None:
+        """The nearest call of a function of the project up the stack (past library frames such as
+        ``nn.Module.__call__``, lambdas and comprehensions), or ``None``."""
+        f = frame.f_back
+        for _ in range(64):
+            if f is None:
+                return None
+            if f.f_code in self.seen:
+                return f
+            f = f.f_back
+        return None
 
     def link(self, frame: FrameType, rec: dict[str, Any], tensors: list[tuple[str, object]]) -> None:
         """Name the recorded call of the project's code this one was made from (``parent``), and which
         arguments are that call's own tensor arguments (``same``: this argument -> the caller's).  The
-        nearest function of the project up the stack is the caller; when that call was not recorded
-        (not a sample), nothing is said."""
-        f = frame.f_back
-        for _ in range(64):
-            if f is None:
-                return
-            if f.f_code in self.seen:  # a function of the project (not a lambda, a comprehension)
-                up = self.pending.get(id(f))
-                if up is None or up["qualname"] != _qualname(f.f_code):
-                    return
-                rec["parent"] = up["id"]
-                theirs = self.tensors.get(id(f), ())
-                same = {mine: name for mine, obj in tensors for name, other in theirs if obj is other}
-                if same:
-                    rec["same"] = same
-                return
-            f = f.f_back
+        nearest function of the project up the stack is the caller; a call of it that was not recorded
+        (its shapes were seen) is recorded now, from its arguments as they were at its start."""
+        f = self.caller(frame)
+        if f is None:
+            return
+        up = self.pending.get(id(f))
+        if up is None:
+            late = self.skipped.pop(id(f), None)
+            if late is None or late[0] is not f.f_code:
+                return  # a function switched off, or a frame whose call was never seen
+            up = self.record(f, *late)
+        if up["qualname"] != _qualname(f.f_code):
+            return
+        rec["parent"] = up["id"]
+        self.callers[frame.f_code].add(f.f_code)
+        theirs = self.tensors.get(id(f), ())
+        same = {mine: name for mine, obj in tensors for name, other in theirs if obj is other}
+        if same:
+            rec["same"] = same
 
     def leave(self, frame: FrameType, value: object) -> None:
         if self.building:
@@ -281,6 +327,8 @@ class _Tracer:
                 self.built(frame, got[1])
         rec = self.pending.pop(id(frame), None)
         if rec is None:
+            if self.skipped:
+                self.skipped.pop(id(frame), None)
             return
         self.tensors.pop(id(frame), None)
         rec["result"] = describe(value)
@@ -328,7 +376,8 @@ def _profile(tracer: _Tracer) -> Callable[[FrameType, str, object], None]:
             if left.get(frame.f_code, 1):
                 tracer.enter(frame)
         elif event == "return":
-            if (tracer.pending and id(frame) in tracer.pending) or tracer.building:
+            key = id(frame)
+            if key in tracer.pending or key in tracer.skipped or tracer.building:
                 tracer.leave(frame, arg)
 
     return hook
