@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 from tensorshape.rules.stubs import OpDef, load_table
 
-from .harness import Call, T
+from .harness import Call, P, T
 
 Draw = Callable[[st.DataObject, str], Call]
 
@@ -729,6 +729,51 @@ def grad_norm(data: st.DataObject, qualname: str) -> Call:
     return _call(qualname, parts)
 
 
+def _lengths(data: st.DataObject, batch: int, longest: int) -> list[int]:
+    """Sequence lengths, mostly valid (1 to ``longest``, decreasing), sometimes unsorted or with a 0."""
+    lengths = sorted((data.draw(st.integers(1, longest)) for _ in range(batch)), reverse=True)
+    kind = data.draw(st.sampled_from(["sorted", "sorted", "shuffled", "zero"]), label="lengths")
+    if kind == "shuffled":
+        lengths = data.draw(st.permutations(lengths))
+    elif kind == "zero" and lengths:
+        lengths[-1] = 0
+    return lengths
+
+
+def pack_padded_sequence(data: st.DataObject, qualname: str) -> Call:
+    """A padded batch of 1-2 dims of features, its lengths usually one per sequence."""
+    batch_first = data.draw(st.booleans())
+    batch, longest = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 4))
+    lead = (batch, longest) if batch_first else (longest, batch)
+    x = T((*lead, *shape(data, 0, 2, st.integers(1, 3))))
+    count = batch if data.draw(st.integers(0, 3)) else data.draw(st.integers(1, 4))
+    kwargs: dict[str, Any] = {"batch_first": batch_first, "enforce_sorted": data.draw(st.booleans())}
+    return _call(qualname, x, _lengths(data, count, longest), **kwargs)
+
+
+def pack_sequence(data: st.DataObject, qualname: str) -> Call:
+    """0-3 sequences of lengths 1-4 sharing trailing dims (sometimes not), in any order."""
+    trailing = shape(data, 0, 2, st.integers(1, 3))
+    parts = []
+    for _ in range(data.draw(st.integers(0, 3))):
+        rest = trailing if data.draw(st.integers(0, 3)) else shape(data, 0, 2, st.integers(1, 3))
+        parts.append(T((data.draw(st.integers(1, 4)), *rest)))
+    return _call(qualname, parts, enforce_sorted=data.draw(st.booleans()))
+
+
+def pad_packed_sequence(data: st.DataObject, qualname: str) -> Call:
+    """A packed batch, padded with or without ``batch_first`` and a ``total_length`` (sometimes short)."""
+    lengths = sorted((data.draw(st.integers(1, 4)) for _ in range(data.draw(st.integers(1, 3)))), reverse=True)
+    packed = P(tuple(lengths), shape(data, 0, 2, st.integers(1, 3)))
+    kwargs: dict[str, Any] = {"batch_first": data.draw(st.booleans())}
+    if data.draw(st.booleans()):
+        kwargs["total_length"] = data.draw(st.integers(1, 6))
+    return _call(qualname, packed, **kwargs)
+
+
+FAMILIES["pack_padded_sequence"] = pack_padded_sequence
+FAMILIES["pack_sequence"] = pack_sequence
+FAMILIES["pad_packed_sequence"] = pad_packed_sequence
 FAMILIES["grad_norm"] = grad_norm
 FAMILIES["dropout"] = dropout
 FAMILIES["prelu"] = prelu

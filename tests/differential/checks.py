@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .harness import Call, T
+from .harness import Call, P, T
 
 
 def f(name: str, *args: Any, **kwargs: Any) -> Call:
@@ -28,6 +28,8 @@ def mod(
 
 
 X4 = T((2, 4, 8, 8))
+_PACK = "torch.nn.utils.rnn.pack_padded_sequence"
+_PAD_PACKED = "torch.nn.utils.rnn.pad_packed_sequence"
 
 #: Calls on which torch raises.
 CASES: dict[str, Call] = {
@@ -229,6 +231,20 @@ CASES: dict[str, Call] = {
     "pad_sequence-trailing": f("torch.nn.utils.rnn.pad_sequence", [T((3, 4)), T((3, 5))]),
     "pad_sequence-rank": f("torch.nn.utils.rnn.pad_sequence", [T((3, 4)), T((2, 2, 4))]),
     "pad_sequence-scalar": f("torch.nn.utils.rnn.pad_sequence", [T((3, 4)), T(())]),
+    # packed sequences
+    "pack_padded_sequence-count": f(_PACK, T((4, 7, 5)), [7, 5, 3], batch_first=True),
+    "pack_padded_sequence-count-time-major": f(_PACK, T((7, 4, 5)), [4, 3, 2, 1, 1, 1, 1]),
+    "pack_padded_sequence-lengths-2d": f(_PACK, T((4, 7, 5)), T((1, 4), "int64"), batch_first=True),
+    "pack_padded_sequence-unsorted": f(_PACK, T((4, 7, 5)), [1, 5, 3, 7], batch_first=True),
+    "pack_padded_sequence-zero": f(_PACK, T((4, 7, 5)), [7, 5, 3, 0], batch_first=True),
+    "pack_padded_sequence-rank": f(_PACK, T((4,)), [1, 1, 1, 1]),
+    "pack_sequence-unsorted": f("torch.nn.utils.rnn.pack_sequence", [T((2, 3)), T((5, 3))]),
+    "pack_sequence-trailing": f("torch.nn.utils.rnn.pack_sequence", [T((5, 3)), T((2, 4))]),
+    "pack_sequence-empty": f("torch.nn.utils.rnn.pack_sequence", []),
+    "pad_packed_sequence-total-length": f(_PAD_PACKED, P((5, 2), (3,)), batch_first=True, total_length=4),
+    "GRU-packed-input-size": mod("GRU", (4, 6), (P((5, 2), (3,)),)),
+    "LSTM-packed-h0-batch": mod("LSTM", (3, 6), (P((5, 2), (3,)), (T((1, 3, 6)), T((1, 2, 6))))),
+    "RNN-packed-h0-layers": mod("RNN", (3, 6), (P((5, 2), (3,)), T((1, 2, 6))), num_layers=2),
     "chunk-zero": m("chunk", T((4,)), 0),
     "split-sizes-sum": m("split", T((4,)), [1, 2]),
     "split-size-neg": m("split", T((4,)), -1),
@@ -290,6 +306,22 @@ NOT_IMPLEMENTED: dict[str, Call] = {
 
 #: Near misses: calls torch accepts, next to the ones above.
 OK: dict[str, Call] = {
+    "pack_padded_sequence": f(_PACK, T((4, 7, 5)), [7, 5, 3, 1], batch_first=True),
+    "pack_padded_sequence-time-major": f(_PACK, T((7, 4, 5)), [7, 5, 3, 1]),
+    "pack_padded_sequence-unsorted-allowed": f(
+        _PACK, T((4, 7, 5)), [1, 5, 3, 7], batch_first=True, enforce_sorted=False
+    ),
+    "pack_padded_sequence-2d": f(_PACK, T((4, 3)), [3, 3, 3, 3], batch_first=True),
+    "pack_sequence": f("torch.nn.utils.rnn.pack_sequence", [T((5, 3)), T((2, 3))]),
+    "pack_sequence-unsorted-allowed": f(
+        "torch.nn.utils.rnn.pack_sequence", [T((2, 3)), T((5, 3))], enforce_sorted=False
+    ),
+    "pad_packed_sequence": f(_PAD_PACKED, P((5, 2), (3,))),
+    "pad_packed_sequence-batch-first": f(_PAD_PACKED, P((5, 2, 2), (3, 2)), batch_first=True),
+    "pad_packed_sequence-total-length": f(_PAD_PACKED, P((5, 2), (3,)), batch_first=True, total_length=5),
+    "GRU-packed": mod("GRU", (3, 6), (P((5, 2), (3,)),), bidirectional=True, num_layers=2),
+    "LSTM-packed-proj": mod("LSTM", (3, 6), (P((5, 2), (3,)), (T((1, 2, 2)), T((1, 2, 6)))), proj_size=2),
+    "RNN-packed-batch-first": mod("RNN", (3, 6), (P((5, 2, 2), (3,)), T((1, 3, 6))), batch_first=True),
     "conv2d-same-stride1": f("conv2d", X4, T((4, 4, 3, 3)), None, 1, "same"),
     "Conv2d-same": mod("Conv2d", (4, 4, 3), (X4,), padding="same"),
     "Conv2d-groups": mod("Conv2d", (4, 6, 3), (X4,), groups=2),

@@ -21,6 +21,7 @@ from tensorshape.model.values import (
     DTypeV,
     IntV,
     ModuleV,
+    PackedV,
     SeqKind,
     TensorV,
     TupleV,
@@ -30,7 +31,7 @@ from tensorshape.model.values import (
 from tensorshape.rules import engine
 from tensorshape.rules.context import Arg, RuleContext
 
-__all__ = ["T", "Call", "run_torch", "run_rule", "Outcome", "compare"]
+__all__ = ["T", "P", "Call", "run_torch", "run_rule", "Outcome", "compare"]
 
 _DTYPES = {"float32": torch.float32, "int64": torch.int64, "bool": torch.bool, "complex64": torch.complex64}
 
@@ -39,6 +40,21 @@ _DTYPES = {"float32": torch.float32, "int64": torch.int64, "bool": torch.bool, "
 class T:
     shape: tuple[int, ...]
     dtype: str = "float32"
+
+
+@dataclass(frozen=True)
+class P:
+    """A ``PackedSequence`` of sequences of ``lengths`` (longest first) steps of ``features``."""
+
+    lengths: tuple[int, ...]
+    features: tuple[int, ...]
+
+    def torch(self, device: str) -> Any:
+        seqs = [torch.zeros((n, *self.features), device=device) for n in self.lengths]
+        return torch.nn.utils.rnn.pack_sequence(seqs)
+
+    def value(self) -> PackedV:
+        return PackedV(TensorV(Shape((sum(self.lengths), *self.features))), len(self.lengths), max(self.lengths))
 
 
 @dataclass(frozen=True)
@@ -65,6 +81,8 @@ class Call:
 
 # -- torch ---------------------------------------------------------------------------------------------
 def _to_torch(v: Any, device: str) -> Any:
+    if isinstance(v, P):
+        return v.torch(device)
     if isinstance(v, T):
         if v.dtype == "bool":
             return torch.zeros(v.shape, dtype=torch.bool, device=device)
@@ -109,6 +127,8 @@ except ImportError:  # pragma: no cover
 
 
 def _shape_of(out: Any) -> Any:
+    if isinstance(out, torch.nn.utils.rnn.PackedSequence):
+        return ("packed", tuple(out.data.shape), int(out.batch_sizes[0]), len(out.batch_sizes))
     if isinstance(out, torch.Tensor):
         return ("T", tuple(out.shape))
     if isinstance(out, torch.Size):
@@ -165,6 +185,8 @@ _PROPERTIES = frozenset({"T", "mT", "H", "mH", "shape", "ndim", "dtype", "data",
 
 # -- the rule ----------------------------------------------------------------------------------------------
 def _to_value(v: Any) -> Value:
+    if isinstance(v, P):
+        return v.value()
     if isinstance(v, T):
         return TensorV(Shape(tuple(v.shape)), v.dtype)
     if isinstance(v, torch.dtype):
@@ -176,6 +198,11 @@ def _to_value(v: Any) -> Value:
 
 
 def _value_shape(v: Value) -> Any:
+    if isinstance(v, PackedV):
+        data = _value_shape(v.data)
+        if data is None or type(v.batch) is not int or type(v.longest) is not int:
+            return None
+        return ("packed", data[1], v.batch, v.longest)
     if isinstance(v, TensorV):
         if v.shape.rank is None:
             return None

@@ -25,6 +25,7 @@ from ..model.values import (
     MaybeIntV,
     ModuleV,
     NoneV,
+    PackedV,
     SeqKind,
     SeqV,
     SliceV,
@@ -457,6 +458,13 @@ class Expressions(AnalyzerBase):
             return DictMethodV(recv, name)
         if isinstance(recv, StrV) and recv.value is not None and name in STR_METHODS:
             return StrMethodV(recv.value, name)
+        if isinstance(recv, PackedV):
+            # A ``PackedSequence``'s steps, and how many sequences are still running at each step.
+            if name == "data":
+                return recv.data
+            if name == "batch_sizes":
+                return TensorV(Shape((recv.longest,)), "int64")
+            return UnknownV()
         if isinstance(recv, LoaderV):
             if name == "dataset":
                 return recv.dataset

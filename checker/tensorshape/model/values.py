@@ -35,6 +35,7 @@ __all__ = [
     "ModuleV",
     "DatasetV",
     "LoaderV",
+    "PackedV",
     "UnknownV",
     "UNKNOWN",
     "unknown_tensor",
@@ -253,6 +254,18 @@ class LoaderV(Value):
     condition: str | None = None
     #: ``len(loader)``: the number of batches, when known.
     length: Dim | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PackedV(Value):
+    """A ``PackedSequence`` (``torch.nn.utils.rnn``): ``batch`` sequences of at most ``longest`` steps,
+    their steps stacked in ``data`` (``[sum(lengths) *features]``)."""
+
+    data: TensorV
+    #: How many sequences (``len(lengths)``).
+    batch: Dim
+    #: ``max(lengths)``: the length ``pad_packed_sequence`` pads to without ``total_length``.
+    longest: Dim
 
 
 @dataclass(frozen=True, slots=True)

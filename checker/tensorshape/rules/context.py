@@ -111,7 +111,7 @@ class RuleContext:
             if rel is Rel.EQ:
                 facts = facts.assume_eq(lhs, rhs)
             elif rel is Rel.LE:
-                facts = facts.assume_positive(rhs) if lhs == 1 else facts
+                facts = facts.assume_positive(rhs) if lhs == 1 else facts.assume_le(lhs, rhs)
             else:
                 facts = facts.assume_divides(rhs, lhs)
         self.learned.clear()
@@ -121,6 +121,11 @@ class RuleContext:
         """Learn ``d >= 1``: the op raises for a size of 0, so the code after it runs only if it held."""
         if not isinstance(d, (int, Unknown)):
             self.learned.append((Rel.LE, 1, d))
+
+    def at_most(self, a: Dim, b: Dim) -> None:
+        """Learn ``a <= b`` (a sequence's length within the padded length it was packed from)."""
+        if not isinstance(a, Unknown) and not isinstance(b, Unknown):
+            self.learned.append((Rel.LE, a, b))
 
     def oblige(self, obligation: Obligation) -> None:
         if self.muted:

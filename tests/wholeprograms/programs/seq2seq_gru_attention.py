@@ -1,4 +1,3 @@
-# known-low-coverage: pack_padded_sequence, a GRU over a PackedSequence and pad_packed_sequence are not modelled, so the encoder's outputs and everything the attention computes from them have no shape
 """A sequence-to-sequence translator in the style of the classic PyTorch seq2seq tutorials: a
 bidirectional GRU encoder over packed, padded source sentences, a GRU decoder with additive
 attention over the encoder outputs, and teacher forcing during training.  The "language" is

@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     matmul,
     nn,
     nn_init,
+    packed,
     reduce,
     shape_ops,
 )

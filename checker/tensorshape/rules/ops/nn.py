@@ -16,6 +16,7 @@ from ...model.values import (
     DictV,
     IntV,
     ModuleV,
+    PackedV,
     SeqV,
     StrV,
     TensorV,
@@ -674,9 +675,6 @@ def embedding_bag(call: Call) -> Value:
 @rule("rnn")
 def rnn(call: Call) -> Value:
     """RNN / LSTM / GRU modules: ``(output, h_n)`` or ``(output, (h_n, c_n))``."""
-    x = call.shape("input")
-    if x is None:
-        return UnknownV()
     lstm = call.params.get("lstm", False)
     hin, hid = call.int("input_size"), call.int("hidden_size")
     layers = call.int("num_layers") or 1
@@ -685,8 +683,15 @@ def rnn(call: Call) -> Value:
     hout = hid if not proj else proj
     if hid is not None:
         # torch's constructor refuses a hidden_size of 0 ("hidden_size must be greater than zero"):
-        # a module that runs has at least one.
+        # a module that runs has at least one, from here on and in this call's own checks.
         call.ctx.at_least_one(hid)
+        call.ctx.facts = call.facts.assume_positive(hid)
+    packed = call.value("input")
+    if isinstance(packed, PackedV):
+        return _rnn_packed(call, packed, lstm, hin, hid, hout, arith.mul(bi, layers), bi)
+    x = call.shape("input")
+    if x is None:
+        return UnknownV()
     batch_first = bool(call.bool("batch_first"))
     if x.rank is not None and x.rank not in (2, 3):
         call.error(codes.RANK_MISMATCH, f"expected a 2-D (unbatched) or 3-D input, got {render_shape(x)}", "input")
@@ -734,6 +739,49 @@ def _rnn_any_rank(
     if not lstm:
         return TupleV((out, h))
     return TupleV((out, TupleV((h, TensorV(Shape((states, batch, hid if hid is not None else Unknown())))))))
+
+
+def _rnn_packed(
+    call: Call, p: PackedV, lstm: bool, hin: Dim | None, hid: Dim | None, hout: Dim | None, states: Dim, bi: int
+) -> Value:
+    """Over a ``PackedSequence`` of ``B`` sequences with steps ``[T input_size]``: the output is packed
+    alike with steps ``[T num_directions*hidden]``, the states ``[D*num_layers B hidden]`` (``batch_first``
+    does not apply)."""
+    x = p.data.shape
+    if x.rank is not None and x.rank != 2:
+        call.error(
+            codes.RANK_MISMATCH,
+            f"a packed input's steps must be 2-D [steps, input_size], got {render_shape(x)}",
+            "input",
+            "pack a [batch, length, features] (or [length, batch, features]) tensor",
+        )
+        return TupleV((UnknownV(UnknownSource.ERROR), _ERR))
+    width: Dim = arith.mul(bi, hout) if hout is not None else Unknown()
+    if x.rank is None:
+        out = PackedV(TensorV(Shape.unknown()), p.batch, p.longest)
+    else:
+        steps, features = x.dims
+        if hin is not None:
+            verdict = call.check(
+                eq3(features, hin, call.facts),
+                (features, hin),
+                lambda: (
+                    f"input.size(-1) must be equal to input_size: expected {render_dim(hin)}, got"
+                    f" {render_dim(features)} (a packed sequence of {render_shape(x)})"
+                ),
+                at="input",
+                rel=Rel.EQ,
+            )
+            if verdict is Verdict.ERROR:
+                return TupleV((UnknownV(UnknownSource.ERROR), _ERR))
+        out = PackedV(TensorV(Shape((steps, width)), p.data.dtype), p.batch, p.longest)
+    h = (states, p.batch, hout if hout is not None else Unknown())
+    c = (states, p.batch, hid if hid is not None else Unknown())
+    if not _rnn_states(call, lstm, True, h, c):
+        return TupleV((UnknownV(UnknownSource.ERROR), _ERR))
+    if lstm:
+        return TupleV((out, TupleV((TensorV(Shape(h)), TensorV(Shape(c))))))
+    return TupleV((out, TensorV(Shape(h))))
 
 
 @rule("rnn_cell")

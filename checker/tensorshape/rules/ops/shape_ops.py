@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
@@ -708,55 +709,80 @@ def pad_sequence(call: Call) -> Value:
         trailing: tuple[Item, ...] = dims[2:]
         dtype = v.dtype
     else:
-        got = _nonempty_list(call, "sequences", "received an empty list of sequences")
+        got = sequences(call, "sequences")
         if isinstance(got, Value):
             return got
-        tensors, known_len, count = got
-        ref = tensors[0].shape
-        if ref.rank is None:
-            return unknown_tensor(UnknownSource.UNSUPPORTED)
-        lengths: list[Dim] = []
-        trailing = ref.dims[1:]
-        for t in tensors:
-            s = t.shape
-            if s.rank is None:
-                return unknown_tensor(UnknownSource.UNSUPPORTED)
-            if s.rank == 0:
-                call.error(codes.INVALID_ARG, "a sequence has no dims (it must be at least 1-D)", "sequences")
-                return _ERR
-            # Each sequence is copied into its rows of the result: it must broadcast to [L_i *trailing].
-            target = (s.dims[0], *trailing)
-            message = (
-                f"a sequence {render_shape(s)} does not fit its rows {render_shape(Shape(target))} of the padded batch"
-            )
-            if s.rank > len(target):
-                call.error(codes.SHAPE_MISMATCH, message, "sequences")
-                return _ERR
-            for a, b in zip(reversed(s.dims), reversed(target)):
-                if a == 1:
-                    continue
-                if call.check(eq3(a, b, call.facts), (a, b), message, rel=Rel.EQ, at="sequences") is Verdict.ERROR:
-                    return _ERR
-            lengths.append(s.dims[0])
-        rows = count if count is not None else Unknown(UnknownSource.DATA_DEPENDENT)
-        # The longest sequence: known from the items, or the one constant length all repeated elements
-        # have. Repeated elements may still differ in a size that is not a constant (a sample's length),
-        # so there the longest is a size of this batch of its own (an opaque symbol, so what is padded
-        # alike relates: ``logits.reshape(-1, C)`` against ``tags.reshape(-1)``).
-        if known_len:
-            longest = arith.dmax(*lengths)
-        elif type(lengths[0]) is int:
-            longest = lengths[0]
-        else:
-            longest = call.fresh("max_len")
-        if isinstance(longest, Unknown):
-            longest = call.fresh("max_len")
-        dtype = tensors[0].dtype
+        rows, longest, trailing, dtype = got.rows, got.longest, got.trailing, got.dtype
     batch_first = call.bool("batch_first")
     if batch_first is None:
         return TensorV(Shape((Unknown(), Unknown(), *trailing)), dtype)
     lead = (rows, longest) if batch_first else (longest, rows)
     return TensorV(Shape((*lead, *trailing)), dtype)
+
+
+@dataclass(frozen=True)
+class Sequences:
+    """A list of variable-length sequences ``[L_i *trailing]`` (``pad_sequence``, ``pack_sequence``)."""
+
+    #: How many (a known size, or unknown).
+    rows: Dim
+    #: The longest ``L_i``.
+    longest: Dim
+    trailing: tuple[Item, ...]
+    dtype: str | None
+    #: Each ``L_i``, when the list's items are known (``None`` otherwise).
+    lengths: tuple[Dim, ...] | None
+
+
+def sequences(call: Call, name: str) -> Sequences | Value:
+    """The sequences of list argument ``name``, each of which must broadcast into its rows ``[L_i
+    *trailing]`` of the padded batch (``*trailing`` the first sequence's trailing dims); or the result
+    to give (unknown, or an error reported)."""
+    got = _nonempty_list(call, name, "received an empty list of sequences")
+    if isinstance(got, Value):
+        return got
+    tensors, known_len, count = got
+    ref = tensors[0].shape
+    if ref.rank is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    lengths: list[Dim] = []
+    trailing = ref.dims[1:]
+    for t in tensors:
+        s = t.shape
+        if s.rank is None:
+            return unknown_tensor(UnknownSource.UNSUPPORTED)
+        if s.rank == 0:
+            call.error(codes.INVALID_ARG, "a sequence has no dims (it must be at least 1-D)", name)
+            return _ERR
+        # Each sequence is copied into its rows of the result: it must broadcast to [L_i *trailing].
+        target = (s.dims[0], *trailing)
+        message = (
+            f"a sequence {render_shape(s)} does not fit its rows {render_shape(Shape(target))} of the padded batch"
+        )
+        if s.rank > len(target):
+            call.error(codes.SHAPE_MISMATCH, message, name)
+            return _ERR
+        for a, b in zip(reversed(s.dims), reversed(target)):
+            if a == 1:
+                continue
+            if call.check(eq3(a, b, call.facts), (a, b), message, rel=Rel.EQ, at=name) is Verdict.ERROR:
+                return _ERR
+        lengths.append(s.dims[0])
+    rows = count if count is not None else Unknown(UnknownSource.DATA_DEPENDENT)
+    # The longest sequence: known from the items, or the one constant length all repeated elements
+    # have. Repeated elements may still differ in a size that is not a constant (a sample's length),
+    # so there the longest is a size of this batch of its own (an opaque symbol, so what is padded
+    # alike relates: ``logits.reshape(-1, C)`` against ``tags.reshape(-1)``).
+    longest: Dim
+    if known_len:
+        longest = arith.dmax(*lengths)
+    elif type(lengths[0]) is int:
+        longest = lengths[0]
+    else:
+        longest = call.fresh("max_len")
+    if isinstance(longest, Unknown):
+        longest = call.fresh("max_len")
+    return Sequences(rows, longest, trailing, tensors[0].dtype, tuple(lengths) if known_len else None)
 
 
 @rule("same_shape")
