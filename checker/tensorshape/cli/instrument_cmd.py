@@ -23,7 +23,7 @@ def add_parser(sub: Any) -> None:
     mode.add_argument("--diff", action="store_true", help="print a unified diff (the default)")
     mode.add_argument("--write", action="store_true", help="rewrite the files in place (atomically)")
     p.add_argument(
-        "--all", action="store_true", help="check every annotated function (jaxtyping-like), not only the obligations"
+        "--all", action="store_true", help="decorate every annotated function (jaxtyping-like) instead of checking the obligations"
     )
     p.add_argument("--remove", action="store_true", help="take the inserted checks out again")
     p.set_defaults(run=run)
