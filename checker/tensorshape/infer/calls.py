@@ -97,7 +97,6 @@ from .values import (
     reads_dict_only,
     truthiness,
     unseen_constructor,
-    with_mode,
 )
 
 if TYPE_CHECKING:
@@ -259,8 +258,6 @@ class Calls(AnalyzerBase):
         frame.ctx.facts = state.facts
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
         if isinstance(func, ReturnsSelfV):
-            if func.method in ("train", "eval") and isinstance(func.receiver, InstanceV):
-                return self.set_mode(frame, state, func, args, kwargs, node)
             return func.receiver
         if isinstance(func, UnknownV) and func.why is not None:
             return func  # ``model(x)`` of a model that was not followed: unknown for the same cause
@@ -325,12 +322,7 @@ class Calls(AnalyzerBase):
             receiver = func.receiver if isinstance(func, BoundMethodV) else None
             return self.call_user(frame, state, function, receiver, args, kwargs, node)
         if isinstance(func, ClassV):
-            built = self.instantiate(frame, state, func, args, kwargs, node)
-            if frame.build_depth == 0 and frame.building is None and isinstance(built, InstanceV):
-                # A module built by the program (not a part built inside another's ``__init__``,
-                # whose mode is its parent's): in training mode until ``.eval()``.
-                return with_mode(built, BoolV(True))
-            return built
+            return self.instantiate(frame, state, func, args, kwargs, node)
         if isinstance(func, InstanceV):
             return self.call_instance(frame, state, func, args, kwargs, node)
         if isinstance(func, ModuleV):
@@ -1001,27 +993,6 @@ class Calls(AnalyzerBase):
             self._call_constraints[key] = list(callee.ctx.constraints)
             self._call_facts[key] = learned
         return result
-
-    def set_mode(
-        self,
-        frame: Frame,
-        state: State,
-        func: ReturnsSelfV,
-        args: Sequence[Arg],
-        kwargs: Mapping[str, Arg],
-        node: cst.CSTNode,
-    ) -> Value:
-        """``model.eval()``, ``model.train(mode)``: the module and every module it holds in that mode,
-        rebound where it was read from (``model``, ``self.encoder``); the mode unknown where the
-        argument is not a known bool."""
-        mode = BoolV(False)
-        if func.method == "train":
-            given = args[0].value if args else kwargs["mode"].value if "mode" in kwargs else BoolV(True)
-            mode = given if isinstance(given, BoolV) else BoolV(None)
-        moded = with_mode(func.receiver, mode)
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            self.replace_in(frame, state, node.func.value, moded)
-        return moded
 
     # -- the project's classes ----------------------------------------------------------------------
     def instantiate(

@@ -511,7 +511,7 @@ class Expressions(AnalyzerBase):
             if recv.cls.is_module and name in ("training",):
                 return BoolV(None)
             if recv.cls.is_module and name in MODULE_SELF_METHODS:
-                return ReturnsSelfV(recv, name)
+                return ReturnsSelfV(recv)
             if recv.cls.is_module and name == "children":
                 return ChildrenV(recv)
             built = as_container(recv)

@@ -7,7 +7,7 @@ engine treats them as unknown, except where the front end converts them first
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -450,31 +450,9 @@ MODULE_SELF_METHODS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class ReturnsSelfV(Value):
-    """``model.to`` before it is called: calling it gives ``receiver`` back, whatever the arguments
-    (``model.train``/``model.eval``, ``method``, also set the mode ``self.training`` reads)."""
+    """``model.to`` before it is called: calling it gives ``receiver`` back, whatever the arguments."""
 
     receiver: Value
-    method: str = ""
-
-
-#: The attribute under which an instance of a project module keeps its mode where it is known: a
-#: module built in the analysed code is in training mode until ``.eval()``/``.train(False)`` is called
-#: on it or on a parent; ``self.training`` reads it (unknown where it is not set).
-TRAINING = "training"
-
-
-def with_mode(v: Value, mode: BoolV) -> Value:
-    """``v`` (a project module, a torch container) with ``mode`` set on it and on every module it
-    holds, as ``nn.Module.train(mode)`` does; a copy, so instances other variables share keep
-    theirs, and calls memoised on the old object are not reused."""
-    if isinstance(v, InstanceV) and v.cls.is_module:
-        attrs = {k: with_mode(a, mode) for k, a in v.attrs.items()}
-        attrs[TRAINING] = mode
-        key = f"{v.key.split('+training=')[0]}+training={mode.value}"
-        return InstanceV(v.cls, attrs, key, set(v.setup), v.open_reason)
-    if isinstance(v, ModuleV) and v.children:
-        return replace(v, children=tuple(with_mode(c, mode) for c in v.children))
-    return v
 
 
 #: The attribute under which a subclass of a torch module class keeps the module its ``super().__init__``
