@@ -15,6 +15,8 @@ import pytest
 from tensorshape.annotate.trace import matches, resolve_pattern
 from tensorshape.cli.main import main
 
+from tests.annotate.test_trace import _interpreters
+
 FAKE_TORCH = """
 class Tensor:
     def __init__(self, *shape, dtype="torch.float32"):
@@ -124,9 +126,11 @@ def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return proj
 
 
-def test_the_configured_include_and_exclude_choose_what_is_traced_and_written(proj: Path) -> None:
+@pytest.mark.parametrize("exe", _interpreters())
+def test_the_configured_include_and_exclude_choose_what_is_traced_and_written(proj: Path, exe: str) -> None:
+    """On every interpreter found (``sys.setprofile`` below 3.12, ``sys.monitoring`` from 3.12)."""
     # sub.py's child runs in a subprocess and is included (traced); tool.py's, outside the roots, is not
-    code = main(["annotate", "--trace", "--write", "--", sys.executable, "scripts/run.py"])
+    code = main(["annotate", "--trace", "--write", "--", exe, "scripts/run.py"])
     assert code == 0
     assert _traced(proj) == {"src/model.py", "src/sub.py", "scripts/run.py"}
     assert 'def double(x: Float[Tensor, "batch 4"]) -> Float[Tensor, "batch 8"]:' in (proj / "src/model.py").read_text()
