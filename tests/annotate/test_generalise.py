@@ -289,3 +289,17 @@ def test_a_name_from_the_code_or_the_constructor_reaches_every_axis_where_the_si
     # and an earlier axis equal to a constructor argument that no last axis is stays a literal
     seq = [{"x": t(b, 16, 4), INIT: {"heads": 16}} for b in (2, 3)]
     assert ann(seq, ["x"]) == {"x": 'Float[Tensor, "batch 16 4"]'}
+
+
+def test_a_constant_size_an_existing_annotation_names_is_that_name() -> None:
+    """examples/first_class_dims.py: ``batched_model(examples: "b f", weights: "f")`` calls
+    ``model(feature_vec, weights)`` once; ``batched_model``'s axes are its annotation's names, so
+    ``model``'s ``weights`` takes ``f`` from it (the literal 5 made the checker refuse the call)."""
+    call = {"examples": t(3, 5), "weights": t(5), "return": t(3)}
+    r = generalise([call], ["examples", "weights", "return"], known=[((3,), "b"), ((5,), "f")])
+    assert r.axes == {"examples": ["b", "f"], "weights": ["f"], "return": ["b"]}
+    callee = generalise([{"weights": t(5)}], ["weights"], callers=[Caller(r.sizes[0], {"weights": ["f"]})])
+    assert callee.annotations == {"weights": 'Float[Tensor, " f"]'}
+    # two names of that size, or a size 1: the literal
+    assert generalise([{"x": t(5)}], ["x"], known=[((5,), "f"), ((5,), "g")]).axes == {"x": [None]}
+    assert generalise([{"x": t(1)}], ["x"], known=[((1,), "f")]).axes == {"x": [None]}

@@ -27,7 +27,9 @@ axis whose size differs between the items of one call is ``_``).  The rules, in 
    when the argument is one of the caller's own, else the caller's one named dim of that size (not
    for a size 1: a keepdim axis or a batch of one matches by chance).  A helper reached at one size
    only (``indices`` of ``"1 256 8"`` from a caller's ``"1 n 8"``) so takes the caller's ``n``;
-8. in a function seen with one observation only (every call the same shapes), a size other than 1
+8. a size other than 1 equal in every call to one dim the function's existing annotations name is
+   that name (its callees given that tensor take it by rule 7);
+9. in a function seen with one observation only (every call the same shapes), a size other than 1
    that one dim of the module took among other sizes is that dim.
 """
 
@@ -324,7 +326,7 @@ def _agree(a: Column, b: Column) -> bool:
 
 
 class _Namer:
-    """Names the columns of one function's calls, in jaxtyping's checking order (rules 2 to 6)."""
+    """Names the columns of one function's calls, in jaxtyping's checking order (rules 2 to 9)."""
 
     def __init__(
         self,
@@ -446,6 +448,12 @@ class _Namer:
         self, col: Column, size: int, axis: int, rank: int, code: Sequence[str | None], slot: str | None
     ) -> str:
         var = self.module.variable.get(size)
+        if var is None and size > 1:
+            # the function's own annotations name that size, one name only (``batched_model``'s
+            # ``weights: "f"``): the name, so a callee given that tensor takes it too (rule 7)
+            mine = {name for c, name in self.old if _agree(c, col)}
+            if len(mine) == 1:
+                return mine.pop()
         if var is None and self.calls > 1 and size in self.configured:
             # the configuration's size, on any axis (``seq_len`` of ``x``, the height of an image of
             # ``image_size``), unless the code names this axis otherwise (``b, t, d = x.shape``: t is
@@ -471,7 +479,7 @@ class _Namer:
         return any(n == name and _agree(c, col) for c, n in (*self.named, *self.old))
 
     def _outer(self, col: Column, size: int, from_end: int, slot: str | None) -> str | None:
-        """A constant size named from outside the function (rules 7 and 8), or None: the name of
+        """A constant size named from outside the function (rules 7 and 9), or None: the name of
         the caller's dim the size is (the same tensor object's axis, else the one named dim of the
         caller of that size in every linked call), else, for a function seen with one observation
         only, the one dim of the module that took this size among others."""
