@@ -298,6 +298,8 @@ def test_a_constant_size_an_existing_annotation_names_is_that_name() -> None:
     call = {"examples": t(3, 5), "weights": t(5), "return": t(3)}
     r = generalise([call], ["examples", "weights", "return"], known=[((3,), "b"), ((5,), "f")])
     assert r.axes == {"examples": ["b", "f"], "weights": ["f"], "return": ["b"]}
+    assert "weights: 5 named f, after the function's annotations" in r.notes
+    assert r.notes[0].startswith("one call observed: sizes are written as literals except those named")
     callee = generalise([{"weights": t(5)}], ["weights"], callers=[Caller(r.sizes[0], {"weights": ["f"]})])
     assert callee.annotations == {"weights": 'Float[Tensor, " f"]'}
     # two names of that size, or a size 1: the literal

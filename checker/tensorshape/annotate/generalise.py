@@ -453,7 +453,10 @@ class _Namer:
             # ``weights: "f"``): the name, so a callee given that tensor takes it too (rule 7)
             mine = {name for c, name in self.old if _agree(c, col)}
             if len(mine) == 1:
-                return mine.pop()
+                name = mine.pop()
+                if self.calls == 1:  # the note on one call's literals says which are not
+                    self.notes.append(f"{slot or 'an item'}: {size} named {name}, after the function's annotations")
+                return name
         if var is None and self.calls > 1 and size in self.configured:
             # the configuration's size, on any axis (``seq_len`` of ``x``, the height of an image of
             # ``image_size``), unless the code names this axis otherwise (``b, t, d = x.shape``: t is
