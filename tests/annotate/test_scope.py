@@ -194,3 +194,12 @@ def test_patterns_match_folders_globs_and_names(tmp_path: Path) -> None:
     assert name == "test_*.py"
     assert matches(os.path.join(real, "deep", "test_x.py"), [name])
     assert not matches(os.path.join(real, "deep", "x_test.py"), [name])
+
+
+def test_the_annotate_table_is_read_with_the_rest_of_the_configuration(proj: Path) -> None:
+    from tensorshape.cli.config import load_config
+
+    cfg = load_config(None, proj)
+    assert cfg.annotate_include == ["src", "scripts/*.py"]
+    assert cfg.annotate_exclude == ["src/vendor", "gen_*.py"]
+    assert main(["check", "src/model.py"]) == 0  # `check` reads the same file and accepts the table
