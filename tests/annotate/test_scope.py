@@ -203,3 +203,22 @@ def test_the_annotate_table_is_read_with_the_rest_of_the_configuration(proj: Pat
     assert cfg.annotate_include == ["src", "scripts/*.py"]
     assert cfg.annotate_exclude == ["src/vendor", "gen_*.py"]
     assert main(["check", "src/model.py"]) == 0  # `check` reads the same file and accepts the table
+
+
+POOL = """def pool(feats):
+    b, n, c = feats.shape
+    return feats.sum(1) / n
+"""
+
+
+def test_proposals_without_a_trace_leave_the_excluded_files_of_a_folder_alone(
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (proj / "src" / "head.py").write_text(POOL, encoding="utf-8")
+    (proj / "src" / "vendor" / "head.py").write_text(POOL, encoding="utf-8")
+    assert main(["annotate", "src"]) == 0
+    diff = capsys.readouterr().out
+    assert "b/src/head.py" in diff and 'def pool(feats: Shaped[Tensor, "b n c"])' in diff
+    assert "vendor" not in diff  # the configuration excludes src/vendor
+    assert main(["annotate", "src/vendor/head.py"]) == 0  # a file named is always done
+    assert "b/src/vendor/head.py" in capsys.readouterr().out

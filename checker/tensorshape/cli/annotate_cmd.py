@@ -173,7 +173,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         from ..annotate.static import run_static
 
-        return int(run_static(args, rest, variable))
+        chosen = (lambda f: matches(f, include) and not matches(f, exclude)) if scoped else None
+        return int(run_static(args, rest, variable, chosen))
     try:
         with open(trace_path, encoding="utf-8") as lines:
             trace = load_trace(lines, str(trace_path), samples=max(1, args.samples) * DISTINCT)
