@@ -2,11 +2,15 @@
 
     python benchmarks/annotate_overhead.py              # 200 steps of a small transformer, 8 samples
     python benchmarks/annotate_overhead.py --steps 50 --samples 64
+    python benchmarks/annotate_overhead.py --per-call   # nanoseconds per call, past the samples
 
 The model is written in a user's style (a module of its own under a temporary "project", many
 small Python functions and methods per step).  The same process times the steps untraced, then
 starts the tracer exactly as the `sitecustomize` hook does and times them again: the first steps
-(sampled calls pay) and the later ones (every function has its samples).  Prints milliseconds of
+(sampled calls pay) and the later ones (every function has its samples).  ``--per-call`` times
+instead one call of a function of the project with two tensor arguments, past its samples and not
+switched off (its arguments' signature is taken at every call), and one call of a C method, the
+least noisy measure of the tracer itself.  Prints milliseconds of
 wall and of CPU (the process's, torch's threads included: the steadier figure on a shared
 machine) per step and their ratios; the target is at most 2x while tracing.  The tracer is the
 one of the ``tensorshape`` imported (``PYTHONPATH`` picks another checkout's to compare).
@@ -81,11 +85,60 @@ def train_step(model, opt, tokens, targets):
 """
 
 
+CALLS = """
+def f(x, y):
+    return x
+
+
+def loop(n, x, y):
+    for _ in range(n):
+        f(x, y)
+
+
+def c_loop(n, x):
+    for _ in range(n):
+        x.dim()
+"""
+
+
+def per_call(samples: int, n: int = 200_000) -> None:
+    """CPU nanoseconds per call untraced and traced: a project function past its samples, a C method."""
+    import torch
+    from tensorshape.annotate import trace
+
+    with tempfile.TemporaryDirectory() as root:
+        Path(root, "usercalls.py").write_text(CALLS, encoding="utf-8")
+        sys.path.insert(0, root)
+        m = importlib.import_module("usercalls")
+        x, y = torch.zeros(8, 32), torch.zeros(8, 32, dtype=torch.int64)
+
+        def best(fn: object, *args: object) -> float:
+            times = []
+            for _ in range(3):
+                c0 = time.process_time()
+                fn(*args)  # type: ignore[operator]
+                times.append(time.process_time() - c0)
+            return min(times) / n * 1e9
+
+        base = best(m.loop, n, x, y), best(m.c_loop, n, x)
+        trace.start({trace.ENV_FILE: str(Path(root, "t.jsonl")), trace.ENV_ROOT: root, trace.ENV_SAMPLES: str(samples)})
+        m.loop(samples + 1, x, y)  # past the samples
+        traced = best(m.loop, n, x, y), best(m.c_loop, n, x)
+        trace.stop()
+    print(f"python {sys.version.split()[0]}, tracer: {trace.__file__}")
+    for what, b, t in zip(("project function, past its samples", "C method"), base, traced, strict=True):
+        print(f"{what:<36} {b:8.0f} ns/call untraced {t:8.0f} ns/call traced (+{t - b:.0f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--samples", type=int, default=8)
+    ap.add_argument("--per-call", action="store_true", help="time single calls instead of training steps")
     a = ap.parse_args()
+    if a.per_call:
+        per_call(a.samples)
+        return
     import torch
     from tensorshape.annotate import trace
 

@@ -262,3 +262,46 @@ def test_one_observation_takes_the_name_a_size_varies_under_elsewhere_in_the_mod
     # a size two module dims took is ambiguous: a literal
     names.by_sizes[frozenset({256, 512})] = "k"
     assert ann([{"y": t(256)}], ["y"], module=names) == {"y": 'Float[Tensor, " 256"]'}
+
+
+def test_a_name_from_the_code_or_the_constructor_reaches_every_axis_where_the_sizes_agree() -> None:
+    """g-mlp-pytorch's ``gMLPVision.forward``: every instance had ``image_size=16``; the width (the
+    last axis) is the configuration's, and so is the height before it, though it comes first."""
+    calls = [{"img": t(b, 3, 16, 16), "return": t(b, 10), INIT: {"image_size": 16, "num_classes": 10}} for b in (1, 3)]
+    assert ann(calls, ["img", "return"]) == {
+        "img": 'Float[Tensor, "batch 3 image_size image_size"]',
+        "return": 'Float[Tensor, "batch num_classes"]',
+    }
+    # the order of the arguments does not matter: a configured size of a later argument names an earlier one's
+    later = [{"mask": t(b, 16), "x": t(b, 7, 16), INIT: {"dim": 16}} for b in (2, 5)]
+    assert ann(later, ["mask", "x"]) == {"mask": 'Float[Tensor, "batch dim"]', "x": 'Float[Tensor, "batch 7 dim"]'}
+    # the code's names of a later argument (``b, t, d = x.shape``) name the sizes of an earlier one
+    coded = [{"mask": t(b, s, dtype="bool"), "x": t(b, s, 8)} for b, s in ((2, 5), (3, 9))]
+    got = ann(coded, ["mask", "x"], code_names={"x": ["b", "t", "d"]})
+    assert got == {"mask": 'Bool[Tensor, "b t"]', "x": 'Float[Tensor, "b t 8"]'}
+    # but an axis the code names otherwise is not the configuration's: the literal stays, and an
+    # axis of that size the code does not name is then unsure (only last axes take the name)
+    named = [{"x": t(b, 8, 8), "return": t(b, 8, 8), INIT: {"d_model": 8}} for b in (2, 3)]
+    assert ann(named, ["x", "return"], code_names={"x": ["b", "t", "d"]}) == {
+        "x": 'Float[Tensor, "b 8 d"]',
+        "return": 'Float[Tensor, "b 8 d"]',
+    }
+    # and an earlier axis equal to a constructor argument that no last axis is stays a literal
+    seq = [{"x": t(b, 16, 4), INIT: {"heads": 16}} for b in (2, 3)]
+    assert ann(seq, ["x"]) == {"x": 'Float[Tensor, "batch 16 4"]'}
+
+
+def test_a_constant_size_an_existing_annotation_names_is_that_name() -> None:
+    """examples/first_class_dims.py: ``batched_model(examples: "b f", weights: "f")`` calls
+    ``model(feature_vec, weights)`` once; ``batched_model``'s axes are its annotation's names, so
+    ``model``'s ``weights`` takes ``f`` from it (the literal 5 made the checker refuse the call)."""
+    call = {"examples": t(3, 5), "weights": t(5), "return": t(3)}
+    r = generalise([call], ["examples", "weights", "return"], known=[((3,), "b"), ((5,), "f")])
+    assert r.axes == {"examples": ["b", "f"], "weights": ["f"], "return": ["b"]}
+    assert "weights: 5 named f, after the function's annotations" in r.notes
+    assert r.notes[0].startswith("one call observed: sizes are written as literals except those named")
+    callee = generalise([{"weights": t(5)}], ["weights"], callers=[Caller(r.sizes[0], {"weights": ["f"]})])
+    assert callee.annotations == {"weights": 'Float[Tensor, " f"]'}
+    # two names of that size, or a size 1: the literal
+    assert generalise([{"x": t(5)}], ["x"], known=[((5,), "f"), ((5,), "g")]).axes == {"x": [None]}
+    assert generalise([{"x": t(1)}], ["x"], known=[((1,), "f")]).axes == {"x": [None]}

@@ -7,14 +7,17 @@ axis whose size differs between the items of one call is ``_``).  The rules, in 
 
 1. one call observed: every size is a literal, and a note says so;
 2. a size equal in every call is a literal, unless configured as a variable size (``batch=32``), or
-   it is the last axis and equal in every call to one int argument of the constructor of ``self``
-   (``query_dim``: the size is the configuration's, the run had one configuration);
+   it is equal in every call to one int argument of the constructor of ``self`` that a last axis of
+   that size in the function is (``query_dim``: the size is the configuration's, the run had one
+   configuration; ``image_size`` names the height before the width), and the code does not name
+   the axis otherwise;
 3. leading axes whose number varies from call to call are a variadic ``*batch`` (one name for the
    arguments whose leading sizes agree in every call);
 4. columns equal in every call are one named dim;
 5. a column always equal to ``k*`` (k = 2..8), a product or a sum of earlier columns is that
    expression (``2*d``, ``h*w``, ``a+b``); earlier means checked earlier by jaxtyping (argument order);
-6. a name comes from the code (``b, t, d = x.shape``), else from an int argument always equal to the
+6. a name comes from the code (``b, t, d = x.shape``, for every column equal to that axis's, in an
+   earlier argument too), else from an int argument always equal to the
    size (``batch_size``), else from a constructor argument of ``self`` always equal to it
    (``context_dim``; on the last axis, or with three sizes or more: two sizes of a sequence axis equal
    to two ``dim_head`` values are a coincidence of the run), else from a function of the same module whose dim took the same sizes, else
@@ -24,7 +27,9 @@ axis whose size differs between the items of one call is ``_``).  The rules, in 
    when the argument is one of the caller's own, else the caller's one named dim of that size (not
    for a size 1: a keepdim axis or a batch of one matches by chance).  A helper reached at one size
    only (``indices`` of ``"1 256 8"`` from a caller's ``"1 n 8"``) so takes the caller's ``n``;
-8. in a function seen with one observation only (every call the same shapes), a size other than 1
+8. a size other than 1 equal in every call to one dim the function's existing annotations name is
+   that name (its callees given that tensor take it by rule 7);
+9. in a function seen with one observation only (every call the same shapes), a size other than 1
    that one dim of the module took among other sizes is that dim.
 """
 
@@ -228,25 +233,18 @@ def generalise(
     ctor = {k: [i[k] for i in inits] for k in inits[0] if all(isinstance(i.get(k), int) for i in inits)} if n else {}
     single = n > 1 and all(len(set(leaf.shapes)) == 1 and leaf.where is None for leaf in leaves)
     namer = _Namer(n, single, order, ints, ctor, module, known, reserved, callers, notes)
-    for leaf in leaves:
-        rank = min(len(s) for s in leaf.shapes)
-        if len({len(s) for s in leaf.shapes}) > 1:
-            # the variadic takes the varying axes before the trailing constant ones (``*batch 16``)
-            while rank and len({s[len(s) - rank] for s in leaf.shapes}) > 1:
-                rank -= 1
-            leaf.dims.append("*" + namer.variadic(leaf.slot, [s[: len(s) - rank] for s in leaf.shapes]))
-        names_here = list(code_names.get(leaf.slot, ())) if leaf.index is None else []
-        for axis in range(rank):
-            col: tuple[int | None, ...] = tuple(s[len(s) - rank + axis] for s in leaf.shapes)
-            if leaf.where is not None:  # None where the call passed no tensor
-                at: dict[int, set[int | None]] = {}
-                for i, size in zip(leaf.where, col, strict=True):
-                    at.setdefault(i, set()).add(size)
-                if any(len(v) > 1 for v in at.values()):  # items of one call differ: no one name holds
-                    leaf.dims.append("_")
-                    continue
-                col = tuple(next(iter(at[i])) if i in at else None for i in range(n))
-            plain = leaf.index is None and leaf.items is None
+    laid = [_columns(leaf, n) for leaf in leaves]
+    code_of = [list(code_names.get(leaf.slot, ())) if leaf.index is None else [] for leaf in leaves]
+    namer.foresee([(cols, code) for (_, cols), code in zip(laid, code_of, strict=True)])
+    for leaf, (lead, cols), names_here in zip(leaves, laid, code_of, strict=True):
+        if lead is not None:
+            leaf.dims.append("*" + namer.variadic(leaf.slot, lead))
+        rank = len(cols)
+        plain = leaf.index is None and leaf.items is None
+        for axis, col in enumerate(cols):
+            if col is None:  # items of one call differ: no one name holds
+                leaf.dims.append("_")
+                continue
             leaf.dims.append(namer.dim(col, axis, rank, names_here, leaf.slot if plain else None))
     if n == 1:
         named = [x for x in notes if " named " in x]
@@ -294,6 +292,32 @@ def generalise(
 Column = tuple[int | None, ...]
 
 
+def _columns(leaf: _Leaf, n: int) -> tuple[list[tuple[int, ...]] | None, list[Column | None]]:
+    """A leaf's leading dims when their number varies (the variadic's, by call), and its columns
+    after them: one size per call (None where the call passed no tensor), or None for an axis
+    whose size differs between the items of one call."""
+    rank = min(len(s) for s in leaf.shapes)
+    lead = None
+    if len({len(s) for s in leaf.shapes}) > 1:
+        # the variadic takes the varying axes before the trailing constant ones (``*batch 16``)
+        while rank and len({s[len(s) - rank] for s in leaf.shapes}) > 1:
+            rank -= 1
+        lead = [s[: len(s) - rank] for s in leaf.shapes]
+    cols: list[Column | None] = []
+    for axis in range(rank):
+        col: Column = tuple(s[len(s) - rank + axis] for s in leaf.shapes)
+        if leaf.where is not None:
+            at: dict[int, set[int | None]] = {}
+            for i, size in zip(leaf.where, col, strict=True):
+                at.setdefault(i, set()).add(size)
+            if any(len(v) > 1 for v in at.values()):
+                cols.append(None)
+                continue
+            col = tuple(next(iter(at[i])) if i in at else None for i in range(n))
+        cols.append(col)
+    return lead, cols
+
+
 def _agree(a: Column, b: Column) -> bool:
     """Equal in every call where both are sizes (None: the call passed no tensor there)."""
     return all(x == y or x is None or y is None for x, y in zip(a, b, strict=True)) and any(
@@ -302,7 +326,7 @@ def _agree(a: Column, b: Column) -> bool:
 
 
 class _Namer:
-    """Names the columns of one function's calls, in jaxtyping's checking order (rules 2 to 6)."""
+    """Names the columns of one function's calls, in jaxtyping's checking order (rules 2 to 9)."""
 
     def __init__(
         self,
@@ -330,7 +354,47 @@ class _Namer:
         self.named: list[tuple[Column, str]] = []  # columns named so far, in jaxtyping's checking order
         self.old: list[tuple[Column, str]] = list(known)
         self.variadics: list[tuple[list[tuple[int, ...]], str]] = []
-        self.configured: set[str] = set()  # names of constant sizes equal to a constructor argument
+        #: constant sizes that are the configuration's (a last axis equal to one constructor argument)
+        #: -> their name, found before any axis is named (:meth:`foresee`)
+        self.configured: dict[int, str] = {}
+        #: varying columns the code names somewhere in the function -> that name
+        self.hints: list[tuple[Column, str]] = []
+        #: configured sizes the code also names otherwise (on another axis): named on last axes only
+        self.contested: set[int] = set()
+
+    def foresee(self, leaves: Sequence[tuple[Sequence[Column | None], Sequence[str | None]]]) -> None:
+        """Before naming: the names the code and the constructor give to columns anywhere in the
+        function (each leaf's columns and the code's names of its axes), so a name reaches every
+        axis whose sizes agree, not only those after the axis that gives it (``gMLPVision``'s
+        images: the height, before the width, is ``image_size`` too)."""
+        for cols, code in leaves:
+            rank = len(cols)
+            for axis, col in enumerate(cols):
+                if col is None:
+                    continue
+                here = code[axis] if axis < len(code) else None
+                sizes = {x for x in col if x is not None}
+                if len(sizes) > 1:
+                    if here:
+                        self.hints.append((col, here))
+                    continue
+                size = next(iter(sizes))
+                if axis != rank - 1 or size <= 1 or self.calls < 2 or size in self.module.variable:
+                    continue
+                # a feature size equal to one constructor argument in every call: the configuration's
+                # size (``query_dim``), not a constant, though one configuration was run
+                same = [k for k, v in self.ctor.items() if all(x == size for x in v)]
+                if len(same) == 1 and size not in self.configured:
+                    want = here or same[0]
+                    if want not in self.used:
+                        self.configured[size] = want
+        for cols, code in leaves:  # the code names an axis of that size otherwise: which one is which is unsure
+            for axis, col in enumerate(cols):
+                here = code[axis] if axis < len(code) else None
+                if col is not None and here and len(set(col) - {None}) == 1:
+                    size = next(x for x in col if x is not None)
+                    if self.configured.get(size, here) != here:
+                        self.contested.add(size)
 
     def fresh(self, prefer: Sequence[str]) -> str:
         for name in prefer:
@@ -371,9 +435,10 @@ class _Namer:
             from_int += [
                 k for k, v in self.ctor.items() if all(x is None or x == y for x, y in zip(col, v, strict=True))
             ]
+        hint = next((name for c, name in self.hints if c == col or (None in col and _agree(c, col))), None)
         again = self.module.by_sizes.get(frozenset(sizes))
         lead = "batch" if axis == 0 and rank >= 2 else None
-        name = self.fresh([x for x in (from_code, *from_int, again, lead) if x])
+        name = self.fresh([x for x in (from_code, hint, *from_int, again, lead) if x])
         self.used.add(name)
         self.named.append((col, name))
         self.module.by_sizes.setdefault(frozenset(sizes), name)
@@ -383,19 +448,24 @@ class _Namer:
         self, col: Column, size: int, axis: int, rank: int, code: Sequence[str | None], slot: str | None
     ) -> str:
         var = self.module.variable.get(size)
-        if var is None and self.calls > 1:
-            for c, name in self.named:  # a configured size named already, on any axis (``seq_len`` of ``x``)
-                if _agree(c, col) and name in self.configured:
-                    return name
-        if var is None and axis == rank - 1 and size > 1 and self.calls > 1:
-            # a feature size equal to one constructor argument in every call: the configuration's
-            # size (``query_dim``), not a constant, though one configuration was run
-            same = [k for k, v in self.ctor.items() if all(x == size for x in v)]
-            if len(same) == 1:
-                want = (code[axis] if axis < len(code) else None) or same[0]
-                if want not in self.used:
-                    self.configured.add(want)
-                    var = want
+        if var is None and size > 1:
+            # the function's own annotations name that size, one name only (``batched_model``'s
+            # ``weights: "f"``): the name, so a callee given that tensor takes it too (rule 7)
+            mine = {name for c, name in self.old if _agree(c, col)}
+            if len(mine) == 1:
+                name = mine.pop()
+                if self.calls == 1:  # the note on one call's literals says which are not
+                    self.notes.append(f"{slot or 'an item'}: {size} named {name}, after the function's annotations")
+                return name
+        if var is None and self.calls > 1 and size in self.configured:
+            # the configuration's size, on any axis (``seq_len`` of ``x``, the height of an image of
+            # ``image_size``), unless the code names this axis otherwise (``b, t, d = x.shape``: t is
+            # not d, though both were 8)
+            want = self.configured[size]
+            here = code[axis] if axis < len(code) else None
+            sure = size not in self.contested or axis == rank - 1
+            if (here is None or here == want) and sure and self._free(want, col):
+                var = want
         if var is not None and self.calls > 1:
             for c, name in self.named:
                 if _agree(c, col) and name == var:
@@ -412,7 +482,7 @@ class _Namer:
         return any(n == name and _agree(c, col) for c, n in (*self.named, *self.old))
 
     def _outer(self, col: Column, size: int, from_end: int, slot: str | None) -> str | None:
-        """A constant size named from outside the function (rules 7 and 8), or None: the name of
+        """A constant size named from outside the function (rules 7 and 9), or None: the name of
         the caller's dim the size is (the same tensor object's axis, else the one named dim of the
         caller of that size in every linked call), else, for a function seen with one observation
         only, the one dim of the module that took this size among others."""

@@ -9,6 +9,7 @@ is the one place that reads the analysis.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -180,7 +181,14 @@ def _write(source: str, path: str, slots: Mapping[str, Mapping[str, tuple[str, s
     return apply_annotations(source, propose)
 
 
-def run_static(args: argparse.Namespace, paths: list[str], variable: dict[int, str]) -> int:
+def run_static(
+    args: argparse.Namespace,
+    paths: list[str],
+    variable: dict[int, str],
+    keep: Callable[[str], bool] | None = None,
+) -> int:
+    """Propose for the files of ``paths``; ``keep`` (a real path -> whether it is the project's)
+    chooses among those found in folders (a file named is always done)."""
     from ..cli.files import collect_files
     from ..cli.instrument_cmd import _emit
     from ..instrument.edit import split_lines
@@ -188,6 +196,9 @@ def run_static(args: argparse.Namespace, paths: list[str], variable: dict[int, s
     from .propose import common_lines
 
     files = collect_files(paths or ["."], Path.cwd())
+    if keep is not None:
+        named = {os.path.realpath(p) for p in paths if os.path.isfile(p)}
+        files = [f for f in files if (real := os.path.realpath(f)) in named or keep(real)]
     failed = written = 0
     for f in files:
         try:

@@ -5,8 +5,10 @@ on ``PYTHONPATH`` (so every Python subprocess of the command is traced too).  Th
 what to trace:
 
 * ``TENSORSHAPE_TRACE_FILE``: the JSON-lines file the records are appended to (one line per call);
-* ``TENSORSHAPE_TRACE_ROOT``: the project root; only functions of files under it are recorded;
-* ``TENSORSHAPE_TRACE_EXCLUDE``: ``os.pathsep``-separated path prefixes left out (the virtualenv);
+* ``TENSORSHAPE_TRACE_INCLUDE``: ``os.pathsep``-separated paths and globs of the project's files;
+  only functions of files that match one are recorded (``TENSORSHAPE_TRACE_ROOT``, one folder, when
+  it is not set; the current folder when neither is);
+* ``TENSORSHAPE_TRACE_EXCLUDE``: ``os.pathsep``-separated paths and globs left out (the virtualenv);
 * ``TENSORSHAPE_TRACE_SAMPLES``: how many calls of one function are recorded whatever their shapes
   (default 8).
 
@@ -38,6 +40,7 @@ import.
 from __future__ import annotations
 
 import atexit
+import fnmatch
 import json
 import os
 import sys
@@ -55,7 +58,10 @@ __all__ = [
     "hook_source",
     "ENV_FILE",
     "ENV_ROOT",
+    "ENV_INCLUDE",
     "ENV_EXCLUDE",
+    "matches",
+    "resolve_pattern",
     "ENV_SAMPLES",
     "DISTINCT",
     "CALLERS",
@@ -63,6 +69,7 @@ __all__ = [
 
 ENV_FILE = "TENSORSHAPE_TRACE_FILE"
 ENV_ROOT = "TENSORSHAPE_TRACE_ROOT"
+ENV_INCLUDE = "TENSORSHAPE_TRACE_INCLUDE"
 ENV_EXCLUDE = "TENSORSHAPE_TRACE_EXCLUDE"
 ENV_SAMPLES = "TENSORSHAPE_TRACE_SAMPLES"
 
@@ -76,16 +83,56 @@ DISTINCT = 8
 CALLERS = 8
 
 
+def _glob(pattern: str) -> bool:
+    return any(c in pattern for c in "*?[")
+
+
+def resolve_pattern(pattern: str, base: str) -> str:
+    """A path or glob made absolute (relative to ``base``), its folders before any glob character
+    resolved as :func:`os.path.realpath` resolves a file's; a glob without a folder (``test_*.py``)
+    is kept: it matches a file's name."""
+    if _glob(pattern) and os.sep not in pattern and "/" not in pattern:
+        return pattern
+    full = os.path.join(base, os.path.expanduser(pattern))
+    if not _glob(full):
+        return os.path.realpath(full)
+    parts = full.split(os.sep)
+    i = next(i for i, part in enumerate(parts) if _glob(part))
+    return os.path.join(os.path.realpath(os.sep.join(parts[:i]) or os.sep), *parts[i:])
+
+
+def matches(path: str, patterns: list[str]) -> bool:
+    """Whether the real path of a file matches one of the patterns of :func:`resolve_pattern`: the
+    file or a folder above it, a glob (``*`` also crosses folders), or a glob of the file's name."""
+    for pat in patterns:
+        if not os.path.isabs(pat):
+            if fnmatch.fnmatchcase(os.path.basename(path), pat):
+                return True
+        elif not _glob(pat):
+            if path == pat or path.startswith(os.path.join(pat, "")):
+                return True
+        elif fnmatch.fnmatchcase(path, pat) or fnmatch.fnmatchcase(path, os.path.join(pat, "*")):
+            return True
+    return False
+
+
+#: type -> whether it is torch's tensor (asked once per type: every call of a function past its samples asks)
+_TENSOR_KIND: dict[type, bool] = {}
+
+
 def _is_tensor(t: type) -> bool:
-    return t.__name__ in _TENSOR_TYPES and t.__module__ in ("torch", "torch.nn.parameter")
+    got = _TENSOR_KIND.get(t)
+    if got is None:
+        got = _TENSOR_KIND[t] = t.__name__ in _TENSOR_TYPES and t.__module__ in ("torch", "torch.nn.parameter")
+    return got
 
 
 def signature(value: object, depth: int = 0) -> object:
     """What of ``value`` decides its annotation (shapes, dtypes, ints, container layout), hashable and
-    cheaper than :func:`describe`."""
+    cheaper than :func:`describe` (a tensor's ``torch.Size`` is a tuple: it hashes and compares as one)."""
     t = type(value)
     if _is_tensor(t):
-        return (tuple(getattr(value, "shape", ())), getattr(value, "dtype", None))
+        return (getattr(value, "shape", ()), getattr(value, "dtype", None))
     if t is int:
         return value
     if depth < _DEPTH and (t is tuple or t is list):
@@ -141,12 +188,15 @@ def _qualname(code: CodeType) -> str:
 
 
 class _Tracer:
-    def __init__(self, out: str, root: str, exclude: list[str], samples: int) -> None:
-        self.root = os.path.join(os.path.realpath(root), "")
-        self.exclude = [os.path.join(os.path.realpath(e), "") for e in exclude if e]
+    def __init__(self, out: str, include: list[str], exclude: list[str], samples: int) -> None:
+        here = os.getcwd()
+        self.include = [resolve_pattern(p, here) for p in include if p]
+        self.exclude = [resolve_pattern(p, here) for p in exclude if p]
         self.samples = samples
         #: code object -> first calls still to record (-1: only calls with a new signature; 0: off)
         self.left: dict[CodeType, int] = {}
+        #: code object -> the names of its parameters
+        self.params: dict[CodeType, tuple[str, ...]] = {}
         #: file name -> whether it is the project's
         self.files: dict[str, bool] = {}
         #: code object -> the signatures of its arguments recorded so far
@@ -185,9 +235,7 @@ class _Tracer:
         mine = self.files.get(f)
         if mine is None:  # once per file: an import of torch meets thousands of functions
             path = os.path.realpath(f) if f and not f.startswith("<") else ""
-            mine = self.files[f] = bool(path) and (
-                path.startswith(self.root) and not any(path.startswith(e) for e in self.exclude)
-            )
+            mine = self.files[f] = bool(path) and matches(path, self.include) and not matches(path, self.exclude)
         if not mine:
             return 0
         if (
@@ -218,9 +266,11 @@ class _Tracer:
         if left == 0:
             self.left[code] = 0
             return False
-        n = code.co_argcount + code.co_kwonlyargcount
-        n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
-        names = code.co_varnames[:n]
+        names = self.params.get(code)
+        if names is None:
+            n = code.co_argcount + code.co_kwonlyargcount
+            n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+            names = self.params[code] = code.co_varnames[:n]
         local = frame.f_locals
         this = local.get("self", self) if names and names[0] == "self" else self
         init = None
@@ -230,15 +280,22 @@ class _Tracer:
             else:
                 init = self.init_of(this)
         seen = self.seen[code]
-        values = tuple(local.get(name, _MISSING) for name in names)
-        key = tuple(None if v is _MISSING else signature(v) for v in values)
+        values = tuple([local.get(name, _MISSING) for name in names])  # a list first: faster than a generator
+        kind = _TENSOR_KIND  # a tensor's signature inline: this runs at every call past the samples
+        key = tuple(
+            [None if v is _MISSING else (v.shape, v.dtype) if kind.get(type(v)) else signature(v) for v in values]
+        )
         if init:
             key += tuple(init.items())
         if left > 0:  # the first samples, whatever their shapes
             self.left[code] = left - 1 or -1
         elif key in seen:
             known = self.callers[code]
-            up = self.caller(frame) if len(known) < CALLERS else None
+            back = frame.f_back  # the caller's frame itself most often: no walk up the stack
+            if len(known) >= CALLERS or (back is not None and back.f_code in known):
+                self.skipped[id(frame)] = (code, names, values, init)
+                return True
+            up = self.caller(frame)
             if up is None or up.f_code in known:
                 self.skipped[id(frame)] = (code, names, values, init)
                 return True
@@ -289,12 +346,13 @@ class _Tracer:
         """The nearest call of a function of the project up the stack (past library frames such as
         ``nn.Module.__call__``, lambdas and comprehensions), or ``None``."""
         f = frame.f_back
-        for _ in range(64):
-            if f is None:
-                return None
-            if f.f_code in self.seen:
+        seen = self.seen
+        depth = 64
+        while f is not None and depth:
+            if f.f_code in seen:
                 return f
             f = f.f_back
+            depth -= 1
         return None
 
     def link(self, frame: FrameType, rec: dict[str, Any], tensors: list[tuple[str, object]]) -> None:
@@ -435,7 +493,10 @@ def start(env: dict[str, str] | None = None) -> bool:
         samples = int(env.get(ENV_SAMPLES, "8"))
     except ValueError:
         samples = 8
-    tracer = _Tracer(out, env.get(ENV_ROOT) or os.getcwd(), env.get(ENV_EXCLUDE, "").split(os.pathsep), max(samples, 1))
+    include = env.get(ENV_INCLUDE, "").split(os.pathsep)
+    if not any(include):
+        include = [env.get(ENV_ROOT) or os.getcwd()]
+    tracer = _Tracer(out, include, env.get(ENV_EXCLUDE, "").split(os.pathsep), max(samples, 1))
     global _active
     _active = tracer
     atexit.register(tracer.flush)

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,24 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--trace-file", metavar="FILE", default=DEFAULT_TRACE, help=f"where --trace saves the trace ({DEFAULT_TRACE})"
     )
-    p.add_argument("--root", metavar="DIR", default=".", help="the project: only its files are traced (default: .)")
     p.add_argument(
-        "--exclude", metavar="PATH", action="append", default=[], help="a path under the root not traced (repeatable)"
+        "--include",
+        metavar="PATH|GLOB",
+        action="append",
+        default=[],
+        help="the project's files: only functions of files under these folders or matching these globs are "
+        "traced and annotated (repeatable; default: `include` of [tool.tensorshape.annotate], else .)",
     )
+    p.add_argument("--root", metavar="DIR", action="append", dest="include", help="the same as --include DIR")
+    p.add_argument(
+        "--exclude",
+        metavar="PATH|GLOB",
+        action="append",
+        default=[],
+        help="files or folders neither traced nor annotated (repeatable; added to `exclude` of "
+        "[tool.tensorshape.annotate])",
+    )
+    p.add_argument("--config", type=Path, metavar="FILE", help="pyproject.toml to read (default: the nearest one)")
     p.add_argument(
         "--samples",
         type=int,
@@ -72,9 +87,12 @@ def _variables(items: list[str]) -> dict[int, str] | None:
     return out
 
 
-def traced_env(hook: str, out: str, root: str, exclude: list[str], samples: int) -> dict[str, str]:
+def traced_env(
+    hook: str, out: str, include: str | Sequence[str], exclude: Sequence[str], samples: int
+) -> dict[str, str]:
     """The environment that traces every Python process started with it: the tracer and its
-    ``sitecustomize`` are written into the folder ``hook`` (which must outlive the processes)."""
+    ``sitecustomize`` are written into the folder ``hook`` (which must outlive the processes).
+    ``include`` and ``exclude`` are absolute paths and globs (:func:`~tensorshape.annotate.trace.resolve_pattern`)."""
     from ..annotate import trace as tracer
 
     shutil.copyfile(tracer.__file__, Path(hook, "_tensorshape_trace.py"))
@@ -82,18 +100,37 @@ def traced_env(hook: str, out: str, root: str, exclude: list[str], samples: int)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([hook, *filter(None, [env.get("PYTHONPATH")])])
     env[tracer.ENV_FILE] = out
-    env[tracer.ENV_ROOT] = root
+    env[tracer.ENV_INCLUDE] = os.pathsep.join([include] if isinstance(include, str) else include)
+    env.pop(tracer.ENV_ROOT, None)
     env[tracer.ENV_EXCLUDE] = os.pathsep.join([*exclude, os.path.realpath(sys.prefix)])
     env[tracer.ENV_SAMPLES] = str(max(1, samples))
     return env
 
 
-def _run_traced(args: argparse.Namespace, command: list[str]) -> int:
+def _scope(args: argparse.Namespace) -> tuple[list[str], list[str], bool]:
+    """The project's files as absolute paths and globs: included, excluded (the command line's
+    relative to the current folder, the configuration's to its ``pyproject.toml``), and whether
+    either was given (a saved trace is then filtered too).  :class:`ConfigError` when the
+    configuration is invalid."""
+    from ..annotate.trace import resolve_pattern
+    from .config import load_config
+
+    cfg = load_config(args.config, Path.cwd())
+    here, there = os.getcwd(), str(cfg.root)
+    include = [resolve_pattern(p, here) for p in args.include or []]
+    if not include and cfg.annotate_include is not None:
+        include = [resolve_pattern(p, there) for p in cfg.annotate_include]
+    exclude = [resolve_pattern(p, there) for p in cfg.annotate_exclude]
+    exclude += [resolve_pattern(p, here) for p in args.exclude]
+    given = bool(include or exclude)
+    return include or [resolve_pattern(".", here)], exclude, given
+
+
+def _run_traced(args: argparse.Namespace, command: list[str], include: list[str], exclude: list[str]) -> int:
     out = Path(args.trace_file).resolve()
     out.write_text("", encoding="utf-8")
-    exclude = [str(Path(e).resolve()) for e in args.exclude]
     with tempfile.TemporaryDirectory(prefix="tensorshape-trace-") as hook:
-        env = traced_env(hook, str(out), str(Path(args.root).resolve()), exclude, args.samples)
+        env = traced_env(hook, str(out), include, exclude, args.samples)
         try:
             return subprocess.call(command, env=env)
         except OSError as e:
@@ -104,13 +141,19 @@ def _run_traced(args: argparse.Namespace, command: list[str]) -> int:
 def run(args: argparse.Namespace) -> int:
     from ..annotate.codemod import AnnotateResult
     from ..annotate.propose import Book, TraceError, annotate_from_trace, common_lines, load_trace, traced_files
-    from ..annotate.trace import DISTINCT
+    from ..annotate.trace import DISTINCT, matches
     from ..instrument.edit import split_lines
     from ..instrument.files import Source, read_source, unified_diff, write_atomic
+    from .config import ConfigError
     from .instrument_cmd import _emit
 
     variable = _variables(args.variable)
     if variable is None:
+        return 2
+    try:
+        include, exclude, scoped = _scope(args)
+    except ConfigError as e:
+        _say(f"tensorshape annotate: error: {e}")
         return 2
     rest = list(args.args)
     if rest[:1] == ["--"]:
@@ -120,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
         if not rest:
             _say("tensorshape annotate: error: --trace needs a command after `--` (`-- python train.py`)")
             return 2
-        code = _run_traced(args, rest)
+        code = _run_traced(args, rest, include, exclude)
         if code != 0:
             _say(f"tensorshape annotate: the command exited with status {code}; annotating from the calls recorded")
             status = 2
@@ -130,7 +173,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         from ..annotate.static import run_static
 
-        return int(run_static(args, rest, variable))
+        chosen = (lambda f: matches(f, include) and not matches(f, exclude)) if scoped else None
+        return int(run_static(args, rest, variable, chosen))
     try:
         with open(trace_path, encoding="utf-8") as lines:
             trace = load_trace(lines, str(trace_path), samples=max(1, args.samples) * DISTINCT)
@@ -138,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
         _say(f"tensorshape annotate: error: cannot read the trace: {e}")
         return 2
     files = traced_files(trace)
+    if scoped:  # the project's files only, a saved trace's too
+        files = [f for f in files if matches(str(f), include) and not matches(str(f), exclude)]
     if rest and not args.trace:  # --from-trace FILE PATH...: only those files
         keep = {os.path.realpath(p) for p in rest}
         files = [f for f in files if str(f) in keep or any(str(f).startswith(os.path.join(k, "")) for k in keep)]

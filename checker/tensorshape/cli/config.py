@@ -20,6 +20,10 @@
     library_include = ["torchvision"]    # when given, only these are followed
     library_cache_dir = "~/.cache/tensorshape/libraries"  # summaries of installed packages (shared)
     library_cache_max_mb = 1024          # bound of that folder; least recently used go first
+
+    [tool.tensorshape.annotate]          # what `tensorshape annotate` traces and annotates
+    include = ["src", "scripts/*.py"]    # paths and globs (relative to the project root; default: .)
+    exclude = ["src/vendor", "test_*.py"]
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ _KEYS = {
     "library_include",
     "library_cache_dir",
     "library_cache_max_mb",
+    "annotate",
 }
 
 
@@ -98,6 +103,10 @@ class Config:
     #: The folder of library summaries (None: :func:`~tensorshape.infer.libraries.default_directory`).
     library_cache_dir: Path | None = None
     library_cache_max_mb: int = 1024
+    #: ``[tool.tensorshape.annotate]``: the project's files ``annotate`` traces (None: the current
+    #: folder) and those it leaves out, paths and globs relative to :attr:`root`
+    annotate_include: list[str] | None = None
+    annotate_exclude: list[str] = field(default_factory=list)
 
     def libraries(self, summaries: bool = True) -> Libraries | None:
         """The installed packages followed from source (``None``: none); ``summaries``: keep their
@@ -182,12 +191,13 @@ def _bool(table: dict[str, Any], key: str) -> bool:
     return v
 
 
-def _strings(table: dict[str, Any], key: str) -> list[str]:
+def _strings(table: dict[str, Any], key: str, sub: str = "") -> list[str]:
     v = table[key]
     if isinstance(v, str):
         return [v]
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise ConfigError(f"[tool.tensorshape] {key} must be a list of strings, got {v!r}")
+        where = f"tensorshape.{sub}" if sub else "tensorshape"
+        raise ConfigError(f"[tool.{where}] {key} must be a list of strings, got {v!r}")
     return list(v)
 
 
@@ -260,6 +270,19 @@ def load_config(explicit: Path | None = None, start: Path | None = None) -> Conf
         if type(table["jobs"]) is not int or table["jobs"] < 0:
             raise ConfigError(f"{path}: [tool.tensorshape] jobs must be a non-negative integer")
         cfg.jobs = table["jobs"]
+    if "annotate" in table:
+        sub = table["annotate"]
+        if not isinstance(sub, dict):
+            raise ConfigError(f"{path}: [tool.tensorshape.annotate] must be a table")
+        odd = set(sub) - {"include", "exclude"}
+        if odd:
+            raise ConfigError(
+                f"{path}: unknown [tool.tensorshape.annotate] keys: {', '.join(sorted(odd))} (known: exclude, include)"
+            )
+        if "include" in sub:
+            cfg.annotate_include = _strings(sub, "include", "annotate")
+        if "exclude" in sub:
+            cfg.annotate_exclude = _strings(sub, "exclude", "annotate")
     if "file_timeout" in table:
         t = table["file_timeout"]
         if type(t) not in (int, float) or not 0 <= t < float("inf"):
