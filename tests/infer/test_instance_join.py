@@ -17,7 +17,7 @@ from sympy import Symbol
 from tensorshape.infer import CheckSettings, check_source
 from tensorshape.infer.state import Widening, join_values
 from tensorshape.infer.values import InstanceV
-from tensorshape.model.values import IntV, ModuleV, UnknownV
+from tensorshape.model.values import BoolV, IntV, ModuleV, UnknownV
 
 from tests.infer.torch_cases import assert_agrees_with_torch, write_cases
 
@@ -194,3 +194,14 @@ def test_instances_join_attribute_by_attribute() -> None:
     assert join_values(j, b, widen) is j  # it describes ``b`` already (a loop head's fixpoint)
     assert join_values(j, a, widen) is j
     assert isinstance(join_values(a, ModuleV("torch.nn.Linear", {}), widen), UnknownV)
+
+
+def test_layers_differing_in_a_flag_do_not_join() -> None:
+    """``bias=False`` on one path: a joined layer would claim a ``bias`` tensor that path lacks."""
+    a = ModuleV("torch.nn.Linear", {"in_features": IntV(4), "out_features": IntV(8), "bias": BoolV(True)})
+    b = ModuleV("torch.nn.Linear", {"in_features": IntV(4), "out_features": IntV(16), "bias": BoolV(False)})
+    c = ModuleV("torch.nn.Linear", {"in_features": IntV(4), "out_features": IntV(16), "bias": BoolV(True)})
+    assert isinstance(join_values(a, b), UnknownV)
+    joined = join_values(a, c)
+    assert isinstance(joined, ModuleV) and joined.args["in_features"] == IntV(4)
+    assert joined.args["bias"] == BoolV(True)

@@ -192,14 +192,25 @@ def join_values(
             if is_list_container(b):
                 # ``self.blocks.append(...)`` in a loop: the container after one more round or one fewer.
                 return with_items(a, join_values(container_items(a), container_items(b), widen, facts))
-        elif not a.children and not b.children and a.args.keys() == b.args.keys():
+        elif not a.children and not b.children and a.args.keys() == b.args.keys() and _sizes_differ(a, b):
             # One layer class built two ways (``nn.Conv2d(c, m)`` or ``nn.Conv2d(c, c)`` under a flag):
-            # the arguments that agree stay, the others join (a size that differs is a fresh name).
+            # the arguments that agree stay, the sizes that differ join (a fresh name).
             args = {k: join_values(v, b.args[k], widen, facts) for k, v in a.args.items()}
             return ModuleV(a.qualname, args)
     if isinstance(a, InstanceV) and isinstance(b, InstanceV) and a.cls is b.cls:
         return _join_instances(a, b, widen, facts)
     return UnknownV(_JOIN)
+
+
+def _sizes_differ(a: ModuleV, b: ModuleV) -> bool:
+    """Do two layers' arguments differ only in sizes (ints, tuples of ints)?  A flag or a mode that
+    differs (``bias=False`` on one path) stays unknown: a joined layer would claim a ``bias`` tensor
+    that one path does not have."""
+
+    def size(v: Value) -> bool:
+        return isinstance(v, IntV) or (isinstance(v, TupleV) and all(isinstance(x, IntV) for x in v.items))
+
+    return all(v == b.args[k] or (size(v) and size(b.args[k])) for k, v in a.args.items())
 
 
 def _join_instances(a: InstanceV, b: InstanceV, widen: Widen | None, facts: tuple[Facts, Facts]) -> InstanceV:
