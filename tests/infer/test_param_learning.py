@@ -600,3 +600,56 @@ def test_a_parameter_learns_through_calls_of_the_projects_functions_and_modules(
     assert learnt == {(line_of(contradiction, "nn.Conv2d(4, 2, 3)(x)"), "TS101")}
     _, raised = run_torch(contradiction, "torch.zeros(2, 3, 8, 8)")
     assert raised == [line_of(contradiction, "nn.Conv2d(4, 2, 3)(x)")]
+
+
+SIZED_BY_THE_CONSTRUCTOR = """
+class Net(nn.Module):
+    def __init__(self, c, d, h):
+        super().__init__()
+        self.conv = nn.Conv2d(c, 8, 3)
+        self.norm = nn.BatchNorm2d(c)
+        self.rnn = nn.GRU(d, h, batch_first=True)
+        self.fc = nn.Linear(d, 4)
+
+    def forward(self, img, maps, seq, v):
+        a = self.conv(img)
+        reveal_shape(img)
+        reveal_shape(a)
+        self.norm(maps)
+        reveal_shape(maps)
+        out, _ = self.rnn(seq)
+        reveal_shape(seq)
+        y = self.fc(v)
+        reveal_shape(v)
+        reveal_shape(y)
+        return a
+
+
+def main(x):
+    Net(3, 6, 5)(*x)
+"""
+
+
+def test_layers_sized_by_constructor_arguments_teach_the_rank_and_name_the_size() -> None:
+    """In the generic analysis of ``forward`` a layer's size from ``__init__``'s argument is not known:
+    the parameter still learns the rank the layer takes, the size a fresh name."""
+    reveals, errors, result = check(SIZED_BY_THE_CONSTRUCTOR)
+    assert reveals[16] == "[*batch c h w]"
+    assert reveals[17] == "[*batch 8 h-2 w-2]"
+    assert reveals[19] == "[b c' h' w']"
+    assert reveals[21] == "[*batch_seq l d]"
+    assert reveals[23] == "[*batch_v in_features]"
+    assert reveals[24] == "[*batch_v 4]"
+    assert errors == set()
+    good = "torch.zeros(2, 3, 9, 9), torch.zeros(2, 3, 4, 4), torch.zeros(2, 7, 6), torch.zeros(5, 6)"
+    seen, raised = run_torch(
+        SIZED_BY_THE_CONSTRUCTOR,
+        f"({good})",
+        "(torch.zeros(3, 9, 9), torch.zeros(1, 3, 4, 4), torch.zeros(7, 6), torch.zeros(6))",
+        "(torch.zeros(9, 9), torch.zeros(2, 3, 4, 4), torch.zeros(2, 7, 6), torch.zeros(5, 6))",
+        "(torch.zeros(2, 3, 9, 9), torch.zeros(3, 4, 4), torch.zeros(2, 7, 6), torch.zeros(5, 6))",
+    )
+    assert raised == [None, None, 15, 18], "a rank the layer does not take raises at its first use"
+    agree(reveals, seen)
+    learned = inferred_parameters(result)["Net.forward"]
+    assert annotation_specs([learned["img"].value.shape]) == ["*batch c h w"]

@@ -61,6 +61,8 @@ class Static:
     stats: dict[str, int] = field(default_factory=dict)
     #: The message of each error and warning, by ``(line, code)`` (its call chain aside).
     messages: dict[tuple[int, str], str] = field(default_factory=dict)
+    #: ``(line of the def, parameter)`` of each parameter that learnt a shape from its use.
+    learned: set[tuple[int, str]] = field(default_factory=set)
 
 
 @dataclass
@@ -100,7 +102,44 @@ def check(path: Path) -> Static:
                 shown = table.setdefault(key, [])
                 shown.extend(s for s in rendered if s not in shown)
     messages = {(d.span.line, d.code.id): d.message for d in result.diagnostics}
-    return Static(errors, warnings, views, expressions, seconds, dict(result.stats), messages)
+    learned: set[tuple[int, str]] = set()
+    if an is not None and info is not None and info.spans is not None:
+        for node, got in an.learned_params.values():
+            line = info.spans.resolve(info.spans.ticket(node.name)).line
+            learned.update((line, name) for name in got)
+    return Static(errors, warnings, views, expressions, seconds, dict(result.stats), messages, learned)
+
+
+def tensor_parameters(path: Path) -> set[tuple[int, str]]:
+    """``(line of the def, parameter)`` of each parameter (``self`` and ``*args`` aside) that torch saw
+    hold a tensor: its first read in the function is a tensor expression of the run."""
+    seen = truth(path)["expressions"]
+    wrapper = cst.MetadataWrapper(cst.parse_module(path.read_text(encoding="utf-8")))
+    positions = wrapper.resolve(cst.metadata.PositionProvider)
+    contexts = wrapper.resolve(cst.metadata.ExpressionContextProvider)
+    out: set[tuple[int, str]] = set()
+
+    class Reads(cst.CSTVisitor):
+        def __init__(self, names: set[str]) -> None:
+            self.names, self.first = names, dict[str, cst.Name]()
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in self.names and contexts.get(node) is cst.metadata.ExpressionContext.LOAD:
+                self.first.setdefault(node.value, node)
+
+    for node in positions:
+        if not isinstance(node, cst.FunctionDef):
+            continue
+        params = [p.name.value for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)]
+        names = {n for n in params if n not in ("self", "cls")}
+        reads = Reads(names)
+        node.body.visit(reads)
+        line = positions[node.name].start.line
+        for name, use in reads.first.items():
+            r = positions[use]
+            if f"{r.start.line}:{r.start.column}:{r.end.line}:{r.end.column}" in seen:
+                out.add((line, name))
+    return out
 
 
 @functools.cache

@@ -115,6 +115,17 @@ _CONTEXT_MANAGERS = {
 }
 
 
+#: The most modules ``model.apply(fn)`` gives to ``fn`` (a deeper model: the rest are counted).
+_MAX_APPLIED = 256
+
+
+def _may_be_module(v: Value) -> bool:
+    """An attribute that holds a submodule (or may: unknown), not a size, a flag or a tensor."""
+    if isinstance(v, OptionalV):
+        v = v.inner
+    return isinstance(v, (ModuleV, UnknownV)) or (isinstance(v, InstanceV) and v.cls.is_module)
+
+
 class Calls(AnalyzerBase):
     """Mixin of :class:`~tensorshape.infer.analyzer.Analyzer`: calls."""
 
@@ -258,6 +269,8 @@ class Calls(AnalyzerBase):
         frame.ctx.facts = state.facts
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
         if isinstance(func, ReturnsSelfV):
+            if func.name == "apply" and len(args) == 1 and not kwargs:
+                self.apply_to_modules(frame, state, func.receiver, args[0], node)
             return func.receiver
         if isinstance(func, UnknownV) and func.why is not None:
             return func  # ``model(x)`` of a model that was not followed: unknown for the same cause
@@ -336,6 +349,43 @@ class Calls(AnalyzerBase):
             v = self._call_module(frame, module, args, kwargs, span)
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
         return UnknownV()
+
+    def apply_to_modules(self, frame: Frame, state: State, module: Value, fn: Arg, node: cst.CSTNode) -> None:
+        """``model.apply(fn)``: ``fn`` called on each submodule the analysis knows, then on the model
+        (torch's order), so the code in it (DCGAN's ``weights_init``) is analysed with each module.
+        Submodules that are not known (an attribute of unknown value) are counted, not called."""
+        seen: list[Value] = []
+        missing = False
+        stack = [module]
+        while stack and len(seen) < _MAX_APPLIED:
+            m = stack.pop()
+            if isinstance(m, OptionalV):
+                m = m.inner
+            if any(m is s or m == s for s in seen):
+                continue
+            if not isinstance(m, (ModuleV, InstanceV)):
+                missing = True
+                continue
+            seen.append(m)
+            parts: Sequence[Value]
+            if isinstance(m, ModuleV):
+                items = container_items(m) if is_list_container(m) else m.args.get("modules", m.args.get("args"))
+                parts = (
+                    items.items
+                    if isinstance(items, TupleV)
+                    else [items.elem]
+                    if isinstance(items, SeqV)
+                    else [v for _, v in items.items]
+                    if isinstance(items, DictV)
+                    else ()
+                )
+            else:
+                parts = [v for v in m.attrs.values() if _may_be_module(v)]
+            stack.extend(reversed(parts))
+        if missing or stack:
+            self.tally("cause:apply: a submodule not known is not given to the function", frame, node)
+        for m in reversed(seen):  # children before their parent, as torch's ``apply``
+            self.call(frame, state, fn.value, [Arg(m, fn.span, None)], {}, node)
 
     def call_lambda(
         self, frame: Frame, state: State, f: LambdaV, args: Sequence[Arg], kwargs: Mapping[str, Arg]
@@ -1283,6 +1333,52 @@ def _enum_like(v: Value) -> bool:
     )
 
 
+#: The public ``torch.nn`` module classes that derive from another public one (besides ``nn.Module``):
+#: ``(subclass, base)``, as torch defines them.
+_NN_SUBCLASSES = frozenset(
+    {
+        *((f"Lazy{c}", c) for c in ("Linear", "Conv1d", "Conv2d", "Conv3d")),
+        *((f"LazyConvTranspose{n}d", f"ConvTranspose{n}d") for n in (1, 2, 3)),
+        *((f"ZeroPad{n}d", f"ConstantPad{n}d") for n in (1, 2, 3)),
+        *((c, "RNNBase") for c in ("RNN", "GRU", "LSTM")),
+        *((c, "RNNCellBase") for c in ("RNNCell", "GRUCell", "LSTMCell")),
+        ("UpsamplingBilinear2d", "Upsample"),
+        ("UpsamplingNearest2d", "Upsample"),
+        ("ReLU6", "Hardtanh"),
+        ("NLLLoss2d", "NLLLoss"),
+    }
+)
+
+
+def _public_nn(qualname: str) -> str | None:
+    """``"Linear"`` for ``"torch.nn.Linear"``; ``None`` for a name outside ``torch.nn`` or private."""
+    head, _, name = qualname.rpartition(".")
+    return name if head == "torch.nn" and not name.startswith("_") else None
+
+
+def _module_isinstance(v: ModuleV | InstanceV, cls: str) -> bool | None:
+    """``isinstance(m, nn.LayerNorm)`` of a modelled torch layer, or of a project module deriving only
+    from ``nn.Module``: decided by torch's class hierarchy (``None`` when it is not certain: a private
+    base such as ``_BatchNorm``, a class outside ``torch.nn``, a project class over a torch layer)."""
+    if cls == "torch.nn.Module":
+        return True if isinstance(v, ModuleV) or v.cls.is_module else None
+    base = _public_nn(cls)
+    if base is None:
+        return None
+    if isinstance(v, InstanceV):
+        lineage = v.cls.lineage()
+        plain = all(
+            isinstance(b, ClassV) or (isinstance(b, ExternalV) and canonical(b.qualname) == "torch.nn.Module")
+            for c in lineage
+            for b in c.bases
+        )
+        return False if plain and v.cls.is_module else None
+    own = _public_nn(v.qualname)
+    if own is None:
+        return None
+    return own == base or (own, base) in _NN_SUBCLASSES
+
+
 def _isinstance(v: Value, cls: Value) -> bool | None:
     """``isinstance(v, cls)`` when the value's kind decides it (``pair(t)``'s ``isinstance(t, tuple)``
     of an int is false), else ``None``."""
@@ -1290,6 +1386,8 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
         return None
     if isinstance(v, TensorV):
         return True if cls.qualname == "torch.Tensor" else False if cls.qualname.startswith("builtins.") else None
+    if isinstance(v, (ModuleV, InstanceV)):
+        return _module_isinstance(v, canonical(cls.qualname))
     abc = canonical(cls.qualname)
     if abc in _ITERABLE_ABCS and not isinstance(v, MaybeIntV):
         # ``isinstance(img_size, Sequence)`` in a builder: tuples, lists and strings are sequences;

@@ -433,7 +433,13 @@ class Expressions(AnalyzerBase):
                 return DTypeV(DTYPES[name])
             if q == "numpy" and name == "newaxis":
                 return NONE
+            if name == "__name__" and canonical(q) in engine.table().classes:
+                return StrV(canonical(q).rsplit(".", 1)[1])  # ``m.__class__.__name__`` of a torch layer
             return ExternalV(f"{q}.{name}")
+        if name == "__class__" and isinstance(recv, InstanceV):
+            return recv.cls
+        if name == "__class__" and isinstance(recv, ModuleV):
+            return ExternalV(recv.qualname)  # ``weights_init``'s ``m.__class__.__name__``
         if (
             isinstance(recv, (OpaqueV, UnknownV))
             and name in _TENSOR_PROPERTIES
@@ -511,7 +517,7 @@ class Expressions(AnalyzerBase):
             if recv.cls.is_module and name in ("training",):
                 return BoolV(None)
             if recv.cls.is_module and name in MODULE_SELF_METHODS:
-                return ReturnsSelfV(recv)
+                return ReturnsSelfV(recv, name)
             if recv.cls.is_module and name == "children":
                 return ChildrenV(recv)
             built = as_container(recv)
@@ -532,7 +538,7 @@ class Expressions(AnalyzerBase):
                     return DictMethodV(named_children, name)
             v = engine.module_attr(recv, name, frame.ctx)
             if v is None and name in MODULE_SELF_METHODS:
-                return ReturnsSelfV(recv)
+                return ReturnsSelfV(recv, name)
             if v is None and name == "children":
                 return ChildrenV(recv)
             return v if v is not None else UnknownV()

@@ -30,7 +30,7 @@ from ..model.values import (
 from ..unify.arith import expand_bounded, to_sympy
 from ..unify.bounds import replayed_cache
 from ..unify.facts import NO_FACTS, Facts
-from .values import ClassV, FunctionV, MapV, NothingV, OptionalV, PartialV, RangeV, as_container
+from .values import ClassV, FunctionV, InstanceV, MapV, NothingV, OptionalV, PartialV, RangeV, as_container
 
 __all__ = ["State", "Widening", "join_values", "join_all", "join_states", "join_shapes"]
 
@@ -187,11 +187,52 @@ def join_values(
         return SeqV(join_all([b.elem, *a.items]), b.kind, b.length if b.length == len(a.items) else None, b.varied)
     if isinstance(a, UnknownV) and isinstance(b, UnknownV):
         return a
-    if isinstance(a, ModuleV) and isinstance(b, ModuleV) and a.qualname == b.qualname and is_list_container(a):
-        if is_list_container(b):
-            # ``self.blocks.append(...)`` in a loop: the container after one more round or one fewer.
-            return with_items(a, join_values(container_items(a), container_items(b), widen, facts))
+    if isinstance(a, ModuleV) and isinstance(b, ModuleV) and a.qualname == b.qualname:
+        if is_list_container(a):
+            if is_list_container(b):
+                # ``self.blocks.append(...)`` in a loop: the container after one more round or one fewer.
+                return with_items(a, join_values(container_items(a), container_items(b), widen, facts))
+        elif not a.children and not b.children and a.args.keys() == b.args.keys() and _sizes_differ(a, b):
+            # One layer class built two ways (``nn.Conv2d(c, m)`` or ``nn.Conv2d(c, c)`` under a flag):
+            # the arguments that agree stay, the sizes that differ join (a fresh name).
+            args = {k: join_values(v, b.args[k], widen, facts) for k, v in a.args.items()}
+            return ModuleV(a.qualname, args)
+    if isinstance(a, InstanceV) and isinstance(b, InstanceV) and a.cls is b.cls:
+        return _join_instances(a, b, widen, facts)
     return UnknownV(_JOIN)
+
+
+def _sizes_differ(a: ModuleV, b: ModuleV) -> bool:
+    """Do two layers' arguments differ only in sizes (ints, tuples of ints)?  A flag or a mode that
+    differs (``bias=False`` on one path) stays unknown: a joined layer would claim a ``bias`` tensor
+    that one path does not have."""
+
+    def size(v: Value) -> bool:
+        return isinstance(v, IntV) or (isinstance(v, TupleV) and all(isinstance(x, IntV) for x in v.items))
+
+    return all(v == b.args[k] or (size(v) and size(b.args[k])) for k, v in a.args.items())
+
+
+def _join_instances(a: InstanceV, b: InstanceV, widen: Widen | None, facts: tuple[Facts, Facts]) -> InstanceV:
+    """Two instances of one project class (``self.conv = DoubleConv(c, m)`` or ``DoubleConv(c, c)``
+    under a flag not known): attribute by attribute, so what agrees stays known and what differs is
+    joined.  An attribute only one of them has is unknown (reading it raises on the other path).
+    ``a`` itself when it already describes ``b`` (a loop head reaches its fixpoint)."""
+    attrs: dict[str, Value] = {}
+    for k, v in a.attrs.items():
+        w = b.attrs.get(k)
+        attrs[k] = join_values(v, w, widen, facts) if w is not None else UnknownV(_JOIN)
+    for k in b.attrs.keys() - a.attrs.keys():
+        attrs[k] = UnknownV(_JOIN)
+    open_reason = a.open_reason or b.open_reason
+    if (
+        attrs.keys() == a.attrs.keys()
+        and all(attrs[k] is v or attrs[k] == v for k, v in a.attrs.items())
+        and open_reason == a.open_reason
+        and b.setup <= a.setup
+    ):
+        return a
+    return InstanceV(a.cls, attrs, f"({a.key}|{b.key})", a.setup | b.setup, open_reason)
 
 
 def is_list_container(m: ModuleV) -> bool:

@@ -450,9 +450,12 @@ MODULE_SELF_METHODS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class ReturnsSelfV(Value):
-    """``model.to`` before it is called: calling it gives ``receiver`` back, whatever the arguments."""
+    """``model.to`` before it is called: calling it gives ``receiver`` back, whatever the arguments
+    (``model.apply(fn)`` calls ``fn`` on each submodule first, see ``Calls.apply_to_modules``)."""
 
     receiver: Value
+    #: The method's name (``"to"``, ``"apply"``...).
+    name: str = ""
 
 
 #: The attribute under which a subclass of a torch module class keeps the module its ``super().__init__``

@@ -78,8 +78,8 @@ def _from_spec(call: Call, pname: str) -> TensorV | None:
     if call.module is not None:
         for k, v in call.module.args.items():
             d = as_dim(v)
-            if d is not None:
-                b.bind(k, d)
+            if d is not None and not isinstance(d, Unknown):
+                b.bind(k, d)  # a size not known stays a name of the spec: a fresh symbol
     operands: list[Operand] = []
     for p in op.params:
         if p.name == pname or p.name not in call.bound:
@@ -103,6 +103,13 @@ def _from_spec(call: Call, pname: str) -> TensorV | None:
     return TensorV(shape)
 
 
+def _size(call: Call, name: str, base: str) -> Dim:
+    """The module's size ``name``; a fresh symbol named ``base`` when it is not known (a layer sized by
+    a constructor argument of the generic analysis): the input has that dim, whatever its size."""
+    d = call.int(name)
+    return call.ctx.fresh(base) if d is None or isinstance(d, Unknown) else d
+
+
 def _lead(*dims: Dim, dtype: str | None = None) -> TensorV:
     items: tuple[Item, ...] = (Star(BATCH), *dims)
     return TensorV(Shape(items), dtype)
@@ -117,9 +124,7 @@ def _conv(call: Call, pname: str) -> TensorV | None:
     if pname != "input" or call.module is None:
         return None
     n = call.params["nd"]
-    cin = call.int("in_channels")
-    if cin is None or isinstance(cin, Unknown):
-        return None
+    cin = _size(call, "in_channels", "c")
     return _lead(cin, *(call.ctx.fresh(s) for s in _SPATIAL[n]))
 
 
@@ -127,9 +132,9 @@ def _conv(call: Call, pname: str) -> TensorV | None:
 def _channel_norm(call: Call, pname: str) -> TensorV | None:
     """``nn.BatchNorm2d(64)``: exactly ``[b 64 h w]`` (the rank is the only one torch takes)."""
     ranks = call.params.get("ranks")
-    num = call.int("num_features")
-    if pname != "input" or not ranks or len(ranks) != 1 or num is None or isinstance(num, Unknown):
+    if pname != "input" or not ranks or len(ranks) != 1:
         return None
+    num = _size(call, "num_features", "c")
     (rank,) = ranks
     fresh = call.ctx.fresh
     return TensorV(Shape((fresh("b"), num, *(fresh(s) for s in _SPATIAL.get(rank - 2, ())))))
@@ -163,19 +168,17 @@ def _seq_then(call: Call, last: Dim) -> TensorV:
 @requires("rnn")
 def _rnn(call: Call, pname: str) -> TensorV | None:
     """``nn.LSTM(32, 64, batch_first=True)``: ``[*batch l 32]`` (unbatched ``[l 32]`` too)."""
-    size = call.int("input_size")
-    if pname != "input" or call.module is None or size is None or isinstance(size, Unknown):
+    if pname != "input" or call.module is None:
         return None
-    return _seq_then(call, size)
+    return _seq_then(call, _size(call, "input_size", "d"))
 
 
 @requires("rnn_cell")
 def _rnn_cell(call: Call, pname: str) -> TensorV | None:
     """``nn.GRUCell(32, 64)``: ``[*batch 32]`` (a batch dim or none)."""
-    size = call.int("input_size")
-    if pname != "input" or call.module is None or size is None or isinstance(size, Unknown):
+    if pname != "input" or call.module is None:
         return None
-    return _lead(size)
+    return _lead(_size(call, "input_size", "d"))
 
 
 @requires("mha")
