@@ -30,7 +30,19 @@ from ..model.values import (
 from ..unify.arith import expand_bounded, to_sympy
 from ..unify.bounds import replayed_cache
 from ..unify.facts import NO_FACTS, Facts
-from .values import ClassV, FunctionV, MapV, NothingV, OptionalV, PartialV, RangeV, as_container
+from .values import (
+    MAX_CHOICES,
+    ChoiceV,
+    ClassV,
+    FunctionV,
+    MapV,
+    NothingV,
+    OptionalV,
+    PartialV,
+    RangeV,
+    as_container,
+    choice_options,
+)
 
 __all__ = ["State", "Widening", "join_values", "join_all", "join_states", "join_shapes"]
 
@@ -191,7 +203,21 @@ def join_values(
         if is_list_container(b):
             # ``self.blocks.append(...)`` in a loop: the container after one more round or one fewer.
             return with_items(a, join_values(container_items(a), container_items(b), widen, facts))
-    return UnknownV(_JOIN)
+    choice = _join_choices(a, b)
+    return choice if choice is not None else UnknownV(_JOIN)
+
+
+def _join_choices(a: Value, b: Value) -> ChoiceV | None:
+    """Two different modules (or choices of modules): a :class:`ChoiceV` of both, at most
+    ``MAX_CHOICES`` options (``None``: not modules, or too many)."""
+    left, right = choice_options(a), choice_options(b)
+    if left is None or right is None:
+        return None
+    options = list(left)
+    for o in right:
+        if not any(o is p or o == p for p in options):
+            options.append(o)
+    return ChoiceV(tuple(options)) if len(options) <= MAX_CHOICES else None
 
 
 def is_list_container(m: ModuleV) -> bool:

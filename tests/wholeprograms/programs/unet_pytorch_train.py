@@ -1,4 +1,3 @@
-# known-low-coverage: the --bilinear flag is not known, so each Up block is built two ways; the two DoubleConv instances its branches assign to self.conv do not join (a join of two instances of one class is unknown), so the decoder half and everything after the model has no shape
 """A U-Net for semantic segmentation in the style of the popular Pytorch-UNet repository:
 DoubleConv / Down / Up / OutConv blocks, skip connections joined with torch.cat after padding
 the upsampled map to the skip's size, bilinear upsampling or transposed convolutions, and
