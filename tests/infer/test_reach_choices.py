@@ -30,6 +30,8 @@ CASES = {
         x = torch.randn(2, 8, 4, 4)
         reveal_shape(drop(x))
         reveal_shape(x + drop(x))
+        reveal_shape(drop.to("cpu")(x))
+        reveal_shape(nn.Sequential(nn.Conv2d(8, 4, 1), drop)(x))
         act = nn.GELU() if rates[0] > 0.5 else nn.ReLU()
         reveal_shape(act(drop(x)))
         """,
@@ -114,6 +116,34 @@ CASES = {
         reveal_shape(mask)
         reveal_shape(torch.full((2, 3), torch.iinfo(torch.int32).max))
         reveal_shape(torch.zeros(2, 7).masked_fill(attention_mask == 0, -torch.finfo(x.dtype).max))
+        """,
+    # T5's ``batch_size, seq_length = hidden_states.shape[:2]`` gave unknown sizes in the generic analysis
+    # of an unannotated parameter; like ``b, t, d = x.shape`` it names the first (or last) dims now.
+    "unpacking_the_first_or_last_sizes_names_them": """
+        def split_heads(hidden_states, n_heads: int = 4):
+            batch_size, seq_length = hidden_states.shape[:2]
+            q = hidden_states.reshape(batch_size, seq_length, n_heads, 8).transpose(1, 2)
+            reveal_shape(q)
+            return q
+
+
+        def grid(feature_map):
+            h, w = feature_map.shape[-2:]
+            ys = torch.zeros(h, w)
+            reveal_shape(ys)
+            return ys
+
+
+        split_heads(torch.randn(2, 3, 32))
+        grid(torch.randn(2, 8, 5, 7))
+        """,
+    "unpacking_the_first_sizes_of_a_matrix": """
+        def f(x):
+            b, t = x.shape[:2]
+            return torch.zeros(b, t)
+
+
+        reveal_shape(f(torch.randn(4, 6)))
         """,
     # A Perceiver's Fourier features index the scales with ``(*((None,) * k), Ellipsis)``: the name
     # ``Ellipsis`` was an unknown value rather than ``...``.

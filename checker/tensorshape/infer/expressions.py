@@ -431,7 +431,10 @@ class Expressions(AnalyzerBase):
         if isinstance(recv, OptionalV):
             recv = recv.inner  # ``None`` has no such attribute: the code runs only when it is not ``None``
         if isinstance(recv, ChoiceV):
-            return join_all([self.attribute(frame, state, o, name, node) for o in recv.options])
+            options = [self.attribute(frame, state, o, name, node) for o in recv.options]
+            if all(isinstance(f, ReturnsSelfV) for f in options):
+                return ReturnsSelfV(recv)  # ``drop.to(device)``: whichever option, itself
+            return join_all(options)
         if isinstance(recv, ExternalV):
             q = recv.qualname
             if q == "torch" and name in DTYPES:
