@@ -207,3 +207,19 @@ def f(p: float, x: torch.Tensor):
         reveal_shape(m(torch.zeros(2, 3)))
 """
     assert _reveals(source) == ["[2 ?]", "[2 ?]"]
+
+
+def test_a_parameter_learns_nothing_from_one_option() -> None:
+    # ``m(x)`` with ``m`` one of two Linear layers: x has 8 features if the first was built, 5 if the
+    # second was; learning 8 from the first option would be a silently wrong shape for the second.
+    source = """
+def f(x, p: float):
+    m = nn.Linear(8, 2) if p > 0 else nn.Linear(5, 2)
+    y = m(x)
+    reveal_shape(x)
+    reveal_shape(y)
+    return y
+"""
+    x_view, y_view = _reveals(source)
+    assert "8" not in x_view and "5" not in x_view
+    assert y_view == "[... 2]"

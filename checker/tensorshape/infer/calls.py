@@ -351,11 +351,16 @@ class Calls(AnalyzerBase):
         ctx = frame.ctx
         results: list[Value] = []
         found: list[list[Diagnostic]] = []
-        for option in func.options:
-            mark = len(ctx.diagnostics)
-            results.append(self.call(frame, state, option, args, kwargs, node))
-            found.append(ctx.diagnostics[mark:])
-            del ctx.diagnostics[mark:]
+        # A parameter learns nothing from an option: what one option requires holds only if it was built.
+        learning, frame.learning = frame.learning, None
+        try:
+            for option in func.options:
+                mark = len(ctx.diagnostics)
+                results.append(self.call(frame, state, option, args, kwargs, node))
+                found.append(ctx.diagnostics[mark:])
+                del ctx.diagnostics[mark:]
+        finally:
+            frame.learning = learning
         problems = [{(d.code.id, d.span) for d in ds if d.severity is not Severity.NOTE} for ds in found]
         common = set.intersection(*problems) if problems else set()
         kept: set[tuple[str, Span, str]] = set()
