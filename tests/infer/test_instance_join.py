@@ -16,7 +16,7 @@ import pytest
 from sympy import Symbol
 from tensorshape.infer import CheckSettings, check_source
 from tensorshape.infer.state import Widening, join_values
-from tensorshape.infer.values import InstanceV
+from tensorshape.infer.values import ChoiceV, InstanceV
 from tensorshape.model.values import BoolV, IntV, ModuleV, UnknownV
 
 from tests.infer.torch_cases import assert_agrees_with_torch, write_cases
@@ -193,15 +193,18 @@ def test_instances_join_attribute_by_attribute() -> None:
     assert isinstance(j.attrs["only_a"], UnknownV)  # one path has no such attribute: reading it raises there
     assert join_values(j, b, widen) is j  # it describes ``b`` already (a loop head's fixpoint)
     assert join_values(j, a, widen) is j
-    assert isinstance(join_values(a, ModuleV("torch.nn.Linear", {}), widen), UnknownV)
+    other = ModuleV("torch.nn.Linear", {})
+    mixed = join_values(a, other, widen)  # another class: a choice of the two (each call runs both)
+    assert isinstance(mixed, ChoiceV) and mixed.options == (a, other)
 
 
-def test_layers_differing_in_a_flag_do_not_join() -> None:
+def test_layers_differing_in_a_flag_are_a_choice_not_one_layer() -> None:
     """``bias=False`` on one path: a joined layer would claim a ``bias`` tensor that path lacks."""
     a = ModuleV("torch.nn.Linear", {"in_features": IntV(4), "out_features": IntV(8), "bias": BoolV(True)})
     b = ModuleV("torch.nn.Linear", {"in_features": IntV(4), "out_features": IntV(16), "bias": BoolV(False)})
     c = ModuleV("torch.nn.Linear", {"in_features": IntV(4), "out_features": IntV(16), "bias": BoolV(True)})
-    assert isinstance(join_values(a, b), UnknownV)
+    either = join_values(a, b)  # not one layer with joined sizes: a choice of the two layers
+    assert isinstance(either, ChoiceV) and either.options == (a, b)
     joined = join_values(a, c)
     assert isinstance(joined, ModuleV) and joined.args["in_features"] == IntV(4)
     assert joined.args["bias"] == BoolV(True)

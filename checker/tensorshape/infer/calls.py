@@ -11,7 +11,7 @@ import libcst as cst
 
 from ..lang.render import describe_value as _describe
 from ..model import codes
-from ..model.diagnostics import Span
+from ..model.diagnostics import Diagnostic, Severity, Span
 from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.firstclass import DimV, LevelTensorV
 from ..model.shape import Shape
@@ -54,6 +54,7 @@ from .state import (
     dict_container,
     is_list_container,
     iteration_length,
+    join_all,
     join_states,
     join_values,
     with_items,
@@ -66,6 +67,7 @@ from .values import (
     AttrsV,
     BoundMethodV,
     ChildrenV,
+    ChoiceV,
     ClassV,
     ContainerInitV,
     DictMethodV,
@@ -281,6 +283,8 @@ class Calls(AnalyzerBase):
             return self.init_container(frame, state, func, args, kwargs, node)
         if isinstance(func, OptionalV):
             func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
+        if isinstance(func, ChoiceV):
+            return self.call_choice(frame, state, func, args, kwargs, node)
         if isinstance(func, ParserMethodV):
             return call_parser_method(func, args, kwargs)
         if isinstance(func, StrMethodV):
@@ -386,6 +390,38 @@ class Calls(AnalyzerBase):
             self.tally("cause:apply: a submodule not known is not given to the function", frame, node)
         for m in reversed(seen):  # children before their parent, as torch's ``apply``
             self.call(frame, state, fn.value, [Arg(m, fn.span, None)], {}, node)
+    def call_choice(
+        self, frame: Frame, state: State, func: ChoiceV, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
+    ) -> Value:
+        """Each module ``func`` may be, called with the same arguments; the results joined.  Which one
+        was built is not known: a problem is reported only when every option has it (the same code at
+        the same place), so that torch raises whichever it is; the result is that of the options that
+        raise nothing."""
+        ctx = frame.ctx
+        results: list[Value] = []
+        found: list[list[Diagnostic]] = []
+        # A parameter learns nothing from an option: what one option requires holds only if it was built.
+        learning, frame.learning = frame.learning, None
+        try:
+            for option in func.options:
+                mark = len(ctx.diagnostics)
+                results.append(self.call(frame, state, option, args, kwargs, node))
+                found.append(ctx.diagnostics[mark:])
+                del ctx.diagnostics[mark:]
+        finally:
+            frame.learning = learning
+        problems = [{(d.code.id, d.span) for d in ds if d.severity is not Severity.NOTE} for ds in found]
+        common = set.intersection(*problems) if problems else set()
+        kept: set[tuple[str, Span, str]] = set()
+        for ds in found:
+            for d in ds:
+                key = (d.code.id, d.span, d.message)
+                if (d.severity is Severity.NOTE or key[:2] in common) and key not in kept:
+                    kept.add(key)
+                    ctx.diagnostics.append(d)
+        # An option whose call torch raises on does not reach the code after it.
+        fine = [r for r, ds in zip(results, found) if not any(d.severity is Severity.ERROR for d in ds)]
+        return join_all(fine or results)
 
     def call_lambda(
         self, frame: Frame, state: State, f: LambdaV, args: Sequence[Arg], kwargs: Mapping[str, Arg]
@@ -458,6 +494,11 @@ class Calls(AnalyzerBase):
             # A numpy array's shape is not tracked, but the result is a tensor (``.view(1, k * k)`` of it
             # has the shape it asks for).
             return TensorV(Shape.unknown(UnknownSource.UNSUPPORTED))
+        if q in ("torch.finfo", "torch.iinfo"):
+            # ``torch.finfo(x.dtype).min``: a dtype's limits, numbers whose values are not tracked.
+            number: Value = FloatV(None) if q == "torch.finfo" else IntV(Unknown())
+            limits = ("eps", "max", "min", "tiny", "smallest_normal", "resolution") if q == "torch.finfo" else ("max", "min")
+            return AttrsV((("bits", IntV(Unknown())), *((k, number) for k in limits), ("dtype", StrV(None))))
         if q == "torch.Size":
             return _size_of(args[0].value) if args else TupleV((), SeqKind.SIZE)
         if q.startswith("torch.Tensor.") and args:
@@ -651,7 +692,8 @@ class Calls(AnalyzerBase):
                 return FloatV(float(v.value))
             return FloatV(None)
         if name == "bool":
-            return BoolV(None)
+            # ``bool(i == 0)``, ``bool(n_layers)``: known when the value's truth is (``bool()`` is false).
+            return BoolV(truthiness(vals[0]) if vals else False)
         if name == "str":
             return StrV(None)
         if name in ("min", "max"):
@@ -1274,6 +1316,8 @@ def _describe_own(v: Value) -> str | None:
         return render_levels(v)
     if isinstance(v, InstanceV):
         return v.cls.node.name.value + "(...)"
+    if isinstance(v, ChoiceV):
+        return " or ".join(describe_value(o) for o in v.options)
     return None
 
 

@@ -55,6 +55,7 @@ from .values import (
     AttrsV,
     BoundMethodV,
     ChildrenV,
+    ChoiceV,
     ClassV,
     ContainerInitV,
     DictMethodV,
@@ -205,6 +206,8 @@ class Expressions(AnalyzerBase):
             return BoolV(False)
         if name == "None":
             return NONE
+        if name == "Ellipsis":
+            return ELLIPSIS  # ``x[(None,) * k + (Ellipsis,)]``: the same as ``...``
         if name in _BUILTIN_NAMES:
             return ExternalV(f"builtins.{name}")
         return UnknownV()
@@ -427,6 +430,11 @@ class Expressions(AnalyzerBase):
     def attribute(self, frame: Frame, state: State, recv: Value, name: str, node: cst.Attribute | None) -> Value:
         if isinstance(recv, OptionalV):
             recv = recv.inner  # ``None`` has no such attribute: the code runs only when it is not ``None``
+        if isinstance(recv, ChoiceV):
+            options = [self.attribute(frame, state, o, name, node) for o in recv.options]
+            if all(isinstance(f, ReturnsSelfV) for f in options):
+                return ReturnsSelfV(recv)  # ``drop.to(device)``: whichever option, itself
+            return join_all(options)
         if isinstance(recv, ExternalV):
             q = recv.qualname
             if q == "torch" and name in DTYPES:

@@ -20,7 +20,7 @@ from ..lang.render import render_dim, render_shape
 from ..model import codes
 from ..model.constraints import Rel
 from ..model.diagnostics import Severity
-from ..model.dims import Dim, Unknown, UnknownSource
+from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import Obligation, ObligationKind, SpecCheck
 from ..model.shape import Item, Shape
 from ..model.values import NONE, BoolV, IntV, SeqKind, TensorV, TupleV, UnknownV, Value
@@ -76,6 +76,46 @@ def _dim_source(node: cst.BaseExpression) -> tuple[str, int] | None:
         if i is not None:
             return node.func.value.value, i
     return None
+
+
+def _slice_source(node: cst.BaseExpression) -> tuple[str, int, bool] | None:
+    """``(x, k, False)`` for ``x.shape[:k]`` and ``(x, k, True)`` for ``x.shape[-k:]`` (``x.size()`` too),
+    with a literal ``k > 0``: the first or last ``k`` sizes."""
+    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)):
+        return None
+    src = _shape_source(node.value)
+    part = node.slice[0].slice
+    if src is None or part.step is not None:
+        return None
+    if part.lower is None and part.upper is not None:
+        k = _literal_int(part.upper)
+        return (src, k, False) if k is not None and k > 0 else None
+    if part.upper is None and part.lower is not None:
+        k = _literal_int(part.lower)
+        return (src, -k, True) if k is not None and k < 0 else None
+    return None
+
+
+def _named_end(shape: Shape, k: int, from_end: bool, fresh: list[Dim]) -> Shape | None:
+    """``shape`` with its first (or last) ``k`` dims named by ``fresh`` where they are not known;
+    ``None`` when they are not all dims of the shape's known ends (a run of unknown length in the
+    way: ``[... d]`` read with ``[:2]`` may be ``[b d]``)."""
+    items = list(shape.items) if not from_end else list(reversed(shape.items))
+    names = fresh if not from_end else list(reversed(fresh))
+    out: list[Item] = []
+    for i in range(k):
+        if i >= len(items):
+            return None
+        item = items[i]
+        if isinstance(item, Star):
+            if shape.suffix if not from_end else shape.prefix:
+                return None
+            out.append(names[i])
+            items.insert(i + 1, item)  # the run stays after the named dims
+            continue
+        out.append(names[i] if isinstance(item, Unknown) else item)
+    out.extend(items[len(out) :])
+    return Shape(tuple(out if not from_end else reversed(out)))
 
 
 def _rank_source(node: cst.BaseExpression) -> str | None:
@@ -153,7 +193,11 @@ class Refinements(AnalyzerBase):
     def refine_unpack(
         self, frame: Frame, state: State, value_node: cst.BaseExpression, elements: list[cst.BaseElement], value: Value
     ) -> Value | None:
-        """``b, t, d = x.shape``: name ``x``'s unknown dims after the targets."""
+        """``b, t, d = x.shape``: name ``x``'s unknown dims after the targets (also ``b, t = x.shape[:2]``
+        and ``h, w = x.shape[-2:]``, its first or last dims)."""
+        sliced = _slice_source(value_node)
+        if sliced is not None:
+            return self._refine_unpack_slice(frame, state, elements, *sliced)
         src = _shape_source(value_node)
         if src is None:
             return None
@@ -183,6 +227,25 @@ class Refinements(AnalyzerBase):
             state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
             self.learnt(frame, old, state.vars[src])  # type: ignore[arg-type]
         return TupleV(tuple(IntV(d) for d in new.dims), SeqKind.SIZE)
+
+    def _refine_unpack_slice(
+        self, frame: Frame, state: State, elements: list[cst.BaseElement], src: str, k: int, from_end: bool
+    ) -> Value | None:
+        x = _tensor_var(state, src)
+        if x is None or len(elements) != k or any(isinstance(e, cst.StarredElement) for e in elements):
+            return None
+        if x.shape.rank is not None and x.shape.rank < k:
+            return None  # a shorter slice: the unpacking's own error
+        fresh = [frame.ctx.fresh(_target_name(e)) for e in elements]
+        new = _named_end(x.shape, k, from_end, fresh)
+        if new is None:
+            return None
+        if new != x.shape:
+            old = state.vars.get(src)
+            state.vars[src] = TensorV(new, x.dtype, x.layout, x.names)
+            self.learnt(frame, old, state.vars[src])  # type: ignore[arg-type]
+        ends = new.items[:k] if not from_end else new.items[len(new.items) - k :]
+        return TupleV(tuple(IntV(d) for d in ends if not isinstance(d, Star)), SeqKind.SIZE)
 
     def refine_dim_read(
         self, frame: Frame, state: State, value_node: cst.BaseExpression, name: str, value: Value

@@ -30,7 +30,20 @@ from ..model.values import (
 from ..unify.arith import expand_bounded, to_sympy
 from ..unify.bounds import replayed_cache
 from ..unify.facts import NO_FACTS, Facts
-from .values import ClassV, FunctionV, InstanceV, MapV, NothingV, OptionalV, PartialV, RangeV, as_container
+from .values import (
+    MAX_CHOICES,
+    ChoiceV,
+    ClassV,
+    FunctionV,
+    InstanceV,
+    MapV,
+    NothingV,
+    OptionalV,
+    PartialV,
+    RangeV,
+    as_container,
+    choice_options,
+)
 
 __all__ = ["State", "Widening", "join_values", "join_all", "join_states", "join_shapes"]
 
@@ -199,7 +212,21 @@ def join_values(
             return ModuleV(a.qualname, args)
     if isinstance(a, InstanceV) and isinstance(b, InstanceV) and a.cls is b.cls:
         return _join_instances(a, b, widen, facts)
-    return UnknownV(_JOIN)
+    choice = _join_choices(a, b)
+    return choice if choice is not None else UnknownV(_JOIN)
+
+
+def _join_choices(a: Value, b: Value) -> ChoiceV | None:
+    """Two different modules (or choices of modules): a :class:`ChoiceV` of both, at most
+    ``MAX_CHOICES`` options (``None``: not modules, or too many)."""
+    left, right = choice_options(a), choice_options(b)
+    if left is None or right is None:
+        return None
+    options = list(left)
+    for o in right:
+        if not any(o is p or o == p for p in options):
+            options.append(o)
+    return ChoiceV(tuple(options)) if len(options) <= MAX_CHOICES else None
 
 
 def _sizes_differ(a: ModuleV, b: ModuleV) -> bool:

@@ -275,6 +275,10 @@ class Statements(AnalyzerBase):
                     result = target
                 else:
                     result = TensorV(target.shape, target.dtype, result.layout, target.names)
+            elif isinstance(target, TensorV) and target.shape.rank is not None:
+                # ``scores += bias`` with a bias of unknown shape: an in-place op keeps its tensor's shape
+                # and dtype (or raises).
+                result = TensorV(target.shape, target.dtype, None, target.names)
         self.assign(frame, state, stmt.target, result, None)
         return state
 

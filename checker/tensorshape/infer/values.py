@@ -287,6 +287,31 @@ class RatioV(FloatV):
 
 
 @dataclass(frozen=True, slots=True)
+class ChoiceV(Value):
+    """One of a few modules, which one not known (``nn.Dropout(p) if p > 0.0 else nn.Identity()``
+    with ``p`` unknown, a ``ModuleList`` of layers built with different options).
+
+    Calling it calls each option with the same arguments and joins the results; reading an
+    attribute joins the options' attributes; anything else sees it as unknown."""
+
+    options: tuple[Value, ...]
+
+
+#: At most this many options in a :class:`ChoiceV` (a join with more is unknown).
+MAX_CHOICES = 4
+
+
+def choice_options(v: Value) -> tuple[Value, ...] | None:
+    """The modules ``v`` may be: itself for a module (``ModuleV``, an ``InstanceV``), the options of
+    a :class:`ChoiceV`; ``None`` for any other value."""
+    if isinstance(v, ChoiceV):
+        return v.options
+    if isinstance(v, (ModuleV, InstanceV)):
+        return (v,)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class OptionalV(Value):
     """A value that is ``inner`` or ``None`` (``self.norm = nn.LayerNorm(d) if norm else None``).
 

@@ -1,4 +1,4 @@
-# exact-at-least: 0
+# exact-at-least: 4
 """ConvNeXt as in the reference implementation: a patchify stem, stages of blocks (7x7 depthwise
 conv, ``permute`` to channels-last for ``LayerNorm`` and the pointwise MLP, layer scale ``gamma``,
 ``permute`` back, stochastic depth), downsampling layers with a channels-first LayerNorm written by

@@ -1,4 +1,4 @@
-# exact-at-least: 2
+# exact-at-least: 7
 """T5-style self-attention with a relative position bias, as in the reference T5 code: the
 bucketing of relative positions (exact buckets for small distances, log-spaced beyond, clamped with
 ``torch.min``/``torch.full_like``), an ``nn.Embedding`` of buckets per head, ``permute`` of the
