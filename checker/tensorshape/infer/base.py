@@ -121,12 +121,12 @@ class AnalyzerBase:
     checked: ModuleInfo | None
     report_unknown_ops: bool
     _observed: dict[int, tuple[cst.CSTNode, TensorV]]
-    _call_memo: dict[Any, tuple[Value, list[Diagnostic]]]
+    _call_memo: dict[Any, tuple[Value, list[Diagnostic], int]]
     _call_constraints: dict[Any, list[Constraint]]
     _call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]]
     _entry_facts: dict[int, Facts]
     touched: set[ModuleInfo]
-    _instances: dict[Any, InstanceV]
+    _instances: dict[Any, tuple[InstanceV, int]]
     #: Constructions the depth bound cut short so far (their instances are not memoised).
     _hollow: int
     #: Calls the depth bound stopped so far (a result with one inside is not memoised).

@@ -46,6 +46,7 @@ from .annotations import Annotation
 from .base import MAX_BUILD_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
 from .configs import NAMESPACE_CLASSES, call_dict_method, edited_params, namespace
 from .firstclass import render_levels
+from .foreign import opaque_names
 from .options import PARSER_CLASSES, call_parser_method
 from .state import (
     State,
@@ -919,8 +920,18 @@ class Calls(AnalyzerBase):
             return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
         span = frame.ticket(node)
         what = f"call to `{f.node.name.value}`"
-        if key is not None and key in self._call_memo and building is None:
-            result, diags = self._call_memo[key]
+        if (
+            key is not None
+            and key in self._call_memo
+            and building is None
+            and self.adopted(
+                frame,
+                self._call_memo[key][2],
+                (self._call_memo[key][0], self._call_constraints.get(key), self._call_facts.get(key)),
+                key,
+            )
+        ):
+            result, diags, _ = self._call_memo[key]
             callee = Frame(f.module, self.new_context(), f, sig)
             callee.ctx.diagnostics.extend(diags)
             callee.ctx.constraints.extend(self._call_constraints.get(key, ()))
@@ -989,10 +1000,24 @@ class Calls(AnalyzerBase):
         if key is not None and building is None and self._cut == cut:
             # A result the depth bound cut short is not memoised: the same call from a shallower
             # place (``main()``'s own analysis after the module ran it) goes deeper.
-            self._call_memo[key] = (result, list(callee.ctx.diagnostics))
+            self._call_memo[key] = (result, list(callee.ctx.diagnostics), frame.ctx.symbols.token)
             self._call_constraints[key] = list(callee.ctx.constraints)
             self._call_facts[key] = learned
         return result
+
+    def adopted(self, frame: Frame, source: int, made: Any, given: Any) -> bool:
+        """Whether ``made``, which the analysis whose symbol table has the token ``source`` made from
+        the values ``given`` (a memoised call's result from its arguments, a cached instance), can be
+        used here: its own sizes (those not in ``given``, which name the same sizes here, since the
+        memo's key matched) are taken into this analysis, unless one has a name this analysis gave to
+        another size (then the caller computes the value again)."""
+        table = frame.ctx.symbols
+        if source == table.token:
+            return True
+        if table.adopt(opaque_names([made]) - opaque_names([given]), source):
+            return True
+        self.stats["reuse-recomputed"] += 1
+        return False
 
     # -- the project's classes ----------------------------------------------------------------------
     def instantiate(
@@ -1043,10 +1068,12 @@ class Calls(AnalyzerBase):
         except TypeError:
             key = None
         if key is not None and key in self._instances:
-            return self._instances[key]
+            cached, source = self._instances[key]
+            if self.adopted(frame, source, cached, key):
+                return cached
         inst = InstanceV(cls, key=f"{cls.qualname}#{len(self._instances)}")
         if key is not None:
-            self._instances[key] = inst
+            self._instances[key] = (inst, frame.ctx.symbols.token)
         init = cls.lookup("__init__")
         inst.open_reason = unseen_constructor(cls, init, bool(args or kwargs))
         if isinstance(init, FunctionV):
