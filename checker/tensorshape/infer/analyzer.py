@@ -119,12 +119,17 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
         #: With ``record``: the values tensor expressions had in bodies run with callers' arguments.
         self.caller_views: dict[int, tuple[cst.CSTNode, list[TensorV]]] = {}
-        self._call_memo: dict[Any, tuple[Value, list[Diagnostic], int]] = {}
+        self._call_memo: dict[Any, tuple[Value, list[Diagnostic], int, bool]] = {}
         self._call_constraints: dict[Any, list[Constraint]] = {}
         self._call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]] = {}
         #: Constraints found while building each class's generic instance (``assert d % h == 0`` in ``__init__``).
         self.instance_constraints: dict[ClassV, list[Constraint]] = {}
         self._instances: dict[Any, tuple[InstanceV, int]] = {}
+        #: Each module in each mode (``Calls.moded``): ``(id(origin), mode) -> (origin, copy)``.
+        self._moded: dict[tuple[int, bool | None], tuple[InstanceV, Value]] = {}
+        self.mode_sets = 0
+        #: ``self.training`` reads of the checked file: whether some run knew the module's mode there.
+        self.mode_reads: dict[int, bool] = {}
         #: The token of each module's run's symbol table, and the opaque names its globals hold.
         self._run_tokens: dict[int, int] = {}
         self._global_names: dict[int, frozenset[str]] = {}
@@ -683,6 +688,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
     def statistics(self) -> Counter[str]:
         """Tensor expressions by how much of their shape is known, plus unknown ops."""
         out: Counter[str] = Counter({k: v for k, v in self.stats.items()})
+        out["mode-unknown"] = sum(1 for known in self.mode_reads.values() if not known)
         for node, value in self._observed.values():
             s = value.shape
             if s.is_static:

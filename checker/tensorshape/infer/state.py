@@ -30,7 +30,19 @@ from ..model.values import (
 from ..unify.arith import expand_bounded, to_sympy
 from ..unify.bounds import replayed_cache
 from ..unify.facts import NO_FACTS, Facts
-from .values import ClassV, FunctionV, MapV, NothingV, OptionalV, PartialV, RangeV, as_container
+from .values import (
+    TRAINING,
+    ClassV,
+    FunctionV,
+    InstanceV,
+    MapV,
+    NothingV,
+    OptionalV,
+    PartialV,
+    RangeV,
+    as_container,
+    with_mode,
+)
 
 __all__ = ["State", "Widening", "join_values", "join_all", "join_states", "join_shapes"]
 
@@ -187,6 +199,12 @@ def join_values(
         return SeqV(join_all([b.elem, *a.items]), b.kind, b.length if b.length == len(a.items) else None, b.varied)
     if isinstance(a, UnknownV) and isinstance(b, UnknownV):
         return a
+    if isinstance(a, InstanceV) and isinstance(b, InstanceV) and (a.origin or a) is (b.origin or b):
+        # One module in two modes (``model.eval()`` on one path): in an unknown mode.
+        for p in (a, b):
+            if p.origin is not None and p.attrs.get(TRAINING) == BoolV(None):
+                return p
+        return with_mode(a.origin or a, BoolV(None))
     if isinstance(a, ModuleV) and isinstance(b, ModuleV) and a.qualname == b.qualname and is_list_container(a):
         if is_list_container(b):
             # ``self.blocks.append(...)`` in a loop: the container after one more round or one fewer.
