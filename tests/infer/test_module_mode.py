@@ -337,3 +337,37 @@ def test_a_global_module_read_in_a_function_has_an_unknown_mode() -> None:
 def test_statistics_count_training_reads_whose_mode_stays_unknown() -> None:
     assert check_source(GENERIC).stats.get("mode-unknown") == 1
     assert check_source(PROGRAM).stats.get("mode-unknown") == 0
+
+
+TRAINER = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def forward(self, x):
+        return x if self.training else x.sum(0)
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+
+    def predict(self, x):
+        return self.model(x)
+
+
+def main():
+    model = Head()
+    model.eval()
+    trainer = Trainer(model)
+    reveal_shape(trainer.predict(torch.randn(5, 4)))
+
+
+main()
+"""
+
+
+def test_an_object_built_around_a_module_keeps_its_mode() -> None:
+    """Building a plain object (a trainer) does not put the module it holds back in training mode."""
+    _judge(TRAINER, exact={22: "[4]"})

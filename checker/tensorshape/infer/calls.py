@@ -270,7 +270,7 @@ class Calls(AnalyzerBase):
                 forgot = self.moded(v, BoolV(None))
                 if forgot is not v:
                     state.vars[name] = forgot
-        if isinstance(func, ClassV) and frame.build_depth == 0 and frame.building is None:
+        if isinstance(func, ClassV) and func.is_module and frame.build_depth == 0 and frame.building is None:
             # A module built by the program (not a part built inside another's ``__init__``, whose
             # mode is its parent's): in training mode until ``.eval()``.
             return self.moded(out, BoolV(True))
