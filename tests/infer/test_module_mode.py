@@ -371,3 +371,29 @@ main()
 def test_an_object_built_around_a_module_keeps_its_mode() -> None:
     """Building a plain object (a trainer) does not put the module it holds back in training mode."""
     _judge(TRAINER, exact={22: "[4]"})
+
+
+SEQUENTIAL = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def forward(self, x):
+        return x if self.training else x.sum(0)
+
+
+def main():
+    model = nn.Sequential(nn.Linear(4, 4), Head())
+    x = torch.randn(5, 4)
+    reveal_shape(model(x))
+    model.eval()
+    reveal_shape(model(x))
+
+
+main()
+"""
+
+
+def test_eval_on_a_torch_container_reaches_the_project_modules_it_holds() -> None:
+    _judge(SEQUENTIAL, exact={13: "[5 4]", 15: "[4]"})

@@ -541,7 +541,7 @@ class Expressions(AnalyzerBase):
                     return DictMethodV(named_children, name)
             v = engine.module_attr(recv, name, frame.ctx)
             if v is None and name in MODULE_SELF_METHODS:
-                return ReturnsSelfV(recv)
+                return ReturnsSelfV(recv, name)
             if v is None and name == "children":
                 return ChildrenV(recv)
             return v if v is not None else UnknownV()

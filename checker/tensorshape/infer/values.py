@@ -484,10 +484,11 @@ def with_mode(v: Value, mode: BoolV, done: dict[int, Value] | None = None) -> Va
             base = v.key.split("+training=")[0]
             key = f"{base}+training={mode.value}" if v.cls.is_module else f"{base}+moded"
             out = InstanceV(v.cls, attrs, key, set(v.setup), v.open_reason, v.origin or v)
-    elif isinstance(v, ModuleV) and v.children:
+    elif isinstance(v, ModuleV) and (v.children or v.args):
         children = tuple(with_mode(c, mode, done) for c in v.children)
-        if any(c is not o for c, o in zip(children, v.children)):
-            out = replace(v, children=children)
+        args = {k: with_mode(a, mode, done) for k, a in v.args.items()}
+        if any(c is not o for c, o in zip(children, v.children)) or any(args[k] is not v.args[k] for k in args):
+            out = replace(v, children=children, args=args)
     elif isinstance(v, TupleV):
         items = tuple(with_mode(c, mode, done) for c in v.items)
         if any(c is not o for c, o in zip(items, v.items)):
