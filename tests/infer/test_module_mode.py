@@ -397,3 +397,49 @@ main()
 
 def test_eval_on_a_torch_container_reaches_the_project_modules_it_holds() -> None:
     _judge(SEQUENTIAL, exact={13: "[5 4]", 15: "[4]"})
+
+
+EPOCHS = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.lin(x)
+        return y if self.training else y.softmax(-1).unsqueeze(0)
+
+
+def evaluate(model, x):
+    model.eval()
+    with torch.no_grad():
+        out = model(x)
+    reveal_shape(out)
+    return out
+
+
+def main():
+    model = Head()
+    x = torch.randn(5, 4)
+    for epoch in range(3):
+        model.train()
+        out = model(x)
+        reveal_shape(out)
+        evaluate(model, x)
+    reveal_shape(model(x))
+
+
+main()
+"""
+
+
+def test_a_training_loop_with_an_evaluate_call_each_epoch_settles() -> None:
+    """``model.train()`` at the top of each epoch, ``evaluate(model, x)`` (``model.eval()`` inside) at
+    its end: each call runs in its mode, the loop settles at once, and after it the mode is not known."""
+    _judge(EPOCHS, exact={29: "[5 3]"})
+    assert "[1 5 3]" in _views(EPOCHS)[19]
+    assert check_source(EPOCHS).stats.get("loop-bound", 0) == 0
