@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.realistic.harness import assert_seeded_bug_reported, header
+from tests.realistic.harness import assert_seeded_bug_reported, classify, header
 
-from .harness import BUGS, PROGRAMS, check, coverage, truth
+from .harness import BUGS, HERE, PROGRAMS, check, coverage, truth
 
 pytestmark = pytest.mark.torch
 
@@ -62,3 +62,18 @@ def test_bug_is_real_and_reported_on_its_line(path: Path) -> None:
     # when it is the same problem met again (the broken layer called from another place).
     others = {e for e in static.errors - {(line, code)} if static.messages[e] != static.messages[(line, code)]}
     assert not others, f"other errors too: {sorted(others)}"
+
+
+def test_sampled_logits_keep_the_prompt_apart_from_the_vocabulary() -> None:
+    """``sample(model, dataset, "abc", 20)`` of the char-LSTM program runs ``model.eval()`` on its
+    parameter, then ``logits, state = model(ids, state)``: the prompt's length and the vocabulary
+    are two sizes (torch: ``[1 3 18]``).  With module modes tracked, ``main``'s own analysis ran the
+    call again and named the prompt's length ``n``, the name the module's run had given the
+    vocabulary: ``[1 n n]``, silently wrong."""
+    path = HERE / "programs" / "char_lstm_lm.py"
+    actual = truth(path)["tensors"]["55:4:logits"]
+    assert actual == [[1, 3, 18]]
+    views = check(path).views["55:4:logits"]
+    assert views
+    for view in views:
+        assert classify(view, actual[0]) != "wrong", f"{view} is not torch's {actual[0]}"

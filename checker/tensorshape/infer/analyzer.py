@@ -55,6 +55,7 @@ from .annotations import Annotation
 from .base import MAX_DEPTH, MAX_PROGRAM_DEPTH, Frame
 from .calls import Calls
 from .expressions import Expressions
+from .foreign import opaque_names
 from .learn import Learner
 from .project import ModuleInfo, Project
 from .refine import Refinements
@@ -118,12 +119,20 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
         #: With ``record``: the values tensor expressions had in bodies run with callers' arguments.
         self.caller_views: dict[int, tuple[cst.CSTNode, list[TensorV]]] = {}
-        self._call_memo: dict[Any, tuple[Value, list[Diagnostic]]] = {}
+        self._call_memo: dict[Any, tuple[Value, list[Diagnostic], int, bool]] = {}
         self._call_constraints: dict[Any, list[Constraint]] = {}
         self._call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]] = {}
         #: Constraints found while building each class's generic instance (``assert d % h == 0`` in ``__init__``).
         self.instance_constraints: dict[ClassV, list[Constraint]] = {}
-        self._instances: dict[Any, InstanceV] = {}
+        self._instances: dict[Any, tuple[InstanceV, int]] = {}
+        #: Each module in each mode (``Calls.moded``): ``(id(origin), mode) -> (origin, copy)``.
+        self._moded: dict[tuple[int, bool | None], tuple[InstanceV, Value]] = {}
+        self.mode_sets = 0
+        #: ``self.training`` reads of the checked file: whether some run knew the module's mode there.
+        self.mode_reads: dict[int, bool] = {}
+        #: The token of each module's run's symbol table, and the opaque names its globals hold.
+        self._run_tokens: dict[int, int] = {}
+        self._global_names: dict[int, frozenset[str]] = {}
         self._hollow = 0
         #: Calls the depth bound stopped so far (a call with one inside is not memoised).
         self._cut = 0
@@ -167,6 +176,22 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
             self._signatures[id(f.node)] = sig
         return sig
 
+    def adopt_globals(self, frame: Frame) -> None:
+        """Take the sizes the module's globals hold (``VOCAB = len(chars)``, named by the module's
+        run) into a generic analysis of one of its definitions, before it names any of its own: none
+        of its fresh sizes is then read as one of them."""
+        info = frame.module
+        names = self._global_names.get(id(info))
+        if names is None:
+            names = opaque_names([info.globals])
+            if info.state == 2:
+                self._global_names[id(info)] = names
+        table = frame.ctx.symbols
+        if not table.adopt(names, self._run_tokens.get(id(info), 0)):
+            # The class's shared names met a global's first: no fresh size takes them from now on.
+            for n in names:
+                table.reserve(n)
+
     # -- modules ---------------------------------------------------------------------------
     def run_module(self, info: ModuleInfo) -> None:
         """Interpret a module's top level once (imports, defs, constants)."""
@@ -175,6 +200,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
             return
         info.state = 1
         frame = Frame(info, self.new_context(), generic=True, limit=MAX_PROGRAM_DEPTH)
+        self._run_tokens[id(info)] = frame.ctx.symbols.token
         state = State(info.globals)
         # Statements write straight into the globals (an import cycle sees them); after an
         # ``if``/``try``/loop the state is a new one, which the globals take at once, so a function
@@ -330,6 +356,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         frame = Frame(f.module, self.new_context(), f, sig, opaque=opaque if opaque is not None else {}, limit=limit)
         if symbols is not None:
             frame.ctx.symbols = SymbolTable(symbols)
+        self.adopt_globals(frame)
         state = State(dict(f.closure)) if f.closure else State()
         self.bind_generic_params(frame, state, sig, instance)
         self.start_learning(frame, state, sig, instance)
@@ -366,6 +393,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
             sig = self.signature(f)
             frame = Frame(f.module, self.new_context(), f, sig, opaque={}, limit=MAX_DEPTH)
             frame.ctx.muted = True
+            self.adopt_globals(frame)
             state = State(dict(f.closure)) if f.closure else State()
             inst = receiver if isinstance(receiver, InstanceV) else None
             self.bind_generic_params(frame, state, sig, inst)
@@ -471,6 +499,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
             )
             if symbols is not None:
                 frame.ctx.symbols = SymbolTable(symbols)
+            self.adopt_globals(frame)
             state = State()
             self.bind_generic_params(frame, state, sig, inst, self._defaults_used(c, sig))
             if init.owner is c:
@@ -659,6 +688,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
     def statistics(self) -> Counter[str]:
         """Tensor expressions by how much of their shape is known, plus unknown ops."""
         out: Counter[str] = Counter({k: v for k, v in self.stats.items()})
+        out["mode-unknown"] = sum(1 for known in self.mode_reads.values() if not known)
         for node, value in self._observed.values():
             s = value.shape
             if s.is_static:

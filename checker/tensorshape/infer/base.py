@@ -21,7 +21,7 @@ from ..model.dims import Dim
 from ..model.obligations import Obligation
 from ..model.shape import Shape
 from ..model.spec import ShapeSpec
-from ..model.values import TensorV, Value
+from ..model.values import BoolV, TensorV, Value
 from ..rules.context import Arg, Options, RuleContext
 from ..unify.facts import Facts
 from .project import ModuleInfo, Project
@@ -121,12 +121,17 @@ class AnalyzerBase:
     checked: ModuleInfo | None
     report_unknown_ops: bool
     _observed: dict[int, tuple[cst.CSTNode, TensorV]]
-    _call_memo: dict[Any, tuple[Value, list[Diagnostic]]]
+    #: ``self.training`` reads of the checked file: whether some run knew the module's mode there.
+    mode_reads: dict[int, bool]
+    _call_memo: dict[Any, tuple[Value, list[Diagnostic], int, bool]]
     _call_constraints: dict[Any, list[Constraint]]
     _call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]]
     _entry_facts: dict[int, Facts]
     touched: set[ModuleInfo]
-    _instances: dict[Any, InstanceV]
+    _instances: dict[Any, tuple[InstanceV, int]]
+    _moded: dict[tuple[int, bool | None], tuple[InstanceV, Value]]
+    #: How many ``.train()``/``.eval()`` calls ran so far (a call that ran one may have changed a module's mode).
+    mode_sets: int
     #: Constructions the depth bound cut short so far (their instances are not memoised).
     _hollow: int
     #: Calls the depth bound stopped so far (a result with one inside is not memoised).
@@ -197,6 +202,7 @@ class AnalyzerBase:
         ) -> list[Value] | None: ...
         def element_value(self, it: Value) -> Value: ...
         def replace_in(self, frame: Frame, state: State, holder: cst.BaseExpression, edited: Value) -> None: ...
+        def moded(self, v: Value, mode: BoolV) -> Value: ...
         def make_class(self, frame: Frame, state: State, node: cst.ClassDef) -> ClassV: ...
         def resolve_lazy(self, v: LazyImportV, seen: frozenset[LazyImportV] = frozenset()) -> Value: ...
         def module_global(

@@ -46,6 +46,7 @@ from .annotations import Annotation
 from .base import MAX_BUILD_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
 from .configs import NAMESPACE_CLASSES, call_dict_method, edited_params, namespace
 from .firstclass import render_levels
+from .foreign import opaque_names
 from .options import PARSER_CLASSES, call_parser_method
 from .state import (
     State,
@@ -64,6 +65,7 @@ from .syntax import simple_text
 from .values import (
     CONTAINER,
     DYNAMIC_ATTRS,
+    TRAINING,
     AttrsV,
     BoundMethodV,
     ChildrenV,
@@ -99,6 +101,7 @@ from .values import (
     reads_dict_only,
     truthiness,
     unseen_constructor,
+    with_mode,
 )
 
 if TYPE_CHECKING:
@@ -267,13 +270,39 @@ class Calls(AnalyzerBase):
         kwargs: Mapping[str, Arg],
         node: cst.CSTNode,
     ) -> Value:
+        if isinstance(func, ReturnsSelfV):
+            if func.method in ("train", "eval"):
+                return self.set_mode(frame, state, func, args, kwargs, node)
+            if func.method == "apply" and len(args) == 1 and not kwargs:
+                self.apply_to_modules(frame, state, func.receiver, args[0], node)
+            return func.receiver
+        sets = self.mode_sets
+        out = self._call(frame, state, func, args, kwargs, node)
+        if self.mode_sets != sets:
+            # The call set some module's mode (``evaluate(model)`` runs ``model.eval()``): the modules
+            # this activation holds may be that one, in whichever mode the call left it.
+            for name, v in list(state.vars.items()):
+                forgot = self.moded(v, BoolV(None))
+                if forgot is not v:
+                    state.vars[name] = forgot
+        if isinstance(func, ClassV) and func.is_module and frame.build_depth == 0 and frame.building is None:
+            # A module built by the program (not a part built inside another's ``__init__``, whose
+            # mode is its parent's): in training mode until ``.eval()``.
+            return self.moded(out, BoolV(True))
+        return out
+
+    def _call(
+        self,
+        frame: Frame,
+        state: State,
+        func: Value,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+    ) -> Value:
         span = frame.ticket(node)
         frame.ctx.facts = state.facts
         frame.ctx.invoke = lambda f, a, k, s: self.call(frame, state, f, a, k, node)
-        if isinstance(func, ReturnsSelfV):
-            if func.name == "apply" and len(args) == 1 and not kwargs:
-                self.apply_to_modules(frame, state, func.receiver, args[0], node)
-            return func.receiver
         if isinstance(func, UnknownV) and func.why is not None:
             return func  # ``model(x)`` of a model that was not followed: unknown for the same cause
         if isinstance(func, ChildrenV):
@@ -1011,8 +1040,19 @@ class Calls(AnalyzerBase):
             return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
         span = frame.ticket(node)
         what = f"call to `{f.node.name.value}`"
-        if key is not None and key in self._call_memo and building is None:
-            result, diags = self._call_memo[key]
+        if (
+            key is not None
+            and key in self._call_memo
+            and building is None
+            and self.adopted(
+                frame,
+                self._call_memo[key][2],
+                (self._call_memo[key][0], self._call_constraints.get(key), self._call_facts.get(key)),
+                key,
+            )
+        ):
+            result, diags, _, sets_modes = self._call_memo[key]
+            self.mode_sets += sets_modes
             callee = Frame(f.module, self.new_context(), f, sig)
             callee.ctx.diagnostics.extend(diags)
             callee.ctx.constraints.extend(self._call_constraints.get(key, ()))
@@ -1051,6 +1091,7 @@ class Calls(AnalyzerBase):
         if key is not None:
             self._active.add(key)
         cut = self._cut
+        sets = self.mode_sets
         try:
             end = self.exec_block(callee, state, _body(f.node))
         finally:
@@ -1081,10 +1122,79 @@ class Calls(AnalyzerBase):
         if key is not None and building is None and self._cut == cut:
             # A result the depth bound cut short is not memoised: the same call from a shallower
             # place (``main()``'s own analysis after the module ran it) goes deeper.
-            self._call_memo[key] = (result, list(callee.ctx.diagnostics))
+            self._call_memo[key] = (
+                result,
+                list(callee.ctx.diagnostics),
+                frame.ctx.symbols.token,
+                self.mode_sets != sets,
+            )
             self._call_constraints[key] = list(callee.ctx.constraints)
             self._call_facts[key] = learned
         return result
+
+    def set_mode(
+        self,
+        frame: Frame,
+        state: State,
+        func: ReturnsSelfV,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
+    ) -> Value:
+        """``model.eval()``, ``model.train(mode)``: the module and every module it holds in that mode
+        (unknown where the argument is not a known bool), rebound where it was read from (``model``,
+        ``self.encoder``) and in every variable of this activation that holds it or one of its parts."""
+        mode = BoolV(False)
+        if func.method == "train":
+            given = args[0].value if args else kwargs["mode"].value if "mode" in kwargs else BoolV(True)
+            mode = given if isinstance(given, BoolV) else BoolV(None)
+        old = func.receiver
+        if not isinstance(old, (InstanceV, ModuleV)):
+            return old
+        if frame.building is old:
+            # ``self.eval()`` in ``__init__``: the parts built so far, and the instance once built.
+            for k, v in building_attrs(old, state).items():
+                state.vars[building_key(old, k)] = with_mode(v, mode)
+            state.vars[building_key(old, TRAINING)] = mode
+            return old
+        self.mode_sets += 1
+        new = self.moded(old, mode)
+        if new is old:
+            return old
+        parts: dict[int, Value] = {}
+        _pair_parts(old, new, parts)
+        for name, v in list(state.vars.items()):
+            if id(v) in parts:
+                state.vars[name] = parts[id(v)]
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            self.replace_in(frame, state, node.func.value, new)
+        return new
+
+    def moded(self, v: Value, mode: BoolV) -> Value:
+        """:func:`with_mode`, one copy per module and mode (``model.train()`` after ``model.eval()``
+        is the module as built again), so calls memoised on it are reused and loops settle."""
+        if not isinstance(v, InstanceV):
+            return with_mode(v, mode)
+        origin = v.origin or v
+        key = (id(origin), mode.value)
+        hit = self._moded.get(key)
+        if hit is None or hit[0] is not origin:
+            hit = self._moded[key] = (origin, with_mode(origin, mode))
+        return hit[1]
+
+    def adopted(self, frame: Frame, source: int, made: Any, given: Any) -> bool:
+        """Whether ``made``, which the analysis whose symbol table has the token ``source`` made from
+        the values ``given`` (a memoised call's result from its arguments, a cached instance), can be
+        used here: its own sizes (those not in ``given``, which name the same sizes here, since the
+        memo's key matched) are taken into this analysis, unless one has a name this analysis gave to
+        another size (then the caller computes the value again)."""
+        table = frame.ctx.symbols
+        if source == table.token:
+            return True
+        if table.adopt(opaque_names([made]) - opaque_names([given]), source):
+            return True
+        self.stats["reuse-recomputed"] += 1
+        return False
 
     # -- the project's classes ----------------------------------------------------------------------
     def instantiate(
@@ -1135,10 +1245,12 @@ class Calls(AnalyzerBase):
         except TypeError:
             key = None
         if key is not None and key in self._instances:
-            return self._instances[key]
+            cached, source = self._instances[key]
+            if self.adopted(frame, source, cached, key):
+                return cached
         inst = InstanceV(cls, key=f"{cls.qualname}#{len(self._instances)}")
         if key is not None:
-            self._instances[key] = inst
+            self._instances[key] = (inst, frame.ctx.symbols.token)
         init = cls.lookup("__init__")
         inst.open_reason = unseen_constructor(cls, init, bool(args or kwargs))
         if isinstance(init, FunctionV):
@@ -1597,3 +1709,18 @@ def _commit(inst: InstanceV, overlay: dict[str, Value]) -> None:
     for k, v in overlay.items():
         if k.startswith(prefix):
             inst.attrs[k[len(prefix) :]] = v
+
+
+def _pair_parts(old: Value, new: Value, out: dict[int, Value]) -> None:
+    """``out[id(o)] = n`` for each module ``o`` of ``old`` and its counterpart ``n`` in ``new`` (a copy
+    of ``old`` in another mode: the same attributes and children)."""
+    if old is new or id(old) in out:
+        return
+    out[id(old)] = new
+    if isinstance(old, InstanceV) and isinstance(new, InstanceV):
+        for k, v in old.attrs.items():
+            if k in new.attrs:
+                _pair_parts(v, new.attrs[k], out)
+    elif isinstance(old, ModuleV) and isinstance(new, ModuleV) and len(old.children) == len(new.children):
+        for a, b in zip(old.children, new.children):
+            _pair_parts(a, b, out)

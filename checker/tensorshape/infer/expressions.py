@@ -51,6 +51,7 @@ from .strings import STR_METHODS, StrMethodV
 from .syntax import simple_text
 from .values import (
     MODULE_SELF_METHODS,
+    TRAINING,
     AnnotationV,
     AttrsV,
     BoundMethodV,
@@ -83,6 +84,7 @@ from .values import (
     building_key,
     is_registry,
     is_torch_module_base,
+    mode_of,
     object_setattr,
     to_core,
     truthiness,
@@ -199,6 +201,10 @@ class Expressions(AnalyzerBase):
             return v
         v = self.module_global(frame.module, name)
         if v is not None:
+            if frame.function is not None:
+                # A module-level module in a function: which mode the program left it in when the
+                # function runs is not known (the module's run leaves only its last one).
+                return self.moded(v, BoolV(None))
             return v
         if name == "True":
             return BoolV(True)
@@ -500,6 +506,9 @@ class Expressions(AnalyzerBase):
                     # ``self.__dict__.get(name)`` while building: the attributes set so far, all of them
                     # (a module keeps its children elsewhere; an open instance may have others).
                     return DictV(tuple(building_attrs(recv, state).items()))
+            if name == TRAINING and recv.cls.is_module and node is not None and frame.module is self.checked:
+                known = mode_of(recv) is not None and not recv.cls.reassigned(name, recv.setup)
+                self.mode_reads[id(node)] = self.mode_reads.get(id(node), False) or known
             if name in recv.attrs:
                 if frame.building is recv or not recv.cls.reassigned(name, recv.setup):
                     return recv.attrs[name]
@@ -522,7 +531,7 @@ class Expressions(AnalyzerBase):
                 return UnknownV(why=recv.open_reason)
             if member is not None:
                 return member
-            if recv.cls.is_module and name in ("training",):
+            if recv.cls.is_module and name == TRAINING:
                 return BoolV(None)
             if recv.cls.is_module and name in MODULE_SELF_METHODS:
                 return ReturnsSelfV(recv, name)

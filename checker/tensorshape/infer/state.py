@@ -32,6 +32,7 @@ from ..unify.bounds import replayed_cache
 from ..unify.facts import NO_FACTS, Facts
 from .values import (
     MAX_CHOICES,
+    TRAINING,
     ChoiceV,
     ClassV,
     FunctionV,
@@ -43,6 +44,7 @@ from .values import (
     RangeV,
     as_container,
     choice_options,
+    with_mode,
 )
 
 __all__ = ["State", "Widening", "join_values", "join_all", "join_states", "join_shapes"]
@@ -200,6 +202,12 @@ def join_values(
         return SeqV(join_all([b.elem, *a.items]), b.kind, b.length if b.length == len(a.items) else None, b.varied)
     if isinstance(a, UnknownV) and isinstance(b, UnknownV):
         return a
+    if isinstance(a, InstanceV) and isinstance(b, InstanceV) and (a.origin or a) is (b.origin or b):
+        # One module in two modes (``model.eval()`` on one path): in an unknown mode.
+        for p in (a, b):
+            if p.origin is not None and p.attrs.get(TRAINING) == BoolV(None):
+                return p
+        return with_mode(a.origin or a, BoolV(None))
     if isinstance(a, ModuleV) and isinstance(b, ModuleV) and a.qualname == b.qualname:
         if is_list_container(a):
             if is_list_container(b):

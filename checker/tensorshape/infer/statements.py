@@ -594,6 +594,18 @@ class Statements(AnalyzerBase):
                 self.replace_in(frame, state, target.value, self.with_item(frame, state, base, target, value))
                 self.check_setitem(frame, state, target, value)
                 return
+            if (
+                _is_list(base)
+                and frame.building is None
+                and isinstance(target.value, cst.Attribute)
+                and isinstance(target.value.value, cst.Name)
+            ):
+                # ``self.grid[i] = ...``: the edited list as this activation's view of the attribute (as
+                # ``self.grid = ...`` is), so later reads here see it and ``self`` is not rebound.
+                holder = f"{target.value.value.value}.{target.value.attr.value}"
+                state.vars[holder] = self.with_item(frame, state, base, target, value)
+                self.check_setitem(frame, state, target, value)
+                return
             if isinstance(base, MapV) and isinstance(target.value, cst.Name) and not _is_code(value):
                 state.vars[target.value.value] = MapV(join_values(base.value, value))
             elif isinstance(base, DictV) and isinstance(target.value, cst.Name):

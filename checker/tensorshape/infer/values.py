@@ -7,7 +7,7 @@ engine treats them as unknown, except where the front end converts them first
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -198,6 +198,9 @@ class InstanceV(Value):
     #: a class decorator, an external base's ``__init__``, a ``__post_init__`` setting them by name):
     #: then reading one that is not in ``attrs`` is unknown, never the class-level default.
     open_reason: str | None = None
+    #: The instance this one is a copy of with other modes set (``model.eval()``): the paths of a
+    #: join that hold the same module in different modes hold it in an unknown mode.
+    origin: InstanceV | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,11 +479,64 @@ MODULE_SELF_METHODS = frozenset(
 @dataclass(frozen=True, slots=True)
 class ReturnsSelfV(Value):
     """``model.to`` before it is called: calling it gives ``receiver`` back, whatever the arguments
-    (``model.apply(fn)`` calls ``fn`` on each submodule first, see ``Calls.apply_to_modules``)."""
+    (``model.apply(fn)`` calls ``fn`` on each submodule first, see ``Calls.apply_to_modules``;
+    ``model.train``/``model.eval``, by ``method``, also set the mode ``self.training`` reads)."""
 
     receiver: Value
-    #: The method's name (``"to"``, ``"apply"``...).
-    name: str = ""
+    method: str = ""
+
+
+#: The attribute under which a project module keeps its mode where it is known: a module built by the
+#: program is in training mode until ``.eval()``/``.train(False)`` is called on it or on a parent;
+#: ``self.training`` reads it (unknown where it is not set: a module's own analysis).
+TRAINING = "training"
+
+
+def with_mode(v: Value, mode: BoolV, done: dict[int, Value] | None = None) -> Value:
+    """``v`` with ``mode`` set on every project module it holds, as ``nn.Module.train(mode)`` sets it
+    on a module and its children: through instances' attributes (a trainer's model too), torch
+    containers and tuples, lists and dicts.  A copy where anything changes (instances other
+    variables share keep theirs, and calls memoised on the old object are not reused), else ``v``."""
+    done = {} if done is None else done
+    if id(v) in done:
+        return done[id(v)]
+    done[id(v)] = v  # a cycle through attributes meets the instance as it is
+    out: Value = v
+    if isinstance(v, InstanceV):
+        attrs = {k: with_mode(a, mode, done) for k, a in v.attrs.items()}
+        if v.cls.is_module:
+            attrs[TRAINING] = mode
+        if attrs.keys() != v.attrs.keys() or any(attrs[k] is not v.attrs[k] and attrs[k] != v.attrs[k] for k in attrs):
+            base = v.key.split("+training=")[0]
+            key = f"{base}+training={mode.value}" if v.cls.is_module else f"{base}+moded"
+            out = InstanceV(v.cls, attrs, key, set(v.setup), v.open_reason, v.origin or v)
+    elif isinstance(v, ModuleV) and (v.children or v.args):
+        children = tuple(with_mode(c, mode, done) for c in v.children)
+        args = {k: with_mode(a, mode, done) for k, a in v.args.items()}
+        if any(c is not o for c, o in zip(children, v.children)) or any(args[k] is not v.args[k] for k in args):
+            out = replace(v, children=children, args=args)
+    elif isinstance(v, TupleV):
+        items = tuple(with_mode(c, mode, done) for c in v.items)
+        if any(c is not o for c, o in zip(items, v.items)):
+            out = TupleV(items, v.kind)
+    elif isinstance(v, SeqV):
+        elem = with_mode(v.elem, mode, done)
+        if elem is not v.elem:
+            out = replace(v, elem=elem)
+    elif isinstance(v, DictV):
+        pairs = tuple((k, with_mode(c, mode, done)) for k, c in v.items)
+        if any(c is not o for (_, c), (_, o) in zip(pairs, v.items)):
+            out = replace(v, items=pairs)
+    done[id(v)] = out
+    return out
+
+
+def mode_of(v: Value) -> bool | None:
+    """The mode a project module is known to be in (``None``: not known, or not such a module)."""
+    if isinstance(v, InstanceV) and v.cls.is_module:
+        m = v.attrs.get(TRAINING)
+        return m.value if isinstance(m, BoolV) else None
+    return None
 
 
 #: The attribute under which a subclass of a torch module class keeps the module its ``super().__init__``

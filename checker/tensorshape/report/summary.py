@@ -65,6 +65,9 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
             },
         },
         "loops_at_bound": stats["loop-bound"],
+        #: ``self.training`` reads of a module whose mode no run knew (never built by the program, or
+        #: after a call that may have set it): both branches are joined there.
+        "training_mode_unknown": stats["mode-unknown"],
         #: Unannotated parameters that learnt a shape from their first use (``infer/learn.py``).
         "learned_parameters": stats["learned-parameters"],
         #: Expressions past a size bound (sequences of more than 1,000 items), kept as a summary value.

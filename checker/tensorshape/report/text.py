@@ -133,6 +133,8 @@ def render_text(
         if s.get("learned_parameters"):
             stat.append(f"Parameters that learnt a shape from their first use: {s['learned_parameters']}")
         stat.append(f"Loops still changing at the iteration bound: {s['loops_at_bound']}")
+        if s.get("training_mode_unknown"):
+            stat.append(f"`self.training` reads whose module's mode stays unknown: {s['training_mode_unknown']}")
         if s.get("expressions_at_bound"):
             stat.append(f"Expressions past the size bound (too-complex): {s['expressions_at_bound']}")
         if s.get("expansions_at_bound"):
