@@ -22,7 +22,7 @@ from .texts import BASE, FAST_TEXTS, TEXTS
 def _compiles(data: str) -> bool:
     try:
         compile(data, "m.py", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # 5,000 elif: a RecursionError
         return False
     return True
 
@@ -120,3 +120,27 @@ def test_hover_after_the_analysis_of_a_hostile_text(name: str, base_hover: objec
     assert answer is not None
     valid = _compiles(text) and len(text) <= MAX_DOCUMENT
     assert answer["result"] == (base_hover if valid else None)
+
+
+def _elifs(n: int, name: str = "g") -> str:
+    return (
+        f"\n\ndef {name}(c):\n    if c == 0:\n        return 0\n"
+        + "".join(f"    elif c == {i}:\n        return {i}\n" for i in range(1, n + 1))
+        + "    else:\n        return -1\n"
+    )
+
+
+def test_an_elif_chain_past_the_bound_is_skipped_at_its_place_and_counted() -> None:
+    """5,000 ``elif`` branches: the analysis recursed too deep (an internal error at 1:1; CPython's
+    compiler fails on them too).  Past 200 the file is a TS008 warning at the first branch too many."""
+    r = check_source(BASE + _elifs(5000), "m.py", CheckSettings())
+    (d,) = r.diagnostics
+    assert d.code.id == "TS008" and "more than 200 `elif` branches" in d.message
+    assert (d.span.line, d.span.column) == (9 + 3 + 2 * 201, 4)
+    assert r.stats.get("skipped-files") == 1
+
+
+def test_elif_chains_within_the_bound_are_analysed() -> None:
+    src = _elifs(200) + _elifs(150, "h") + _elifs(150, "k") + "import torch\nx = torch.zeros(2, 3) @ torch.zeros(4, 5)\n"
+    (d,) = check_source(src, "m.py", CheckSettings()).diagnostics
+    assert d.code.id == "TS101"

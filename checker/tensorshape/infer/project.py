@@ -20,7 +20,7 @@ import libcst as cst
 
 from ..model.values import Value
 from .libraries import Libraries
-from .nesting import TooDeep, scan_nesting
+from .nesting import TooDeep, scan_elif_chains, scan_nesting
 from .oversized import LINE_BREAK, MAX_STATEMENT_CHARS, opaque_statement
 from .source import null_byte, read_bytes, read_source, text_digest
 from .spans import SpanTable
@@ -187,7 +187,7 @@ def parse_source_lines(source: str) -> tuple[cst.Module | None, ParseFailure | N
         return None, ParseFailure("source code cannot contain null bytes", *nul), None
     if source.startswith("\ufeff"):  # a second byte order mark (the decoding took the first; libcst drops it)
         return None, ParseFailure("invalid non-printable character U+FEFF", 1, 0), None
-    deep = scan_nesting(source)
+    deep = scan_nesting(source) or scan_elif_chains(source)
     if deep is None and len(source) > PIECES_FROM:
         pieces = parse_pieces(source)
         if pieces is not None:
