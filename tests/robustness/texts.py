@@ -58,7 +58,7 @@ TEXTS: dict[str, bytes] = {
         + "    else:\n        return -1\n"
     ).encode(),
     "if-else-nest-100": (BASE + "c = 3\n" + _if_nest(100)).encode(),
-    "if-else-nest-5000": (BASE + "c = 3\n" + _if_nest(5000)).encode(),
+    "if-else-nest-1000": (BASE + "c = 3\n" + _if_nest(1000)).encode(),
     "lines-100k": (BASE + "".join(f"\n\ndef g{i}(x, w):\n    return F.linear(x, w)\n" for i in range(25_000))).encode(),
     "nul-byte-code": (BASE + "s = 1\x00\n").encode(),
     "nul-byte-string": (BASE + "s = 'a\x00b'\n").encode(),
