@@ -200,7 +200,7 @@ def test_syntax_error_and_undecodable_files(project: Path, capsys: pytest.Captur
     code, out, _ = run(capsys, "check", "broken.py", "latin.py", "--format", "json")
     data = json.loads(out)
     got = sorted((Path(d["path"]).name, d["code"], d["line"]) for d in data["diagnostics"])
-    assert got == [("broken.py", "TS003", 1), ("latin.py", "TS003", 1)]
+    assert got == [("broken.py", "TS003", 1), ("latin.py", "TS003", 2)]  # the undecodable byte's line
     assert code == 1
 
 

@@ -127,16 +127,22 @@ def test_hard_linked_file_is_not_split(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "data",
-    [b"\xff\xfe not utf-8 \x80\n", b"# -*- coding: no-such-codec -*-\nx = 1\n", b"def f(:\n"],
-    ids=["undecodable", "unknown-codec", "syntax-error"],
+    ("data", "place"),
+    [
+        (b"\xff\xfe not utf-8 \x80\n", ":1:1"),
+        (b"x = 1\r\ny = 'caf\xe9'\n", ":2:9"),  # the undecodable byte's line and column
+        (b"#!/usr/bin/env python\n# -*- coding: no-such-codec -*-\nx = 1\n", ":2:1"),
+        (b"def f(:\n", ":1:7"),
+        (b"x = 1\ns = 'a\x00b'\n", ":2:7"),  # Python refuses a NUL in a string too
+    ],
+    ids=["undecodable", "undecodable-later", "unknown-codec", "syntax-error", "nul-in-string"],
 )
 def test_unreadable_file_gets_a_diagnostic_and_the_run_goes_on(
-    data: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    data: bytes, place: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad, good = _setup(tmp_path)
     bad.write_bytes(data)
     assert main(["instrument", "--write", str(bad), str(good)]) == 2
     err = capsys.readouterr().err
-    assert f"{bad}: error:" in err and "Traceback" not in err
+    assert f"{bad}{place}: error:" in err and "Traceback" not in err
     assert bad.read_bytes() == data and "check_shapes" in good.read_text()

@@ -28,16 +28,20 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 try:
     from .families import FAMILIES
+    from .texts import FAST_TEXTS, HOVER, TEXTS
 except ImportError:  # run from benchmarks/robustness.py, with this folder on sys.path
     from families import FAMILIES  # type: ignore[no-redef]
+    from texts import FAST_TEXTS, HOVER, TEXTS  # type: ignore[no-redef]
 
 __all__ = ["Case", "Outcome", "run_case", "all_cases", "count", "KINDS"]
 
@@ -522,6 +526,122 @@ def family_cases(full: bool) -> Iterator[Case]:
                 yield Case(f"family:{name}:{tag}", argv, setup, writes=writes, runs=writes, slow=not fast)
 
 
+#: The front ends each hostile text goes through: ``annotate --write`` must leave a text it
+#: proposes nothing for byte for byte as it was (the damage check sees any change).
+TEXT_COMMANDS: dict[str, tuple[list[str], bool]] = {
+    "check": (["check", "--no-cache", "--statistics", "m.py"], False),
+    "instrument": (["instrument", "--write", "m.py"], True),
+    "instrument-all": (["instrument", "--all", "--write", "m.py"], True),
+    "annotate": (["annotate", "--write", "m.py"], True),
+    "lsp": (["lsp"], False),
+}
+
+
+def text_cases(full: bool) -> Iterator[Case]:
+    """The hostile texts (texts.py) through every front end; the language server opens the text and
+    hovers in it (as an editor sends it: the byte order mark taken off, undecodable bytes replaced)."""
+    for name, data in TEXTS.items():
+        for tag, (argv, writes) in TEXT_COMMANDS.items():
+            fast = name in FAST_TEXTS
+            if full or fast:
+                stdin = lsp_open_hover(data.decode("utf-8-sig", "replace")) if tag == "lsp" else None
+                yield Case(f"text:{name}:{tag}", argv, _write("m.py", data), stdin=stdin, writes=writes, slow=not fast)
+
+
+def lsp_open_hover(text: str, uri: str = "file:///tmp/m.py") -> bytes:
+    """A language server session that opens ``text`` and hovers at :data:`texts.HOVER` at once."""
+    return _lsp_session(
+        _frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        + _frame(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+            }
+        )
+        + _frame(_hover(uri))
+    )
+
+
+def _hover(uri: str) -> dict[str, object]:
+    position = {"line": HOVER[0], "character": HOVER[1]}
+    return {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "method": "textDocument/hover",
+        "params": {"textDocument": {"uri": uri}, "position": position},
+    }
+
+
+def lsp_hover_after_analysis(text: str, timeout: float = TIMEOUT) -> tuple[str, dict[str, object] | None, str]:
+    """Open ``text`` in a language server, wait until its analysis is settled (the log line that ends
+    it), then hover at :data:`texts.HOVER`: the outcome (``clean``, ``traceback``, ``hang``, ``crash``),
+    the hover's answer and what the server wrote on stderr."""
+    uri = "file:///tmp/m.py"
+    with tempfile.TemporaryDirectory(prefix="ts-robust-") as tmp:
+        env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / ".cache")}
+        p = subprocess.Popen(
+            [sys.executable, "-m", "tensorshape.cli.main", "lsp"],
+            cwd=tmp,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        assert p.stdin is not None and p.stdout is not None
+        timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
+        timer.start()
+        answer: dict[str, object] | None = None
+        try:
+            p.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}))
+            p.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+            doc = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+            p.stdin.write(_frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": doc}}))
+            p.stdin.flush()
+            sent = False
+            while True:
+                message = _read_frame(p.stdout)
+                if message is None:
+                    break
+                params = message.get("params")
+                log = params.get("message", "") if isinstance(params, dict) else ""
+                if not sent and message.get("method") == "window/logMessage" and "version 1:" in str(log):
+                    p.stdin.write(_frame(_hover(uri)))
+                    p.stdin.flush()
+                    sent = True
+                elif message.get("id") == 5:
+                    answer = message
+                    p.stdin.write(_frame({"jsonrpc": "2.0", "id": 99, "method": "shutdown"}))
+                    p.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+                    p.stdin.close()
+            p.wait()
+            err = p.stderr.read().decode("utf-8", "replace") if p.stderr else ""
+        finally:
+            timer.cancel()
+    if p.returncode == -signal.SIGKILL and answer is None:
+        return "hang", None, err
+    if p.returncode < 0:
+        return "crash", answer, err
+    return ("traceback" if "Traceback (most recent call last)" in err else "clean"), answer, err
+
+
+def _read_frame(stream: Any) -> dict[str, Any] | None:
+    """One message from a language server's output (None at its end)."""
+    length = None
+    while True:
+        line = stream.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    body = stream.read(length or 0)
+    message = json.loads(body)
+    return message if isinstance(message, dict) else {}
+
+
 def _timed_out(d: Path) -> None:
     (d / "pyproject.toml").write_text("[tool.tensorshape]\nfile_timeout = 0.000001\n")
     body = "".join(f"x{k} = torch.zeros({k} + 1, 3)\n" for k in range(300))
@@ -629,5 +749,6 @@ def all_cases(full: bool = False) -> list[Case]:
     cases += output_cases()
     cases += hostile_cases()
     cases += family_cases(full)
+    cases += text_cases(full)
     cases += lsp_cases(60 if full else 3, seed=17, slow=full)
     return cases

@@ -16,6 +16,8 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ..infer.project import FileSkipped, parse_or_raise
+from ..infer.source import offset_position
 from ..runtime.annotations import spec_in_text
 from .generalise import RESULT
 
@@ -278,8 +280,18 @@ def apply_annotations(
     propose: Callable[[cst.Module, Mapping[str, FunctionSite]], tuple[dict[str, dict[str, str]], set[str], list[str]]],
 ) -> AnnotateResult:
     """Parse ``source``, ask ``propose`` for annotations per function (and the dtype classes they use),
-    write them where there are none and add the imports.  Raises ``libcst.ParserSyntaxError``."""
-    module = cst.parse_module(source)
+    write them where there are none and add the imports.  Raises ``SyntaxError`` (with its place) when
+    the text does not parse, or is nested too deep to parse (:class:`~tensorshape.infer.project.FileSkipped`)."""
+    module = parse_or_raise(source)
+    if module.code != source:
+        # libcst drops some bytes Python allows (a form feed that starts a line): writing its code back
+        # would lose them, so the file is left as it is.
+        at = next((i for i, (a, b) in enumerate(zip(source, module.code)) if a != b), len(module.code))
+        line, column = offset_position(source, at)
+        raise FileSkipped(
+            "tensorshape's parser (libcst) does not give back this text byte for byte here (a form feed?)",
+            ("<string>", line, column + 1, None),
+        )
     functions = collect_functions(module)
     plan, classes, messages = propose(module, functions)
     w = _Write(plan)

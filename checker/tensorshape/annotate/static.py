@@ -17,6 +17,8 @@ from pathlib import Path
 import libcst as cst
 
 from ..infer.api import CheckSettings, FileResult, annotation_specs, check_source, inferred_parameters
+from ..infer.project import parse_or_raise
+from ..infer.source import failure_line
 from ..model.values import TensorV
 from .codemod import AnnotateResult, FunctionSite, apply_annotations
 from .generalise import RESULT, dtype_class
@@ -130,7 +132,7 @@ def _extents(source: str) -> dict[str, tuple[int, int]]:
     """qualname -> (first line, last line) of each function of ``source``."""
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    wrapper = MetadataWrapper(cst.parse_module(source))
+    wrapper = MetadataWrapper(parse_or_raise(source))
     pos = wrapper.resolve(PositionProvider)
     out: dict[str, tuple[int, int]] = {}
     scope: list[str] = []
@@ -205,7 +207,7 @@ def run_static(
             src = read_source(f)
             r = annotate_statically(src.text, str(f))
         except Exception as e:  # noqa: BLE001 - one file that cannot be read or analysed; the others go on
-            sys.stderr.write(f"{f}: error: not annotated ({type(e).__name__}: {e})\n")
+            sys.stderr.write(failure_line(f, e, "not annotated") + "\n")
             failed += 1
             continue
         for m in r.messages:

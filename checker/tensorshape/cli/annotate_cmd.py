@@ -142,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
     from ..annotate.codemod import AnnotateResult
     from ..annotate.propose import Book, TraceError, annotate_from_trace, common_lines, load_trace, traced_files
     from ..annotate.trace import DISTINCT, matches
+    from ..infer.source import failure_line
     from ..instrument.edit import split_lines
     from ..instrument.files import Source, read_source, unified_diff, write_atomic
     from .config import ConfigError
@@ -196,13 +197,13 @@ def run(args: argparse.Namespace) -> int:
         try:
             src = read_source(f)
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as e:
-            _say(f"{shown}: error: cannot read: {e}")
+            _say(failure_line(shown, e, "cannot read"))
             failed += 1
             continue
         try:
             done[f] = (src, annotate_from_trace(src.text, str(f), trace, variable, book))
         except Exception as e:  # noqa: BLE001 - one file that cannot be parsed; the others go on
-            _say(f"{shown}: error: not annotated ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+            _say(failure_line(shown, e, "not annotated"))
             failed += 1
     for f in [f for f in done if str(f) in book.waiting]:  # a caller in a file done after it: again
         done[f] = (done[f][0], annotate_from_trace(done[f][0].text, str(f), trace, variable, book))

@@ -46,6 +46,7 @@ def _emit(text: str, encoding: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..infer.deadline import FileTimeout
+    from ..infer.source import failure_line
     from ..instrument import instrument_source, remove
     from ..instrument.edit import split_lines
     from ..instrument.files import read_source, unified_diff, write_atomic
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             src = read_source(f)
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as e:
-            _say(f"{f}: error: cannot read: {e}")
+            _say(failure_line(f, e, "cannot read"))
             failed += 1
             continue
         source = src.text
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             failed += 1
             continue
         except Exception as e:  # noqa: BLE001 - a file that cannot be analysed is left alone, the others go on
-            _say(f"{f}: error: not instrumented ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+            _say(failure_line(f, e, "not instrumented"))
             failed += 1
             continue
         if new == source:

@@ -77,7 +77,9 @@ def _not_read(why: str, path: str) -> Diagnostic:
     """A file that could not be read or decoded: undecodable text is a syntax error (Python
     rejects it too); anything else (a FIFO, a device, no permission, too big) is skipped."""
     if why.startswith("cannot decode"):
-        return Diagnostic(codes.SYNTAX_ERROR, why, Span(1, 0, 1, 1), Severity.ERROR, "check the file's encoding", path)
+        line, col = getattr(why, "line", 1), getattr(why, "column", 0)  # the undecodable byte (a NotRead)
+        span = Span(line, col, line, col + 1)
+        return Diagnostic(codes.SYNTAX_ERROR, str(why), span, Severity.ERROR, "check the file's encoding", path)
     return Diagnostic(
         codes.FILE_SKIPPED,
         f"not analysed: {why}",

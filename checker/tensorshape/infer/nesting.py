@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_BRACKETS", "MAX_DEPTH", "MAX_STRINGS", "TooDeep", "scan_nesting"]
+__all__ = ["MAX_BRACKETS", "MAX_DEPTH", "MAX_ELIFS", "MAX_STRINGS", "TooDeep", "scan_elif_chains", "scan_nesting"]
 
 #: Brackets nested deeper than this are refused (CPython itself stops at 200; libcst takes 0.25 s
 #: at 100 and its time grows with the cube of the depth).
@@ -127,3 +127,33 @@ def _where(source: str, offset: int, what: str) -> TooDeep:
     line = source.count("\n", 0, offset) + 1
     column = offset - (source.rfind("\n", 0, offset) + 1)
     return TooDeep(line, column, what)
+
+
+#: ``elif`` branches of one ``if`` refused: each is an ``If`` nested in the one before (libcst, ``ast``
+#: and the analysis recurse through them; CPython's compiler itself fails on 5,000).
+MAX_ELIFS = 200
+
+_LINE_START = re.compile(r"^([ \t\f]*)([^ \t\f\r\n#][^\r\n]*)?$", re.M)
+
+
+def scan_elif_chains(source: str, max_elifs: int = MAX_ELIFS) -> TooDeep | None:
+    """The first ``elif`` past ``max_elifs`` in one chain (the same indentation, nothing but deeper
+    lines, blank lines and comments between them), or ``None``; one line scan, only when the text
+    has that many ``elif`` at all."""
+    if source.count("elif") <= max_elifs:
+        return None
+    chains: dict[str, int] = {}  # indentation -> elif branches in the chain open there
+    for m in _LINE_START.finditer(source):
+        indent, code = m.group(1), m.group(2)
+        if code is None:
+            continue  # blank or comment
+        chains = {i: n for i, n in chains.items() if len(i) < len(indent) or i == indent}
+        if code.startswith("elif") and code[4:5] in (" ", "\t", "(", "\f"):
+            n = chains[indent] = chains.get(indent, 0) + 1
+            if n > max_elifs:
+                return _where(source, m.start(2), f"an `if` with more than {max_elifs} `elif` branches")
+        elif not code.startswith("else") and not (indent in chains and code.startswith(("if ", "if("))):
+            chains.pop(indent, None)
+        elif code.startswith(("if ", "if(")):
+            chains[indent] = 0
+    return None

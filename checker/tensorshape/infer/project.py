@@ -20,9 +20,9 @@ import libcst as cst
 
 from ..model.values import Value
 from .libraries import Libraries
-from .nesting import TooDeep, scan_nesting
+from .nesting import TooDeep, scan_elif_chains, scan_nesting
 from .oversized import LINE_BREAK, MAX_STATEMENT_CHARS, opaque_statement
-from .source import read_bytes, read_source, text_digest
+from .source import null_byte, read_bytes, read_source, text_digest
 from .spans import SpanTable
 from .summaries import SummaryCache
 from .toplevel import LineScanner, split, split_lines
@@ -38,6 +38,16 @@ class ParseFailure:
     #: Valid Python that tensorshape does not analyse (nested too deep, or libcst rejects it):
     #: a warning, not a syntax error.
     skipped: bool = False
+
+    def error(self, path: str = "<string>") -> SyntaxError:
+        """The failure as an exception that keeps its place (for the commands that rewrite files):
+        a :class:`FileSkipped` when the text is valid Python tensorshape does not take."""
+        kind = FileSkipped if self.skipped else SyntaxError
+        return kind(self.message, (path, self.line, self.column + 1, None))
+
+
+class FileSkipped(SyntaxError):
+    """Valid Python that tensorshape does not parse (nested too deep, or libcst rejects it)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -161,10 +171,23 @@ def parse_source(source: str) -> tuple[cst.Module | None, ParseFailure | None]:
     return tree, failure
 
 
+def parse_or_raise(source: str, path: str = "<string>") -> cst.Module:
+    """:func:`parse_source`'s tree, or its failure raised (a ``SyntaxError`` with its place)."""
+    module, failure = parse_source(source)
+    if module is None:
+        raise failure.error(path) if failure else SyntaxError("cannot parse")
+    return module
+
+
 def parse_source_lines(source: str) -> tuple[cst.Module | None, ParseFailure | None, list[int] | None]:
     """:func:`parse_source`, and the first line of each top-level statement (its leading lines
     included) when the text was parsed in pieces (else None: :class:`SpanTable` finds them)."""
-    deep = scan_nesting(source)
+    nul = null_byte(source)
+    if nul is not None:  # Python refuses them anywhere (libcst takes them in strings and comments)
+        return None, ParseFailure("source code cannot contain null bytes", *nul), None
+    if source.startswith("\ufeff"):  # a second byte order mark (the decoding took the first; libcst drops it)
+        return None, ParseFailure("invalid non-printable character U+FEFF", 1, 0), None
+    deep = scan_nesting(source) or scan_elif_chains(source)
     if deep is None and len(source) > PIECES_FROM:
         pieces = parse_pieces(source)
         if pieces is not None:
@@ -281,7 +304,7 @@ def _parse_whole(source: str, deep: TooDeep | None) -> tuple[cst.Module | None, 
     except SyntaxError as se:
         return None, ParseFailure(se.msg, se.lineno or 1, max((se.offset or 1) - 1, 0))
     except ValueError as e:  # null bytes (a SyntaxError from Python 3.12 on)
-        return None, ParseFailure(str(e), 1, 0)
+        return None, ParseFailure(str(e), *(null_byte(source) or (1, 0)))
     except (MemoryError, RecursionError):
         pass  # too complex for CPython's parser as well: still skipped, not called invalid
     return None, failure

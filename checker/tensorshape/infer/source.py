@@ -9,10 +9,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import stat
 from pathlib import Path
 
-__all__ = ["MAX_FILE_BYTES", "checker_digest", "read_bytes", "read_source", "text_digest", "is_blank"]
+__all__ = [
+    "MAX_FILE_BYTES", "NotRead", "checker_digest", "detect_encoding", "error_place", "null_byte", "offset_position", "read_bytes",
+    "read_source", "text_digest", "is_blank", "failure_line",
+]  # fmt: skip
 
 #: Source files bigger than this are not read (a generated file that big is data, not a model).
 MAX_FILE_BYTES = 32 * 1024 * 1024
@@ -47,19 +51,106 @@ def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, s
         os.close(fd)
 
 
+class NotRead(str):
+    """Why a file could not be read, and where in it (line from 1, column from 0) when that is known."""
+
+    line: int = 1
+    column: int = 0
+
+    @classmethod
+    def at(cls, why: str, place: tuple[int, int] | None) -> NotRead:
+        out = cls(why)
+        if place is not None:
+            out.line, out.column = place
+        return out
+
+
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
+
+
+def detect_encoding(data: bytes) -> str:
+    """The encoding Python reads ``data`` in (PEP 263, a BOM); a ``SyntaxError`` for a bad declaration
+    or an undecodable first line says its line (``tokenize`` gives none)."""
+    import io
+    import tokenize
+
+    try:
+        return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError as e:
+        if e.lineno is None:
+            lines = data.splitlines()[:2]
+            e.lineno = next((i for i, line in enumerate(lines, 1) if _CODING.match(line)), 1)
+            e.offset = 1
+        raise
+
+
 def read_source(path: Path) -> tuple[str | None, str | None]:
-    """The file's text, or an error message (undecodable, unreadable, not a regular file)."""
+    """The file's text, or an error message (undecodable, unreadable, not a regular file); a
+    :class:`NotRead` that knows the place of an undecodable byte or a bad coding declaration."""
     data, err = read_bytes(path)
     if data is None:
         return None, err
     try:
-        import io
-        import tokenize
-
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding), None
+        return data.decode(detect_encoding(data)), None
     except (SyntaxError, UnicodeDecodeError, LookupError) as e:
-        return None, f"cannot decode file: {e}"
+        return None, NotRead.at(f"cannot decode file: {_short(e)}", error_place(e))
+
+
+_BREAKS = re.compile(rb"\r\n|\r|\n")
+
+
+def offset_position(data: bytes | str, offset: int) -> tuple[int, int]:
+    """The line (from 1) and column (from 0, in characters) of ``offset`` in ``data``, line breaks
+    counted as Python counts them (``\\r\\n``, ``\\r``, ``\\n``)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if isinstance(data, str):
+        offset = len(data[:offset].encode("utf-8", "surrogatepass"))
+    line, start = 1, 0
+    for m in _BREAKS.finditer(raw, 0, offset):
+        if m.end() <= offset:
+            line, start = line + 1, m.end()
+    return line, len(raw[start:offset].decode("utf-8", "replace"))
+
+
+def null_byte(text: str) -> tuple[int, int] | None:
+    """The place of the first NUL character of ``text`` (Python refuses source with one anywhere,
+    in a string or a comment too), or None."""
+    at = text.find("\x00")
+    return None if at < 0 else offset_position(text, at)
+
+
+def error_place(e: BaseException) -> tuple[int, int] | None:
+    """The place (line from 1, column from 0) an error reading or parsing a file points at, if any:
+    an undecodable byte, a syntax error (Python's or libcst's)."""
+    if isinstance(e, UnicodeDecodeError) and isinstance(e.object, bytes):
+        return offset_position(e.object, e.start)
+    if isinstance(e, SyntaxError) and e.lineno:
+        return e.lineno, max((e.offset or 1) - 1, 0)
+    line, column = getattr(e, "raw_line", None), getattr(e, "raw_column", None)
+    if isinstance(line, int) and isinstance(column, int) and line > 0:
+        return line, column
+    return None
+
+
+def _short(e: BaseException) -> str:
+    """The message of a decoding error without the offset of the byte (the place says where)."""
+    if isinstance(e, UnicodeDecodeError):
+        return f"{e.encoding!r} codec can't decode byte{'s' if e.end - e.start > 1 else ''} " + " ".join(
+            f"0x{b:02x}" for b in e.object[e.start : e.end]
+        ) + f": {e.reason}"
+    if isinstance(e, SyntaxError):
+        return e.msg
+    return str(e)
+
+
+def failure_line(path: object, e: BaseException, what: str) -> str:
+    """One line for a file a command could not handle: ``path:line:col: error: what (reason)``, the
+    place of the error when it has one (a column from 1, as compilers print it)."""
+    place = error_place(e)
+    where = f"{path}:{place[0]}:{place[1] + 1}" if place else str(path)
+    reason = _short(e) if isinstance(e, (UnicodeDecodeError, SyntaxError)) else str(e)
+    first = reason.splitlines()[0] if reason else ""
+    return f"{where}: error: {what} ({type(e).__name__}: {first})"
 
 
 def text_digest(text: str) -> str:

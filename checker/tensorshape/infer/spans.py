@@ -40,7 +40,7 @@ class SpanTable:
     __slots__ = (
         "module", "_nodes", "_index", "_positions", "_offsets", "_whole", "_source", "_first", "_by_stmt",
         "_hints", "at_statement", "_holders", "_holders_at", "_ast", "_members", "_by_member", "_scan",
-        "_partial", "_found",
+        "_partial", "_found", "also_track", "_unit_found",
     )  # fmt: skip
 
     def __init__(self, module: cst.Module, source: str | bytes | None = None, first: list[int] | None = None):
@@ -79,6 +79,12 @@ class SpanTable:
         self._partial: set[tuple[object, int]] = set()
         #: Positions of nodes computed for a group of tickets (:meth:`_prefetch`), by ``id``.
         self._found: dict[int, object] = {}
+        #: Nodes of a :meth:`unit` whose positions a caller will ask for after the analysis (``instrument``'s
+        #: insertion points): :meth:`resolve_all` tracks them in the same generation of the unit's code as
+        #: the tickets' nodes, and :meth:`unit_positions` gives them from there.  ``None``: no such caller.
+        self.also_track: Callable[[tuple[int, int | None]], Iterable[cst.CSTNode]] | None = None
+        #: The positions found by those shared generations, by unit.
+        self._unit_found: dict[tuple[int, int | None], Mapping[cst.CSTNode, object]] = {}
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         """A placeholder span for ``node`` (optionally a character range inside it)."""
@@ -241,10 +247,16 @@ class SpanTable:
         self, unit: tuple[int, int | None], nodes: Iterable[cst.CSTNode]
     ) -> Mapping[cst.CSTNode, object]:
         """The positions of ``nodes`` of a :meth:`unit`, tracked alone in one generation of its code (all
-        of its positions when they are known already)."""
+        of its positions when they are known already, or from :meth:`resolve_all`'s generation when it
+        tracked them all: see :attr:`also_track`)."""
         k, member = unit
         if k < 0:
             return self._provider()
+        shared = self._unit_found.get(unit)
+        if shared is not None:
+            nodes = list(nodes)
+            if all(n in shared for n in nodes):
+                return shared
         if member is None:
             if k in self._by_stmt:
                 return self._by_stmt[k]
@@ -326,7 +338,8 @@ class SpanTable:
 
     def _prefetch(self, tickets: list[int]) -> None:
         """Compute the positions of the nodes of ``tickets``, one pass per statement (class member) that
-        holds several of them (a single one is found by :meth:`_position` as cheaply)."""
+        holds several of them (a single one is found by :meth:`_position` as cheaply), or that holds one
+        when :attr:`also_track` adds the nodes a later caller needs there."""
         if self._positions is not None or not self._first_lines():
             return
         groups: dict[tuple[int, int | None], dict[int, cst.CSTNode]] = {}
@@ -345,10 +358,16 @@ class SpanTable:
                 if (k, j) in self._by_member:
                     continue
             groups.setdefault((k, j), {})[id(node)] = node
+        also = self.also_track
         for unit, nodes in groups.items():
-            if len(nodes) > 1:
+            if also is not None:
+                found = self.unit_positions(unit, [*nodes.values(), *also(unit)])
+                self._unit_found[unit] = found
+            elif len(nodes) > 1:
                 found = self.unit_positions(unit, nodes.values())
-                self._found.update((id(n), r) for n, r in found.items() if id(n) in nodes)
+            else:
+                continue
+            self._found.update((id(n), r) for n, r in found.items() if id(n) in nodes)
 
 
 def python_body(source: str | bytes) -> list[ast.stmt]:

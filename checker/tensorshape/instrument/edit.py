@@ -23,7 +23,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..infer.api import CheckSettings, analyze_module
 from ..infer.deadline import DEFAULT_FILE_TIMEOUT, deadline
-from ..infer.project import Project, parse_source
+from ..infer.project import Project, parse_or_raise
 from ..model.obligations import Obligation, ObligationKind
 from .locate import FunctionSite, Located, locate
 
@@ -168,10 +168,7 @@ def remove(source: str) -> str:
 
 def _parse(source: str) -> cst.Module:
     """libcst's tree, through the guard that never hands it text nested too deep for its native parser."""
-    module, failure = parse_source(source)
-    if module is None:
-        raise SyntaxError(failure.message if failure else "cannot parse")
-    return module
+    return parse_or_raise(source)
 
 
 @contextlib.contextmanager
@@ -206,7 +203,7 @@ def _instrument(source: str, path: str, every_boundary: bool, file_timeout: floa
     project = Project([Path(path).resolve().parent] if path != "<string>" else [])
     info = project.add_source(original, path)
     if info.tree is None or info.spans is None:
-        raise SyntaxError(info.failure.message if info.failure else "cannot parse")
+        raise info.failure.error(path) if info.failure else SyntaxError("cannot parse")
     located = locate(info.spans)
     lines = split_lines(original)
     result = InstrumentResult(original, original)
@@ -217,8 +214,14 @@ def _instrument(source: str, path: str, every_boundary: bool, file_timeout: floa
         for f in located.functions():
             _decorate(f, decorate, result, f"{display}:{f.def_line}")
     else:
-        with deadline(file_timeout):
-            r = analyze_module(project, info, CheckSettings(obligations=True, file_timeout=file_timeout))
+        # The statements holding obligations get their code generated once, for the obligations' spans
+        # and the insertion points together.
+        info.spans.also_track = located.needed
+        try:
+            with deadline(file_timeout):
+                r = analyze_module(project, info, CheckSettings(obligations=True, file_timeout=file_timeout))
+        finally:
+            info.spans.also_track = None
         for o in r.obligations:
             _place(o, located, lines, inserts, decorate, result, display)
     if not inserts and not decorate:

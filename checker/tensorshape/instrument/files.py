@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import io
 import os
 import stat
 import tempfile
-import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..infer.source import read_bytes
+from ..infer.source import detect_encoding, read_bytes
 
 __all__ = ["Source", "read_source", "write_atomic", "unified_diff"]
 
@@ -44,7 +42,7 @@ def read_source(path: Path) -> Source:
     data, why = read_bytes(path)  # a regular file only: never blocks on a FIFO or reads a device forever
     if data is None:
         raise OSError(why)
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    encoding = detect_encoding(data)
     return Source(data.decode(encoding), encoding, data)
 
 

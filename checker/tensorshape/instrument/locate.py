@@ -13,7 +13,9 @@ Nothing is computed for the whole module: the statements are collected per top-l
 statement (per member of a top-level class), the first time a check is placed in it, by a
 read-only walk of its nodes (libcst's visitors rebuild every node), with the positions of the
 nodes used here only, from one generation of that statement's code by the analysis's span
-table (:meth:`~tensorshape.infer.spans.SpanTable.unit_positions`).
+table (:meth:`~tensorshape.infer.spans.SpanTable.unit_positions`).  With :meth:`Located.needed`
+as the table's :attr:`~tensorshape.infer.spans.SpanTable.also_track`, that generation is the one
+that resolves the obligations' spans there: each statement's code is generated once, not twice.
 """
 
 from __future__ import annotations
@@ -335,16 +337,23 @@ class Located:
     def __init__(self, spans: SpanTable) -> None:
         self._spans = spans
         self._units: dict[tuple[int, int | None], _Unit] = {}
+        self._needed: dict[tuple[int, int | None], list[cst.CSTNode]] = {}
+
+    def needed(self, unit: tuple[int, int | None]) -> list[cst.CSTNode]:
+        """The nodes of ``unit`` whose positions :meth:`site` and :meth:`owner` read there (found by a
+        walk that only notes what it asks for)."""
+        found = self._needed.get(unit)
+        if found is None:
+            found = self._needed[unit] = []
+            _Collector(self._spans.module, _Needed(found)).walk(self._spans.unit_node(unit))
+        return found
 
     def _unit(self, unit: tuple[int, int | None]) -> _Unit:
         found = self._units.get(unit)
         if found is None:
             # Walked twice: once to learn which nodes' positions are needed, once with them.
-            root, module = self._spans.unit_node(unit), self._spans.module
-            needed: list[cst.CSTNode] = []
-            _Collector(module, _Needed(needed)).walk(root)
-            c = _Collector(module, self._spans.unit_positions(unit, needed))
-            c.walk(root)
+            c = _Collector(self._spans.module, self._spans.unit_positions(unit, self.needed(unit)))
+            c.walk(self._spans.unit_node(unit))
             found = self._units[unit] = _Unit(c.statements, c.functions)
         return found
 

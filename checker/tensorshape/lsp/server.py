@@ -78,7 +78,7 @@ class TensorshapeServer(LanguageServer):
         """Serve over stdio, reading frames through :class:`SafeReader` (pygls's own reader
         wedges on a malformed frame and drops requests whose params do not fit, unanswered)."""
         stop = self._stop_event = threading.Event()
-        writer = StdoutWriter(stdout or sys.stdout.buffer)
+        writer = _ClosingWriter(stdout or sys.stdout.buffer)
         self.protocol.set_writer(writer)
         loop_box: list[asyncio.AbstractEventLoop] = []
 
@@ -97,6 +97,23 @@ class TensorshapeServer(LanguageServer):
             pass
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
+
+
+class _ClosingWriter(StdoutWriter):
+    """pygls's stdout writer, quiet once closed: after ``exit`` closes the output, an analysis still
+    running (a long document) may finish and publish; that message goes nowhere, without an error."""
+
+    def __init__(self, stdout: Any) -> None:
+        super().__init__(stdout)
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+        super().close()  # type: ignore[no-untyped-call]
+
+    def write(self, data: bytes) -> None:
+        if not self.closed:
+            super().write(data)
 
 
 def _path(uri: str) -> str:
