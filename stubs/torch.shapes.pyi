@@ -8,7 +8,7 @@
 from collections.abc import Sequence
 
 from tensorshape.rules.stubdsl import kind, names, rule
-from torch import Tensor
+from torch import Tensor, dtype
 
 # -- elementwise, one input -----------------------------------------------------------
 @kind("pointwise")
@@ -323,3 +323,30 @@ def broadcast_tensors(*tensors) -> Tensor: ...
 
 @rule("meshgrid")
 def meshgrid(*tensors, indexing: str | None = None) -> tuple: ...
+
+# -- values and predicates (issue 15) -----------------------------------------------------------------
+@rule("is_tensor")
+def is_tensor(obj) -> bool: ...
+
+@rule("dtype_is", kind="complex")
+def is_complex(input) -> bool: ...
+
+@rule("dtype_is", kind="floating")
+def is_floating_point(input) -> bool: ...
+
+@rule("default_dtype")
+def get_default_dtype() -> dtype: ...
+
+@kind("constant")
+def scalar_tensor(s: float, *, dtype=None, layout=None, device=None, pin_memory: bool = False, requires_grad: bool = False) -> "": ...
+
+@rule("view_as_real")
+def view_as_real(input) -> Tensor: ...
+
+def view_as_complex(input: "*s 2") -> "*s": ...
+
+@rule("unique")
+def unique(input, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Tensor: ...
+
+@rule("repeat_interleave")
+def repeat_interleave(input, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor: ...

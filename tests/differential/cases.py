@@ -1027,6 +1027,98 @@ def einops_einsum(data: st.DataObject, qualname: str) -> Call:
     return _call(qualname, T((i, j)), T((j2, k)), "row inner, inner col -> row col")
 
 
+# -- issue 15: initialisers, eager predicates, value kinds, copy_, unique, repeat_interleave ------------------
+def init(data: st.DataObject, qualname: str) -> Call:
+    s = shape(data, 0, 6, st.integers(0, 3))
+    name = qualname.rsplit(".", 1)[1]
+    if name == "constant_":
+        return _call(qualname, T(s), 0.5)
+    if name == "sparse_":
+        return _call(qualname, T(s), 0.5)
+    if name == "dirac_" and data.draw(st.booleans(), label="groups"):
+        return _call(qualname, T(s), data.draw(st.integers(1, 3)))
+    return _call(qualname, T(s))
+
+
+def no_tensor(data: st.DataObject, qualname: str) -> Call:
+    """Calls without tensor arguments: their value (a bool, ``None``, a 0-d tensor) is compared."""
+    name = qualname.rsplit(".", 1)[1]
+    if name == "_log_api_usage_once":
+        return _call(qualname, "python.nn_module")
+    if name == "scalar_tensor":
+        return _call(qualname, data.draw(st.sampled_from([0, 2, 1.5])))
+    return _call(qualname)
+
+
+def value_kind(data: st.DataObject, qualname: str) -> Call:
+    v = data.draw(st.sampled_from(["tensor", "int", "float", "none", "list", "str"]))
+    arg = {"tensor": T(shape(data, 0, 2)), "int": 3, "float": 0.5, "none": None, "list": [1, 2], "str": "x"}[v]
+    return _call(qualname, arg)
+
+
+def dtype_is(data: st.DataObject, qualname: str) -> Call:
+    dtype = data.draw(st.sampled_from(["float32", "int64", "bool", "complex64"]))
+    return _call(qualname, T(shape(data, 0, 2), dtype))
+
+
+def view_as_real(data: st.DataObject, qualname: str) -> Call:
+    dtype = "complex64" if data.draw(st.integers(0, 4)) else "float32"
+    return _call(qualname, T(shape(data, 0, 3), dtype))
+
+
+def copy_into(data: st.DataObject, qualname: str) -> Call:
+    s = shape(data, 0, 3)
+    return _call(qualname, T(s), T(broadcast_partner(data, s)))
+
+
+def unique(data: st.DataObject, qualname: str) -> Call:
+    s = shape(data, 0, 3)
+    kwargs: dict[str, Any] = {}
+    if data.draw(st.booleans(), label="dim"):
+        kwargs["dim"] = dim(data, len(s))
+    for flag in ("return_inverse", "return_counts"):
+        if data.draw(st.booleans(), label=flag):
+            kwargs[flag] = True
+    return _call(qualname, T(s), **kwargs)
+
+
+def repeat_interleave(data: st.DataObject, qualname: str) -> Call:
+    s = shape(data, 0, 3)
+    if qualname == "torch.repeat_interleave" and data.draw(st.integers(0, 4)) == 0:
+        return _call(qualname, T(shape(data, 0, 2), "int64"))  # the one-argument form
+    kwargs: dict[str, Any] = {}
+    if data.draw(st.booleans(), label="dim"):
+        kwargs["dim"] = dim(data, len(s))
+    form = data.draw(st.sampled_from(["int", "int", "tensor"]), label="repeats")
+    if form == "int":
+        repeats: Any = data.draw(st.integers(-1, 3))
+    else:
+        repeats = T(data.draw(st.sampled_from([(), (1,), (2,), (3,), (1, 2)])), "int64")
+    return _call(qualname, T(s), repeats, **kwargs)
+
+
+FAMILIES.update(
+    {
+        "init": init,
+        "eager_constant": no_tensor,
+        "is_tensor": value_kind,
+        "dtype_is": dtype_is,
+        "view_as_real": view_as_real,
+        "copy_into": copy_into,
+        "unique": unique,
+        "repeat_interleave": repeat_interleave,
+    }
+)
+OVERRIDE.update(
+    {
+        "torch._C._log_api_usage_once": "eager_constant",
+        "torch._C._get_tracing_state": "eager_constant",
+        "torch.scalar_tensor": "eager_constant",
+    }
+)
+PARTIAL_OK = PARTIAL_OK | {"unique", "repeat_interleave"}
+
+
 FAMILIES.update(
     {
         "einops_rearrange": einops_rearrange,
@@ -1070,6 +1162,10 @@ EXCLUDED.update(
         "torch.Tensor.grad": "None until a backward pass: no shape rule to compare",
         "torch.Tensor.item": "returns a Python number, not a tensor",
         "torch.Tensor.tolist": "returns Python lists, not a tensor",
+        "torch.Tensor.int_repr": "needs a quantized tensor (torch raises NotImplementedError for the harness's "
+        "float tensors): its shape rule is the declared `*s -> *s`",
+        "torch.get_default_dtype": "the process's default dtype, which torch.set_default_dtype changes at run time: "
+        "the rule returns a dtype of unknown name (tests/infer/test_eager_ops.py)",
         "torch.index_put": "takes a tuple of index tensors (advanced indexing): covered by __getitem__'s cases",
         "torch.broadcast_tensors": "variadic tensors returned as a tuple: covered by the broadcasting families",
         "torch.meshgrid": "variadic tensors returned as a tuple: compared with torch in tests/infer/test_reach_exact.py",

@@ -21,6 +21,7 @@ from tensorshape.model.values import (
     DTypeV,
     IntV,
     ModuleV,
+    NoneV,
     PackedV,
     SeqKind,
     TensorV,
@@ -117,7 +118,14 @@ class Outcome:
     message: str = ""
 
 
-_TORCH_ERRORS: tuple[type[BaseException], ...] = (RuntimeError, ValueError, IndexError, TypeError, AssertionError)
+_TORCH_ERRORS: tuple[type[BaseException], ...] = (
+    RuntimeError,
+    ValueError,
+    IndexError,
+    TypeError,
+    AssertionError,
+    ZeroDivisionError,  # xavier's std of a tensor with no elements
+)
 try:  # einops raises its own error type for shape problems
     from einops import EinopsError
 
@@ -139,6 +147,8 @@ def _shape_of(out: Any) -> Any:
         return ("dtype", str(out).removeprefix("torch."))
     if isinstance(out, bool):
         return out
+    if out is None:
+        return ("none",)
     if isinstance(out, int):
         return out
     return ("other", type(out).__name__)
@@ -219,6 +229,8 @@ def _value_shape(v: Value) -> Any:
         return ("dtype", v.name)
     if isinstance(v, BoolV):
         return v.value
+    if isinstance(v, NoneV):
+        return ("none",)
     if isinstance(v, IntV):
         return v.value if type(v.value) is int else None
     return ("value", type(v).__name__)

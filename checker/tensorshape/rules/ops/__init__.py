@@ -4,6 +4,7 @@ from . import (  # noqa: F401
     attrs,
     create,
     data,
+    eager,
     einops_rules,
     einsum,
     fbgemm,

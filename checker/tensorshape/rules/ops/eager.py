@@ -1,0 +1,322 @@
+"""Calls that model code makes around its tensor ops (issue 15): ``torch.nn.init``'s in-place
+initialisers, the eager-mode predicates (``torch.jit.is_scripting()`` is ``False`` when the code
+runs as Python), value-kind and dtype predicates, ``copy_``, ``view_as_real``, ``unique`` and
+``repeat_interleave``.
+
+The initialisers keep their tensor's shape; some need ranks (the fan of a weight needs two dims),
+and report torch's own message when the rank is known and wrong.
+"""
+
+from __future__ import annotations
+
+from ...lang.render import render_dim, render_shape
+from ...model import codes
+from ...model.dims import Dim, Unknown, UnknownSource
+from ...model.shape import Shape
+from ...model.values import (
+    BoolV,
+    DictV,
+    DTypeV,
+    FloatV,
+    IntV,
+    MaybeIntV,
+    ModuleV,
+    NoneV,
+    SeqKind,
+    SeqV,
+    StrV,
+    TensorV,
+    TupleV,
+    UnknownV,
+    Value,
+    unknown_tensor,
+)
+from ...unify import arith
+from ...unify.compare import Truth, Verdict, eq3
+from ..call import Call
+from ..registry import rule
+from .util import shapes_equal, wrap_dim
+
+_ERR = unknown_tensor(UnknownSource.ERROR)
+
+
+def _the_tensor(call: Call, name: str) -> Value:
+    """The tensor an in-place call returns: the argument itself (same shape, dtype and strides)."""
+    v = call.value(name)
+    if isinstance(v, TensorV):
+        return v
+    return unknown_tensor(v.source if isinstance(v, UnknownV) else UnknownSource.UNSUPPORTED)
+
+
+@rule("init")
+def init(call: Call) -> Value:
+    """``torch.nn.init.*_(tensor, ...)``: fills ``tensor`` in place and returns it.
+
+    ``ranks=(lo, hi)``: the ranks torch accepts (``message`` is its error); ``fan=True``: the rank
+    check is the fan computation, which kaiming's initialisers skip for a tensor with no elements.
+    """
+    t = call.tensor("tensor")
+    if t is None or t.shape.rank is None or "ranks" not in call.params:
+        return _the_tensor(call, "tensor")
+    lo, hi = call.params["ranks"]
+    r = t.shape.rank
+    if lo <= r <= hi:
+        check = _INIT_CHECKS.get(call.params.get("check", ""))
+        if check is not None and not check(call, t.shape):
+            return _ERR
+        return _the_tensor(call, "tensor")
+    message = f"{call.params['message']}, got {render_shape(t.shape)}"
+    if call.params.get("fan"):
+        zero = [eq3(d, 0, call.facts) for d in t.shape.dims]
+        if any(z is Truth.TRUE for z in zero):
+            return _the_tensor(call, "tensor")  # "Initializing zero-element tensors is a no-op"
+        if any(z is not Truth.FALSE for z in zero):
+            call.oblige(message + " (unless it has no elements)", [])
+            return _the_tensor(call, "tensor")
+    call.error(codes.RANK_MISMATCH, message, "tensor", call.params.get("hint"))
+    return _ERR
+
+
+def _known_dims(shape: Shape) -> list[int] | None:
+    dims = shape.dims
+    return [d for d in dims if type(d) is int] if all(type(d) is int for d in dims) else None
+
+
+def _dirac(call: Call, shape: Shape) -> bool:
+    """dirac_: ``out_channels`` divisible by ``groups``; the centre of an empty kernel is no element."""
+    groups = call.int("groups")
+    dims = _known_dims(shape)
+    if dims is None or type(groups) is not int or groups <= 0:
+        return True
+    if dims[0] % groups:
+        call.error(codes.INVALID_ARG, f"dim 0 must be divisible by groups, got {dims[0]} and groups={groups}", "groups")
+        return False
+    if min(dims[0] // groups, dims[1]) > 0 and 0 in dims[2:]:
+        i = dims.index(0, 2)
+        call.error(
+            codes.INDEX_RANGE,
+            f"index 0 is out of bounds for dimension {i} with size 0 (the kernel centre of {render_shape(shape)})",
+            "tensor",
+        )
+        return False
+    return True
+
+
+def _xavier(call: Call, shape: Shape) -> bool:
+    """xavier_: the std divides by ``fan_in + fan_out``, which is 0 for a tensor with no elements."""
+    dims = _known_dims(shape)
+    if dims is None:
+        return True
+    receptive = 1
+    for d in dims[2:]:
+        receptive *= d
+    if (dims[0] + dims[1]) * receptive == 0:
+        call.error(
+            codes.INVALID_ARG,
+            f"float division by zero: fan_in + fan_out is 0 for {render_shape(shape)}",
+            "tensor",
+            "a tensor with no elements has no fan: skip its initialisation",
+        )
+        return False
+    return True
+
+
+_INIT_CHECKS = {"dirac": _dirac, "xavier": _xavier}
+
+
+@rule("eager_constant")
+def eager_constant(call: Call) -> Value:
+    """``torch.jit.is_scripting()``, ``is_tracing()``, ``torch.compiler.is_compiling()``: what they
+    return when the code runs as Python (the only way the analysis reads it)."""
+    return BoolV(bool(call.params["value"]))
+
+
+#: Values that are known not to be tensors.
+_NOT_TENSORS = (FloatV, BoolV, StrV, NoneV, TupleV, SeqV, DictV, ModuleV, DTypeV)
+
+
+@rule("is_tensor")
+def is_tensor(call: Call) -> Value:
+    """``torch.is_tensor(obj)``: by the kind of the argument's value."""
+    v = call.value("obj")
+    if isinstance(v, TensorV):
+        return BoolV(True)
+    if isinstance(v, _NOT_TENSORS) or (isinstance(v, IntV) and not isinstance(v, MaybeIntV)):
+        return BoolV(False)
+    return BoolV(None)
+
+
+_FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
+_COMPLEX = frozenset({"complex32", "complex64", "complex128"})
+
+
+def _dtype_in(call: Call, name: str, kinds: frozenset[str]) -> bool | None:
+    t = call.value(name)
+    if isinstance(t, TensorV) and t.dtype is not None:
+        return t.dtype in kinds
+    return None
+
+
+@rule("dtype_is")
+def dtype_is(call: Call) -> Value:
+    """``torch.is_complex(x)``, ``x.is_floating_point()``: from the tensor's dtype, when known."""
+    name = "self" if call.has("self") else "input"
+    return BoolV(_dtype_in(call, name, _COMPLEX if call.params["kind"] == "complex" else _FLOATING))
+
+
+@rule("default_dtype")
+def default_dtype(call: Call) -> Value:
+    """``torch.get_default_dtype()``: a dtype; which one ``torch.set_default_dtype`` decides at run time."""
+    return DTypeV(None)
+
+
+@rule("copy_into")
+def copy_into(call: Call) -> Value:
+    """``x.copy_(src)``: ``src`` broadcasts to ``x``'s shape (one way: ``x`` keeps its shape)."""
+    got = call.match({"self": "*#s", "src": "*#s"}, "*s")
+    t = call.tensor("self")
+    if got is not None and t is not None and shapes_equal(got, t.shape, call.facts) is Verdict.ERROR:
+        src = call.shape("src")
+        call.error(
+            codes.BROADCAST,
+            f"output with shape {render_shape(t.shape)} doesn't match the broadcast shape "
+            f"{render_shape(got)} of {call.label('src')} {render_shape(src or Shape.unknown())}",
+            "src",
+            "copy_ writes into the tensor: src must broadcast to its shape",
+        )
+        return _ERR
+    return _the_tensor(call, "self")
+
+
+@rule("view_as_real")
+def view_as_real(call: Call) -> Value:
+    """``torch.view_as_real(x)``: a complex ``[*s]`` as a real ``[*s 2]``."""
+    t = call.tensor("input")
+    if t is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    if _dtype_in(call, "input", _COMPLEX) is False:
+        call.error(
+            codes.INVALID_ARG,
+            f"only supported for complex tensors, got {t.dtype}",
+            "input",
+            "view_as_real reads a complex tensor's real and imaginary parts",
+        )
+        return _ERR
+    if t.shape.rank is None:
+        return TensorV(Shape.unknown())
+    real = {"complex32": "float16", "complex64": "float32", "complex128": "float64"}.get(t.dtype or "")
+    return TensorV(Shape((*t.shape.items, 2)), real)
+
+
+@rule("unique")
+def unique(call: Call) -> Value:
+    """``torch.unique(x, sorted, return_inverse, return_counts, dim)``: how many distinct values (or
+    slices along ``dim``) the data holds is a size of its own, a fresh name (never a guess)."""
+    t = call.tensor("input")
+    if t is None:
+        return UnknownV(UnknownSource.UNSUPPORTED)
+    flags = [call.bool("return_inverse"), call.bool("return_counts")]
+    if any(f is None for f in flags):
+        return UnknownV(UnknownSource.UNSUPPORTED)
+    shape = t.shape
+    d = call.int("dim")
+    inverse: Shape
+    if d is None:
+        n = call.fresh("unique")
+        out = Shape((n,))
+        inverse = shape
+    elif shape.rank == 0:
+        call.error(codes.DIM_RANGE, f"dim {render_dim(d)} given but the tensor has no dims", "dim")
+        return UnknownV(UnknownSource.ERROR)
+    else:
+        i = wrap_dim(call, d, shape, "dim")
+        if i is None:
+            return UnknownV(
+                UnknownSource.ERROR if type(d) is int and shape.rank is not None else UnknownSource.UNSUPPORTED
+            )
+        n = call.fresh("unique")
+        items = list(shape.items)
+        inverse = Shape((items[i],))
+        items[i] = n
+        out = Shape(tuple(items))
+    counts = Shape((n,))
+    result: Value = TensorV(out, t.dtype)
+    parts = [result]
+    if flags[0]:
+        parts.append(TensorV(inverse, "int64"))
+    if flags[1]:
+        parts.append(TensorV(counts, "int64"))
+    return result if len(parts) == 1 else TupleV(tuple(parts), SeqKind.TUPLE)
+
+
+@rule("repeat_interleave")
+def repeat_interleave(call: Call) -> Value:
+    """``x.repeat_interleave(repeats, dim=None, *, output_size=None)``: each element (or slice along
+    ``dim``) repeated; without ``dim`` the input is flattened first.  ``repeats`` is an int, or a
+    0-d/1-element tensor (the same count for every slice), or a 1-D tensor of one count per slice
+    (the total is data: ``output_size``, else a fresh name)."""
+    name = "self" if call.has("self") else "input"
+    t = call.tensor(name)
+    if t is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    shape = t.shape
+    rv = call.value("repeats") if call.has("repeats") else NoneV()
+    if isinstance(rv, NoneV):
+        # ``torch.repeat_interleave(repeats)``: index i repeated repeats[i] times.
+        if shape.rank is not None and shape.rank != 1:
+            call.error(
+                codes.RANK_MISMATCH,
+                f"repeat_interleave only accept 1D vector as repeat, got {render_shape(shape)}",
+                name,
+            )
+            return _ERR
+        return TensorV(Shape((_total(call),)), "int64")
+    d = call.int("dim")
+    i: int | None = None
+    if d is not None:
+        if shape.rank == 0:
+            call.error(codes.DIM_RANGE, f"dim {render_dim(d)} given but the tensor has no dims", "dim")
+            return _ERR
+        i = wrap_dim(call, d, shape, "dim")
+        if i is None:
+            return _ERR if type(d) is int and shape.rank is not None else unknown_tensor(UnknownSource.UNSUPPORTED)
+        along: Dim = shape.items[i]
+    else:
+        along = arith.prod(shape.dims) if shape.rank is not None else Unknown(UnknownSource.UNANNOTATED)
+    new: Dim
+    if isinstance(rv, IntV) and not isinstance(rv, MaybeIntV):
+        r = rv.value
+        if type(r) is int and r < 0:
+            call.error(codes.INVALID_ARG, f"Repeats must be non-negative, got {r}", "repeats")
+            return _ERR
+        new = arith.mul(along, r)
+    elif isinstance(rv, TensorV):
+        rs = rv.shape
+        if rs.rank is not None and rs.rank > 1:
+            call.error(codes.RANK_MISMATCH, f"repeats must be 0-dim or 1-dim tensor, got {render_shape(rs)}", "repeats")
+            return _ERR
+        if rs.rank == 1 and not isinstance(along, Unknown):
+            n = rs.dims[0]
+            if eq3(n, 1, call.facts) is not Truth.TRUE:
+                call.check(
+                    eq3(n, along, call.facts),
+                    (n, along),
+                    lambda: (
+                        f"repeats must have the same size as input along dim, got {render_dim(n)} and {render_dim(along)}"
+                    ),
+                    at="repeats",
+                )
+        new = _total(call)
+    else:
+        new = Unknown(UnknownSource.UNSUPPORTED)
+    if d is None or i is None:
+        return TensorV(Shape((new,)), t.dtype)
+    items = list(shape.items)
+    items[i] = new
+    return TensorV(Shape(tuple(items)), t.dtype)
+
+
+def _total(call: Call) -> Dim:
+    """The output length a tensor of repeats gives: ``output_size`` when given, else a fresh name."""
+    size = call.int("output_size") if call.has("output_size") else None
+    return size if size is not None and not isinstance(size, Unknown) else call.fresh("repeated")

@@ -1,0 +1,6 @@
+# `torch._C` calls that model code makes in eager mode: API-usage logging (returns None) and the
+# tracer's state (None when not tracing).
+
+def _log_api_usage_once(event: str) -> None: ...
+
+def _get_tracing_state() -> None: ...
