@@ -89,6 +89,8 @@ class Effect:
     reason: str | None = None
     #: The function may return something other than the class (a decorator that replaces it).
     replaces: bool = False
+    #: The summary asked about the class (``hasattr(cls, ...)``): it holds for that class only.
+    particular: bool = False
 
     def then(self, other: Effect) -> Effect:
         """This effect followed by ``other``."""
@@ -100,6 +102,7 @@ class Effect:
             self.members | other.members,
             self.reason or other.reason,
             self.replaces or other.replaces,
+            self.particular or other.particular,
         )
 
 
@@ -125,9 +128,21 @@ def summarise(
     """What ``fn`` does to the class passed as its parameter ``param``."""
     if depth > MAX_DEPTH:
         return Effect(reason=f"`{fn.name.value}` is nested too deep to follow")
+    key = (id(fn), id(where), param, depth)
+    known = _MEMO.get(key)
+    if known is not None and known[0] is fn and known[1] is where:
+        return known[2]
     walk = _Walk(fn, where, param, resolve, facts, depth)
     walk.block(_suite(fn.body), conditional=False)
+    if not walk.effect.particular:
+        # The same decorator over every class of a library (``@auto_docstring``): summarised once.
+        _MEMO[key] = (fn, where, walk.effect)
     return walk.effect
+
+
+#: Summaries that asked nothing about the class, by function, context, parameter and depth (the
+#: function and context are kept, so an id is never reused while its entry lives).
+_MEMO: dict[tuple[int, int, str, int], tuple[cst.FunctionDef, object, Effect]] = {}
 
 
 def _suite(body: cst.BaseSuite) -> list[cst.BaseStatement]:
@@ -170,6 +185,8 @@ class _Walk:
             self.effect = replace(self.effect, reason=why)
 
     def add(self, other: Effect, conditional: bool) -> None:
+        if conditional and other.kwargs_init:
+            self.effect = replace(self.effect, particular=True)
         if conditional and other.kwargs_init and "__init__" in self.facts.own:
             self.fail(f"`{self.fn.name.value}` may replace the class's own `__init__`")
             return
@@ -448,6 +465,7 @@ class _Walk:
             and self.is_param(e.args[0].value)
         ):
             key = _str(e.args[1].value)
+            self.effect = replace(self.effect, particular=True)
             return self.facts.has(key) if key is not None else None
         if (
             isinstance(e, cst.Comparison)
@@ -458,6 +476,7 @@ class _Walk:
             where = e.comparisons[0].comparator
             if key is not None and isinstance(where, cst.Attribute) and where.attr.value == "__dict__":
                 if self.is_param(where.value):
+                    self.effect = replace(self.effect, particular=True)
                     inside = key in self.facts.own
                     return inside if isinstance(e.comparisons[0].operator, cst.In) else not inside
         return None
@@ -477,6 +496,7 @@ class _Walk:
         ):
             return None
         key = _str(e.args[0].value)
+        self.effect = replace(self.effect, particular=True)
         if key is None or key in self.facts.own:
             return None  # defined, but perhaps as ``None``
         return False
