@@ -712,7 +712,8 @@ def test_class_level_default_is_never_read_for_an_unseen_constructor(tmp_path: P
         shown[name] = [d.message for d in result.diagnostics if d.code.id == "TS900"]
         assert not [d for d in result.diagnostics if d.severity >= Severity.WARNING]
         if name == "wrapped":
-            assert result.stats.get(f"cause:`config_{name}.Base.__init_subclass__` changes the class", 0) >= 1
+            cause = f"cause:`config_{name}.Base.__init_subclass__` changes the class"
+            assert any(k.startswith(cause) and n >= 1 for k, n in result.stats.items()), result.stats
     assert shown == {
         "plain": ["revealed shape: [64]", "revealed shape: [2]"],
         "wrapped": ["revealed shape: [...]", "revealed shape: [...]"],

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
+import pytest
 from tensorshape.infer.api import FileResult, check_file
 from tensorshape.infer.libraries import Libraries
 from tensorshape.infer.project import Project, parse_source
@@ -254,3 +255,16 @@ def test_a_class_inside_a_function_body_is_built_from_a_summary(tmp_path: Path) 
     fn = next(s for s in info.tree.body if isinstance(s, LazyFunctionDef))
     nested = next(s for s in fn.body.body if isinstance(s, LazyClassDef))
     assert nested.level_reads is None  # found when built: a class in a function body rarely is
+
+
+def test_summaries_survive_a_touched_checker_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A summary's key depends on the code that makes summaries, not on every checker file's
+    modification time: an edit, a checkout or a formatter touching another module (what
+    ``checker_digest`` sees) no longer makes every later check parse the libraries again."""
+    from tensorshape.infer import summaries
+
+    before = SummaryCache(tmp_path).salt
+    monkeypatch.setattr(summaries, "checker_digest", lambda: "another checker")
+    assert SummaryCache(tmp_path).salt == before
+    summaries.summary_code_digest.cache_clear()
+    assert SummaryCache(tmp_path).salt == before  # computed again from the same text

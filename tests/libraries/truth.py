@@ -26,7 +26,9 @@ from tests.realistic.harness import check, marked_bug, probes, torch_truth
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted((Path(__file__).parent / "programs").glob("*.py"))
 SITE = ROOT / "benchmarks" / ".libs"
-PINS = ("torchvision==0.28.0", "timm==1.0.31", "transformers==5.23.0")
+#: huggingface_hub is what transformers' configuration classes are decorated with (``@strict``): a
+#: user's environment has it beside transformers, so the checker follows it too.
+PINS = ("torchvision==0.28.0", "timm==1.0.31", "transformers==5.23.0", "huggingface_hub==2.4.0")
 #: Packages whose dependencies the torch run needs (never torch: it is there already).
 RUNTIME = ("transformers==5.23.0",)
 DEPS = SITE / ".deps"

@@ -129,6 +129,8 @@ def _may_be_module(v: Value) -> bool:
     if isinstance(v, OptionalV):
         v = v.inner
     return isinstance(v, (ModuleV, UnknownV)) or (isinstance(v, InstanceV) and v.cls.is_module)
+#: The keywords the generated ``__init__`` of a dataclass passes to ``__post_init__``: none.
+_NO_KEYWORDS = DictV(())
 
 
 class Calls(AnalyzerBase):
@@ -1211,18 +1213,26 @@ class Calls(AnalyzerBase):
                 elif default is not None:
                     inst.attrs[n] = default
             inst.open_reason = unseen_constructor(cls, None, False)
-            if any(opaque_setattr(c) for c in cls.lineage()):
+            if any(opaque_setattr(c, cls) for c in cls.lineage()):
                 inst.attrs.clear()  # the generated ``__init__`` sets each field through ``__setattr__``
-            if cls.dataclass_kw_only and args:
+            if any(c.hook_reason is not None for c in cls.lineage()):
+                inst.attrs.clear()  # a hook or class decorator not followed may change the constructor
+            if (cls.dataclass_kw_only or cls.kwargs_init) and args:
                 inst.attrs.clear()  # ``kw_only`` fields passed by position: Python raises
                 inst.open_reason = inst.open_reason or f"`{cls.qualname}` takes its fields by keyword only"
+            # The keywords that are not fields: an ``__init__`` taking any keyword passes them on.
+            rest = DictV(tuple((k, a.value) for k, a in kwargs.items() if k not in names))
+            if rest.items and not cls.kwargs_init:
+                inst.attrs.clear()  # an unexpected keyword: Python raises
+                inst.open_reason = inst.open_reason or f"`{cls.qualname}` is given a keyword that is not a field"
             post = cls.lookup("__post_init__")
             if (
                 isinstance(post, FunctionV)
                 and inst.open_reason is None
                 and len(args) <= len(names)
-                and self.run_post_init(frame, inst, post, node)
+                and self.run_post_init(frame, inst, post, node, rest)
             ):
+                self.validate_after_init(inst)
                 return inst
             if isinstance(post, FunctionV) or inst.open_reason is not None or len(args) > len(names):
                 # What ``__post_init__`` (or a decorator's constructor) sets is not the field's value.
@@ -1234,6 +1244,7 @@ class Calls(AnalyzerBase):
                 for n in changed:
                     inst.attrs.pop(n, None)
                 inst.open_reason = inst.open_reason or f"`{cls.qualname}.__post_init__` is not analysed"
+            self.validate_after_init(inst)
             return inst
         try:
             key: Any = (
@@ -1297,20 +1308,25 @@ class Calls(AnalyzerBase):
             )
         )
 
-    def run_post_init(self, frame: Frame, inst: InstanceV, post: FunctionV, node: cst.CSTNode) -> bool:
+    def run_post_init(
+        self, frame: Frame, inst: InstanceV, post: FunctionV, node: cst.CSTNode, rest: DictV = _NO_KEYWORDS
+    ) -> bool:
         """Run a dataclass's ``__post_init__`` on the instance its fields built, as ``__init__`` builds
         one: what it assigns to ``self`` (``self.d_head = self.d_model // self.n_head``) is the value it
-        computes.  ``False`` (nothing run) when it takes ``InitVar`` arguments or may set attributes
-        by name (``setattr``, ``__dict__``); a run the depth bound cut short leaves what it assigns
-        unknown."""
+        computes.  A ``**kwargs`` parameter gets ``rest``, the keywords that were not fields (an
+        ``__init__`` taking any keyword passes them on; the generated one passes none).  ``False``
+        (nothing run) when it takes ``InitVar`` arguments or may set attributes by name (``vars``,
+        ``__dict__`` writes); a run the depth bound cut short leaves what it assigns unknown."""
         sig = self.signature(post)
-        if len(sig.params) != 1 or not _post_init_followed(post):
+        plain = [p for p in sig.params if p.kind != "var_keyword"]
+        if len(plain) != 1 or not _post_init_followed(post) or (rest.items and len(plain) == len(sig.params)):
             return False
         prefix = building_prefix(inst)
         overlay = {prefix + k: v for k, v in inst.attrs.items()}
         hollow = self._hollow
         inst.setup.add("__post_init__")
-        self.inline(frame, post, sig, [Arg(inst)], {}, node, inst, building=inst, overlay=overlay)
+        passed = {k: Arg(v) for k, v in rest.items} if len(plain) < len(sig.params) else {}
+        self.inline(frame, post, sig, [Arg(inst)], passed, node, inst, building=inst, overlay=overlay)
         if self._hollow != hollow:
             for c in inst.cls.lineage():
                 for a in c.assigned_in.get("__post_init__", ()):
@@ -1319,6 +1335,17 @@ class Calls(AnalyzerBase):
         inst.attrs.clear()
         _commit(inst, overlay)
         return True
+
+    def validate_after_init(self, inst: InstanceV) -> None:
+        """A constructor wrapped to run validators after it (``@strict``) may call any method of the
+        class on the instance: what those methods assign is not known after it."""
+        if not inst.cls.validated:
+            return
+        for c in inst.cls.lineage():
+            for method, attrs in c.assigned_in.items():
+                if method not in ("__init__", "__post_init__"):
+                    for a in attrs:
+                        inst.attrs.pop(a, None)
 
     def call_instance(
         self,

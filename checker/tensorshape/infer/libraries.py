@@ -96,6 +96,10 @@ DEFAULT_EXCLUDE = (
     "mypy",
 )
 
+#: Modules followed inside a package excluded by default: huggingface_hub's ``@strict`` decorates
+#: transformers' configuration classes, whose fields are the models' sizes.
+DEFAULT_FOLLOWED_WITHIN = ("huggingface_hub.dataclasses",)
+
 
 @functools.lru_cache(maxsize=64)
 def _as_set(names: tuple[str, ...]) -> frozenset[str]:
@@ -190,7 +194,7 @@ class Libraries:
             return "excluded by configuration"
         if self.include is not None:
             return None if _under(module, self.include) else "not in `include`"
-        if _under(module, DEFAULT_EXCLUDE):
+        if _under(module, DEFAULT_EXCLUDE) and not _under(module, DEFAULT_FOLLOWED_WITHIN):
             return "excluded by default"
         return None
 

@@ -35,11 +35,13 @@ from ..model.values import (
     int_value,
 )
 from ..rules.context import Arg
+from ..rules.names import canonical
 from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import free_symbols
 from .annotations import read_annotation
 from .base import AnalyzerBase
+from .classhooks import ClassFacts, Effect, returned_functions, summarise
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, dict_container, iteration_length, join_all, join_states, join_values
@@ -810,7 +812,10 @@ class Statements(AnalyzerBase):
                 else name
             )
             if absolute and self.project.find_module(f"{absolute}.{name}") is not None:
-                state.vars[local] = LazyImportV(f"{absolute}.{name}")
+                # ``from pkg import f`` where ``pkg/__init__`` binds ``f`` (``from .f import f``):
+                # Python gives the package's binding, the submodule only when there is none.
+                defined = is_project and self.project.may_define(absolute, name)
+                state.vars[local] = LazyImportV(absolute, name) if defined else LazyImportV(f"{absolute}.{name}")
             elif is_project:
                 state.vars[local] = LazyImportV(absolute, name)
             else:
@@ -925,12 +930,12 @@ class Statements(AnalyzerBase):
                 # A method defined under ``if``/``try`` in the class body (exec_stmt made it a function).
                 method.owner, method.qualname, method.closure = cls, f"{qual}.{d.name.value}", None
         cls.members = {k: v for k, v in ns.vars.items() if k not in before or k in own}
-        hook = None if any(_is_dataclass_decorator(d) for d in node.decorators) else subclass_hook(cls)
-        if hook is not None:
-            # A base's ``__init_subclass__`` makes every subclass a dataclass (``dataclass(cls,
-            # kw_only=True)``); anything else it does to the class is a reason its constructor is unseen.
-            cls.dataclass_kw_only, cls.hook_reason = hook
-        if hook is not None or any(_is_dataclass_decorator(d) for d in node.decorators):
+        effect = self.class_transforms(frame, state, cls)
+        cls.dataclass_kw_only, cls.kwargs_init, cls.validated = effect.kw_only, effect.kwargs_init, effect.validated
+        cls.hook_reason = effect.reason
+        for name in effect.members:
+            cls.members[name] = UnknownV()  # set by the transformer to a value not followed
+        if effect.dataclass:
             # A dataclass's fields follow its dataclass bases' (a field redefined keeps its place).
             inherited: dict[str, Value | None] = {}
             for base in reversed(cls.lineage()[1:]):
@@ -940,6 +945,87 @@ class Statements(AnalyzerBase):
             stmt.name.value: frozenset(_self_assignments(stmt)) for stmt in body if isinstance(stmt, cst.FunctionDef)
         }
         return cls
+
+    def class_transforms(self, frame: Frame, state: State, cls: ClassV) -> Effect:
+        """What a base's ``__init_subclass__`` and then the class decorators (innermost first) do to
+        ``cls`` (:mod:`.classhooks`): ``@dataclass`` itself, and any project or library function
+        whose summary is known; a decorator that is not (an external one, one that may return
+        another object) is the reason its constructor is not known."""
+        facts = ClassFacts(frozenset(cls.members), lambda name: _has_member(cls, name))
+        effect = Effect()
+        for base in cls.lineage()[1:]:
+            hook = base.members.get("__init_subclass__")
+            if isinstance(hook, FunctionV):
+                if hook.node.params.params:
+                    param = hook.node.params.params[0].name.value
+                    found = summarise(hook.node, hook, param, self._resolve_function, facts)
+                    if found.reason is not None:
+                        found = replace(
+                            found, reason=f"`{base.qualname}.__init_subclass__` changes the class: {found.reason}"
+                        )
+                    effect = effect.then(replace(found, replaces=False))
+                break  # the nearest hook runs (one calling ``super().__init_subclass__`` reaches object's)
+        for d in reversed(cls.node.decorators):
+            shown = cst.Module([]).code_for_node(d.decorator)
+            if _is_dataclass_decorator(d):
+                kw = isinstance(d.decorator, cst.Call) and any(
+                    a.keyword is not None
+                    and a.keyword.value == "kw_only"
+                    and isinstance(a.value, cst.Name)
+                    and a.value.value == "True"
+                    for a in d.decorator.args
+                )
+                effect = effect.then(Effect(dataclass=True, kw_only=kw))
+                continue
+            deco = self.eval(frame, state, d.decorator, observe=False)
+            named = (
+                self.eval(frame, state, d.decorator.func, observe=False) if isinstance(d.decorator, cst.Call) else deco
+            )
+            if isinstance(named, ExternalV) and canonical(named.qualname) in _IDENTITY_DECORATORS:
+                continue  # returns the class as it is
+            candidates: list[tuple[cst.FunctionDef, FunctionV]] = []
+            if isinstance(deco, FunctionV):
+                candidates.append((deco.node, deco))
+            elif isinstance(d.decorator, cst.Call):
+                # ``@factory(...)`` not run to its end: each decorator the factory may return.
+                factory = self.eval(frame, state, d.decorator.func, observe=False)
+                if isinstance(factory, FunctionV):
+                    candidates.extend((f, factory) for f in returned_functions(factory.node))
+            if not candidates or any(not f.params.params for f, _ in candidates):
+                effect = effect.then(Effect(reason=f"class decorator `{shown}` is not analysed"))
+                continue
+            found = Effect()
+            for f, where in candidates:
+                found = found.then(summarise(f, where, f.params.params[0].name.value, self._resolve_function, facts))
+            if found.replaces and found.reason is None:
+                found = replace(found, reason=f"class decorator `{shown}` may return another object")
+            elif found.reason is not None:
+                found = replace(found, reason=f"class decorator `{shown}`: {found.reason}")
+            effect = effect.then(replace(found, replaces=False))
+        return effect
+
+    def _resolve_function(
+        self, where: object, callee: cst.BaseExpression
+    ) -> tuple[cst.FunctionDef, object] | str | None:
+        """A function called in the body of ``where`` (a :class:`FunctionV`; ``f`` or ``mod.f``):
+        from its closure, then its module's globals; an external one by its qualified name."""
+        if not isinstance(where, FunctionV):
+            return None
+        if isinstance(callee, cst.Attribute):
+            owner = self._resolve_function(where, callee.value)
+            if isinstance(owner, str):
+                return f"{owner}.{callee.attr.value}"
+            return None
+        if not isinstance(callee, cst.Name):
+            return None
+        found = where.closure.get(callee.value) if where.closure else None
+        if found is None:
+            found = self.module_global(where.module, callee.value)
+        if isinstance(found, LazyImportV):
+            found = self.resolve_lazy(found)
+        if isinstance(found, ExternalV):
+            return canonical(found.qualname)
+        return (found.node, found) if isinstance(found, FunctionV) else None
 
 
 _AUG: dict[type, str] = {
@@ -1158,64 +1244,33 @@ def _item_stores(body: cst.BaseSuite) -> frozenset[str]:
     return frozenset(names)
 
 
-def subclass_hook(cls: ClassV) -> tuple[bool, str | None] | None:
-    """Whether a base class's ``__init_subclass__`` makes ``cls`` a dataclass (``cls =
-    dataclass(cls, kw_only=True)``): ``(kw_only, why its constructor may differ)``, the reason
-    ``None`` when the hook does nothing else with the class; ``None`` when no base's hook does."""
-    for base in cls.lineage()[1:]:
-        hook = base.members.get("__init_subclass__")
-        if not isinstance(hook, FunctionV) or not hook.node.params.params:
-            continue
-        param = hook.node.params.params[0].name.value
-        found = _dataclass_call(hook.node, param)
-        if found is None:
-            continue
-        kw_only, other_uses = found
-        why = f"`{base.qualname}.__init_subclass__` changes the class" if other_uses else None
-        return kw_only, why
-    return None
+#: External class decorators that return the class unchanged (typing markers).
+_IDENTITY_DECORATORS = frozenset(
+    {
+        "typing.dataclass_transform",
+        "typing_extensions.dataclass_transform",
+        "typing.final",
+        "typing_extensions.final",
+        "typing.runtime_checkable",
+        "typing_extensions.runtime_checkable",
+    }
+)
 
 
-def _dataclass_call(fn: cst.FunctionDef, param: str) -> tuple[bool, bool] | None:
-    """In ``fn``'s body, a call ``dataclass(<param>, ...)``: ``(kw_only, whether <param> is used
-    otherwise)``; ``None`` when there is none."""
-    if "dataclass" not in names_under(fn):
-        return None  # the common case, without a visitor pass over the body
-    calls: list[cst.Call] = []
-    uses = 0
-    allowed = 0
-
-    class _Visit(cst.CSTVisitor):
-        def visit_Call(self, n: cst.Call) -> None:
-            nonlocal allowed
-            f = n.func
-            name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
-            first = n.args[0].value if n.args and n.args[0].keyword is None else None
-            if name == "dataclass" and isinstance(first, cst.Name) and first.value == param:
-                calls.append(n)
-                allowed += 1
-
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            nonlocal allowed
-            if isinstance(n.target, cst.Name) and n.target.value == param:
-                allowed += 1  # ``cls = dataclass(cls, ...)``
-
-        def visit_Name(self, n: cst.Name) -> None:
-            nonlocal uses
-            uses += n.value == param
-
-    fn.body.visit(_Visit())
-    if not calls:
+def _has_member(cls: ClassV, name: str) -> bool | None:
+    """Does ``cls`` have ``name`` (``hasattr(cls, name)``)?  ``None`` when that is not known: a
+    dunder (``object`` and ``dataclass`` define some) or a base that is not the project's."""
+    if cls.lookup(name) is not None:
+        return True
+    if name.startswith("__"):
         return None
-    kw_only = any(
-        a.keyword is not None
-        and a.keyword.value == "kw_only"
-        and isinstance(a.value, cst.Name)
-        and a.value.value == "True"
-        for c in calls
-        for a in c.args
-    )
-    return kw_only, uses > allowed
+    for c in cls.lineage():
+        for b in c.bases:
+            if not isinstance(b, ClassV) and not (
+                isinstance(b, ExternalV) and b.qualname in ("object", "builtins.object")
+            ):
+                return None
+    return False
 
 
 def _is_dataclass_decorator(d: cst.Decorator) -> bool:

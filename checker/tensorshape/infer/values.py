@@ -133,7 +133,13 @@ class ClassV(Value):
     dataclass_fields: tuple[tuple[str, Value | None], ...] | None = None
     #: Fields taken by keyword only (``dataclass(cls, kw_only=True)``).
     dataclass_kw_only: bool = False
-    #: Why a base's ``__init_subclass__`` may change what the constructor does (``None``: it does not).
+    #: ``__init__`` replaced by one taking any keyword: the fields from the keywords (their defaults
+    #: otherwise), the other keywords passed to ``__post_init__(**rest)`` (:mod:`.classhooks`).
+    kwargs_init: bool = False
+    #: ``__init__`` wrapped by one that then runs code that may call the class's methods (validators).
+    validated: bool = False
+    #: Why a base's ``__init_subclass__`` or a class decorator may change what the constructor does
+    #: (``None``: it does not).
     hook_reason: str | None = None
     #: ``self.<attr>`` assignments (and list mutations) per method name.
     assigned_in: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -682,26 +688,100 @@ def unseen_constructor(cls: ClassV, init: Value | None, called_with_arguments: b
     for c in cls.lineage():
         if c.hook_reason is not None:
             return c.hook_reason
-        if opaque_setattr(c):
+        if opaque_setattr(c, cls):
             return f"`{c.qualname}.__setattr__` is not analysed"
         for b in c.bases:
             if isinstance(b, ExternalV) and canonical(b.qualname) not in _PLAIN_BASES:
                 return f"the constructor of base `{b.qualname}` is not analysed"
             if not isinstance(b, (ClassV, ExternalV)):
                 return "a base class is not known"
-        for d in c.node.decorators:
-            if not _is_dataclass_deco(d.decorator):
-                return f"class decorator `{cst.Module([]).code_for_node(d.decorator)}` is not analysed"
     if not isinstance(init, FunctionV) and called_with_arguments:
         return f"the constructor of `{cls.qualname}` is not in its source"
     return None
 
 
-def opaque_setattr(cls: ClassV) -> bool:
+def opaque_setattr(cls: ClassV, of: ClassV | None = None) -> bool:
     """Does ``cls`` itself define a ``__setattr__`` that may store something else than the value
-    (so every attribute its instances are given is not known)?"""
+    (so every attribute its instances are given is not known)?  One that renames through a class
+    attribute (transformers' ``attribute_map``) is not when that attribute of ``of`` (the class of
+    the instance; ``cls`` by default) is a known empty dict."""
     setter = cls.members.get("__setattr__")
-    return setter is not None and not (isinstance(setter, FunctionV) and transparent_setattr(setter.node))
+    if setter is None:
+        return False
+    if not isinstance(setter, FunctionV):
+        return True
+    if transparent_setattr(setter.node):
+        return False
+    renames = renaming_setattr(setter.node)
+    if renames is None:
+        return True
+    table = (of or cls).lookup(renames)
+    return not (isinstance(table, DictV) and not table.items)
+
+
+def renaming_setattr(fn: cst.FunctionDef) -> str | None:
+    """``if key in M: key = M[key]`` then a transparent ``__setattr__`` (``M`` a class attribute
+    read as ``super().__getattribute__("M")``, ``self.M`` or ``type(self).M``): the name of ``M``."""
+    params = [p.name.value for p in fn.params.params]
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    if len(params) != 3 or len(body) != 2 or not isinstance(body[0], cst.If) or body[0].orelse is not None:
+        return None
+    test, then = body[0].test, body[0].body
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.In)
+        and isinstance(test.left, cst.Name)
+        and test.left.value == params[1]
+    ):
+        return None
+    table = _class_attribute_read(test.comparisons[0].comparator, params[0])
+    stmts = then.body if isinstance(then, cst.IndentedBlock) else ()
+    if table is None or len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine):
+        return None
+    line = stmts[0].body
+    if not (len(line) == 1 and isinstance(line[0], cst.Assign) and len(line[0].targets) == 1):
+        return None
+    target, value = line[0].targets[0].target, line[0].value
+    if not (
+        isinstance(target, cst.Name)
+        and target.value == params[1]
+        and isinstance(value, cst.Subscript)
+        and _class_attribute_read(value.value, params[0]) == table
+        and len(value.slice) == 1
+        and isinstance(value.slice[0].slice, cst.Index)
+        and isinstance(value.slice[0].slice.value, cst.Name)
+        and value.slice[0].slice.value.value == params[1]
+    ):
+        return None
+    rest = fn.with_changes(body=fn.body.with_changes(body=[body[1]]))
+    return table if transparent_setattr(rest) else None
+
+
+def _class_attribute_read(e: cst.BaseExpression, me: str) -> str | None:
+    """``super().__getattribute__("M")``, ``self.M``, ``type(self).M`` or ``self.__class__.M``: ``M``."""
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value == "__getattribute__":
+        owner = e.func.value
+        if (
+            isinstance(owner, cst.Call)
+            and isinstance(owner.func, cst.Name)
+            and owner.func.value == "super"
+            and not owner.args
+            and len(e.args) == 1
+            and isinstance(e.args[0].value, cst.SimpleString)
+        ):
+            key = e.args[0].value.evaluated_value
+            return key if isinstance(key, str) else None
+        return None
+    if isinstance(e, cst.Attribute):
+        v = e.value
+        if isinstance(v, cst.Name) and v.value == me:
+            return e.attr.value
+        if isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "type":
+            return e.attr.value
+        if isinstance(v, cst.Attribute) and v.attr.value == "__class__":
+            return e.attr.value
+    return None
 
 
 def transparent_setattr(fn: cst.FunctionDef) -> bool:
