@@ -7,7 +7,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from tensorshape.infer.spans import SpanTable, first_lines, node_position, nodes_positions
 from tensorshape.infer.syntax import code_children
 from tensorshape.model.diagnostics import Span
@@ -63,6 +63,15 @@ def _code_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+def _assert_at(got: Span, want: CodeRange, node: cst.CSTNode) -> None:
+    assert (got.line, got.column, got.end_line, got.end_column) == (
+        want.start.line,
+        want.start.column,
+        want.end.line,
+        want.end.column,
+    ), type(node).__name__
+
+
 def _sources() -> list[tuple[str, str]]:
     files = sorted((ROOT / "benchmarks" / "annotated_models").glob("*.py"))
     files += sorted((ROOT / "tests" / "realistic" / "programs").glob("*.py"))[:4]
@@ -89,14 +98,7 @@ def test_piecewise_positions_equal_whole_module_positions(name: str, source: str
         for k in range(len(module.body)):  # the whole statements' positions first
             table._statement(k)
     for ticket, node in tickets:
-        got = table.resolve(ticket)
-        want = whole[node]
-        assert (got.line, got.column, got.end_line, got.end_column) == (
-            want.start.line,
-            want.start.column,
-            want.end.line,
-            want.end.column,
-        ), type(node).__name__
+        _assert_at(table.resolve(ticket), whole[node], node)
     if members_first and any(isinstance(s, cst.ClassDef) for s in module.body):
         assert table._by_member  # the members' own positions were used
 
@@ -186,3 +188,18 @@ def test_a_line_scan_that_disagrees_falls_back_to_pythons_parse(monkeypatch: pyt
             want.end.column,
         )
     assert table._scan is None and table._ast
+
+
+@pytest.mark.parametrize("name, source", _sources(), ids=[n for n, _ in _sources()])
+def test_nodes_fetched_together_have_the_whole_module_positions_without_full_passes(name: str, source: str) -> None:
+    """``prefetch_nodes`` (the example locations of ``--statistics``): several nodes of one statement or
+    class member from one pass that tracks only them (no statement's or member's positions all computed),
+    libcst's own positions, whatever statement the table was analysing when it took them."""
+    module = cst.parse_module(source)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    table = SpanTable(module, source)
+    nodes = [n for stmt in module.body for n in _code_nodes(stmt)[::5]]
+    table.prefetch_nodes(nodes)
+    assert not table._by_member and not table._by_stmt
+    for node in nodes:
+        _assert_at(table.resolve(table.ticket(node)), whole[node], node)

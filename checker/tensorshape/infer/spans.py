@@ -324,6 +324,11 @@ class SpanTable:
         self._prefetch(tickets)
         return map_spans(items, lambda s: self.resolve(s) if s.line < 0 else s)
 
+    def prefetch_nodes(self, nodes: Iterable[cst.CSTNode]) -> None:
+        """Compute the positions of ``nodes`` (of this module) ahead of :meth:`resolve`: one pass per statement
+        (class member) holding several of them, as :meth:`resolve_all` does for diagnostics."""
+        self._prefetch([-self.ticket(n).line - 1 for n in nodes])
+
     def _prefetch(self, tickets: list[int]) -> None:
         """Compute the positions of the nodes of ``tickets``, one pass per statement (class member) that
         holds several of them (a single one is found by :meth:`_position` as cheaply)."""
