@@ -242,7 +242,14 @@ class Session:
         base = cfg.settings()
         # mypy applies `# type: ignore[...]` itself (and so counts one that silences a shape error as used).
         # The values of expressions are recorded (about 7% of the analysis) only for `reveal_type`.
-        settings = replace(base, enable=base.enable | _OFF_BY_DEFAULT, record=_mentions_reveal(path), type_ignore=False)
+        # Statistics are not reported through mypy: where their causes were met is not located.
+        settings = replace(
+            base,
+            enable=base.enable | _OFF_BY_DEFAULT,
+            record=_mentions_reveal(path),
+            type_ignore=False,
+            examples=False,
+        )
         r = check_file_guarded(path, settings, project)
         # The analyzer and the parsed module are dropped here: only what reporting needs is kept.
         return Findings(r.diagnostics, r.dependencies, find_reveals(r), source)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from tensorshape.infer.api import CheckSettings, check_source
 from tensorshape.infer.spans import SpanTable, first_lines, node_position, nodes_positions
 from tensorshape.infer.syntax import code_children
 from tensorshape.model.diagnostics import Span
@@ -63,6 +65,15 @@ def _code_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+def _assert_at(got: Span, want: CodeRange, node: cst.CSTNode) -> None:
+    assert (got.line, got.column, got.end_line, got.end_column) == (
+        want.start.line,
+        want.start.column,
+        want.end.line,
+        want.end.column,
+    ), type(node).__name__
+
+
 def _sources() -> list[tuple[str, str]]:
     files = sorted((ROOT / "benchmarks" / "annotated_models").glob("*.py"))
     files += sorted((ROOT / "tests" / "realistic" / "programs").glob("*.py"))[:4]
@@ -89,14 +100,7 @@ def test_piecewise_positions_equal_whole_module_positions(name: str, source: str
         for k in range(len(module.body)):  # the whole statements' positions first
             table._statement(k)
     for ticket, node in tickets:
-        got = table.resolve(ticket)
-        want = whole[node]
-        assert (got.line, got.column, got.end_line, got.end_column) == (
-            want.start.line,
-            want.start.column,
-            want.end.line,
-            want.end.column,
-        ), type(node).__name__
+        _assert_at(table.resolve(ticket), whole[node], node)
     if members_first and any(isinstance(s, cst.ClassDef) for s in module.body):
         assert table._by_member  # the members' own positions were used
 
@@ -186,3 +190,84 @@ def test_a_line_scan_that_disagrees_falls_back_to_pythons_parse(monkeypatch: pyt
             want.end.column,
         )
     assert table._scan is None and table._ast
+
+
+@pytest.mark.parametrize("name, source", _sources(), ids=[n for n, _ in _sources()])
+def test_nodes_fetched_together_have_the_whole_module_positions_without_full_passes(name: str, source: str) -> None:
+    """``prefetch_nodes`` (the example locations of ``--statistics``): several nodes of one statement or
+    class member from one pass that tracks only them (no statement's or member's positions all computed),
+    libcst's own positions, whatever statement the table was analysing when it took them."""
+    module = cst.parse_module(source)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    table = SpanTable(module, source)
+    nodes = [n for stmt in module.body for n in _code_nodes(stmt)[::5]]
+    table.prefetch_nodes(nodes)
+    assert not table._by_member and not table._by_stmt
+    for node in nodes:
+        _assert_at(table.resolve(table.ticket(node)), whole[node], node)
+
+
+def test_a_ticket_taken_while_another_statement_was_analysed_is_found_in_its_own() -> None:
+    """A callee of the same module run from another statement (its nodes get that statement as their
+    hint): the position is libcst's, and no code of the statement analysed is generated for it."""
+    source = "def callee(x):\n    return x.frobnicate()\n\n\ndef caller(y):\n    return callee(y)\n"
+    module = cst.parse_module(source)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    table = SpanTable(module, source)
+    call = next(n for n in _code_nodes(module.body[0]) if isinstance(n, cst.Call))
+    table.at_statement = 1  # ``caller`` is analysed, and runs ``callee``
+    ticket = table.ticket(call)
+    table.at_statement = -1
+    _assert_at(table.resolve(ticket), whole[call], call)
+    assert 1 not in table._by_stmt and ("stmt", 1) not in table._partial
+
+
+# -- where each counted cause was first met (``--statistics``, the JSON summary) ----------------
+
+#: Several unmodelled ops and unknown causes in one method, in another method, and at the top level.
+SOURCE = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 8)
+
+    def forward(self, x):
+        a = torch.special.xlog1py(x, x)
+        b = x.frobnicate()
+        c = torch.special.zeta(a, b)
+        return self.fc(c.wibble())
+
+    def other(self, y):
+        return y.wobble() + torch.special.xlog1py(y, y)
+
+
+def main():
+    net = Net()
+    z = torch.randn(2, 4)
+    return net(z).sparkle() + z.frobnicate()
+"""
+
+
+def test_example_locations_are_libcsts_positions_of_the_first_nodes_met() -> None:
+    settings = CheckSettings(record=True)
+    r = check_source(SOURCE, "nets.py", settings)
+    assert r.analyzer is not None and r.module is not None and r.module.tree is not None
+    found = r.analyzer.examples
+    assert sum(key.startswith("unknown-op:") for key in found) >= 4
+    whole = MetadataWrapper(r.module.tree, unsafe_skip_copy=True).resolve(PositionProvider)
+    for key, (_, node) in found.items():
+        pos = whole[node].start
+        assert r.examples[key] == f"nets.py:{pos.line}:{pos.column + 1}", key
+    assert r.examples["unknown-op:Tensor.frobnicate"] == "nets.py:12:13"
+
+
+def test_no_example_locations_when_none_are_asked_for_and_the_same_diagnostics() -> None:
+    settings = CheckSettings(enable=frozenset({"TS006"}))
+    full = check_source(SOURCE, "nets.py", settings)
+    bare = check_source(SOURCE, "nets.py", replace(settings, examples=False))
+    assert full.examples and not bare.examples
+    assert bare.diagnostics == full.diagnostics and bare.stats == full.stats

@@ -134,7 +134,7 @@ def analyze_module(
     for bound, n in hits.items():
         stats[f"{bound}-bound"] = n
     stats.update(joined)
-    examples = {key: _where(m, node, path if m is info else m.path) for key, (m, node) in an.examples.items()}
+    examples = _examples(an.examples, info, path) if settings.examples else {}
     deps = sorted({(m.path, m.digest) for m in an.touched})
     if (info.path, info.digest) not in deps:
         deps.append((info.path, info.digest))
@@ -155,6 +155,18 @@ def analyze_module(
         unanalysed,
         examples,
     )
+
+
+def _examples(found: dict[str, tuple[ModuleInfo, cst.CSTNode]], info: ModuleInfo, path: str) -> dict[str, str]:
+    """Where each counted cause was first met (:attr:`FileResult.examples`): the positions of a module's
+    nodes come from one code generation per statement (class member) that holds several."""
+    by_module: dict[int, tuple[ModuleInfo, list[cst.CSTNode]]] = {}
+    for m, node in found.values():
+        by_module.setdefault(id(m), (m, []))[1].append(node)
+    for m, nodes in by_module.values():
+        if m.spans is not None and not m.library and len(nodes) > 1:
+            m.spans.prefetch_nodes(nodes)
+    return {key: _where(m, node, path if m is info else m.path) for key, (m, node) in found.items()}
 
 
 def _where(module: ModuleInfo, node: cst.CSTNode, path: str) -> str:

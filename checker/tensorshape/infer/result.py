@@ -43,6 +43,10 @@ class CheckSettings:
     type_ignore: bool = True
     #: Seconds one file's analysis may take before it is reported as skipped (0: no bound).
     file_timeout: float = DEFAULT_FILE_TIMEOUT
+    #: Locate where each counted cause was first met (:attr:`FileResult.examples`, for ``--statistics``
+    #: and the JSON summary).  The mypy plugin reports no statistics and turns this off: a location
+    #: costs a code generation of the statement (class member) that holds it.
+    examples: bool = True
 
 
 @dataclass(slots=True)

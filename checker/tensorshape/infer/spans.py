@@ -27,7 +27,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from ..model.diagnostics import Span
-from .summaries import body_loads, statement_index
+from .summaries import body_loads, node_ids, statement_index
 from .syntax import code_children
 from .toplevel import LineScanner, split_lines, statement_starts
 
@@ -40,7 +40,7 @@ class SpanTable:
     __slots__ = (
         "module", "_nodes", "_index", "_positions", "_offsets", "_whole", "_source", "_first", "_by_stmt",
         "_hints", "at_statement", "_holders", "_holders_at", "_ast", "_members", "_by_member", "_scan",
-        "_partial", "_found", "also_track", "_unit_found",
+        "_partial", "_found", "also_track", "_unit_found", "_ids",
     )  # fmt: skip
 
     def __init__(self, module: cst.Module, source: str | bytes | None = None, first: list[int] | None = None):
@@ -85,6 +85,9 @@ class SpanTable:
         self.also_track: Callable[[tuple[int, int | None]], Iterable[cst.CSTNode]] | None = None
         #: The positions found by those shared generations, by unit.
         self._unit_found: dict[tuple[int, int | None], Mapping[cst.CSTNode, object]] = {}
+        #: The ids of the nodes of each top-level statement asked about (:meth:`_holds`), with the count of
+        #: function bodies loaded from summaries when they were collected.
+        self._ids: dict[int, tuple[int, frozenset[int]]] = {}
 
     def ticket(self, node: cst.CSTNode, start: int = 0, length: int = 0) -> Span:
         """A placeholder span for ``node`` (optionally a character range inside it)."""
@@ -284,9 +287,7 @@ class SpanTable:
 
     def _locate(self, node: cst.CSTNode, i: int) -> object | None:
         if self._positions is None and self._first_lines():
-            hint = self._hints[i]
-            if hint < 0:  # found by identity: generating the code of every statement before it costs more
-                hint = self._holder(node)
+            hint = self._statement_of(i)
             if hint >= 0:
                 rng = self._in_member(hint, node)
                 if rng is not None:
@@ -300,6 +301,26 @@ class SpanTable:
                     if rng is not None:
                         return rng
         return self._provider().get(node)
+
+    def _statement_of(self, i: int) -> int:
+        """The top-level statement holding the ``i``-th node (-1: none found): the one analysed when its
+        ticket was taken, if it holds the node, else found by identity."""
+        node = self._nodes[i]
+        hint = self._hints[i]
+        if hint >= 0 and self._holds(hint, node):
+            return hint
+        # A ticket taken while another statement was analysed (a callee of the same module run from
+        # it), or with none: generating the code of statements without the node costs more than a walk.
+        return self._holder(node)
+
+    def _holds(self, k: int, node: cst.CSTNode) -> bool:
+        """Whether the ``k``-th top-level statement holds ``node`` (its ids are collected again when the
+        node is missing and function bodies were loaded since)."""
+        loads = body_loads()
+        got = self._ids.get(k)
+        if got is None or (id(node) not in got[1] and loads != got[0]):
+            got = self._ids[k] = (loads, frozenset(node_ids(self.module.body[k])))
+        return id(node) in got[1]
 
     def _holder(self, node: cst.CSTNode) -> int:
         """The top-level statement holding ``node`` (-1: none); the index is made again when a node
@@ -336,6 +357,11 @@ class SpanTable:
         self._prefetch(tickets)
         return map_spans(items, lambda s: self.resolve(s) if s.line < 0 else s)
 
+    def prefetch_nodes(self, nodes: Iterable[cst.CSTNode]) -> None:
+        """Compute the positions of ``nodes`` (of this module) ahead of :meth:`resolve`: one pass per statement
+        (class member) holding several of them, as :meth:`resolve_all` does for diagnostics."""
+        self._prefetch([-self.ticket(n).line - 1 for n in nodes])
+
     def _prefetch(self, tickets: list[int]) -> None:
         """Compute the positions of the nodes of ``tickets``, one pass per statement (class member) that
         holds several of them (a single one is found by :meth:`_position` as cheaply), or that holds one
@@ -347,7 +373,7 @@ class SpanTable:
             node = self._nodes[i]
             if id(node) in self._found:
                 continue
-            k = self._hints[i] if self._hints[i] >= 0 else self._holder(node)
+            k = self._statement_of(i)
             if k < 0 or k in self._by_stmt:
                 continue
             stmt = self.module.body[k]

@@ -237,21 +237,28 @@ def statement_index(module: cst.Module) -> dict[int, int]:
     cannot hold a node the analysis met, and is not loaded to look."""
     out: dict[int, int] = {}
     for k, stmt in enumerate(module.body):
-        todo: list[Any] = [stmt]
-        while todo:
-            n = todo.pop()
-            t: type = type(n)
-            kind = node_kind(t)
-            if kind == SEQUENCE:
-                todo.extend(n)
-                continue
-            if kind != NODE or not _inner(t):
-                continue
-            out[id(n)] = k
-            if t is LazyFunctionDef and isinstance(_BODY.__get__(n), _Blob):
-                todo.extend(getattr(n, name) for name in _FIELDS)
-            else:
-                todo.extend(node_layout(t)[0](n))
+        out.update(dict.fromkeys(node_ids(stmt), k))
+    return out
+
+
+def node_ids(stmt: cst.CSTNode) -> list[int]:
+    """The ids of ``stmt`` and of the nodes under it, as :func:`statement_index` indexes them."""
+    out: list[int] = []
+    todo: list[Any] = [stmt]
+    while todo:
+        n = todo.pop()
+        t: type = type(n)
+        kind = node_kind(t)
+        if kind == SEQUENCE:
+            todo.extend(n)
+            continue
+        if kind != NODE or not _inner(t):
+            continue
+        out.append(id(n))
+        if t is LazyFunctionDef and isinstance(_BODY.__get__(n), _Blob):
+            todo.extend(getattr(n, name) for name in _FIELDS)
+        else:
+            todo.extend(node_layout(t)[0](n))
     return out
 
 
