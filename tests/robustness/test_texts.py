@@ -95,8 +95,18 @@ def test_the_language_server_writes_nothing_after_exit() -> None:
     assert w.closed
 
 
+#: Known gaps, each with its cause as far as it is known.
+_HOVER_GAPS = {
+    "mixed-newlines": "hover on a text mixing CR, CRLF and LF line endings answers nothing: `check` reports "
+    "the same places as for LF, so the server's own mapping of positions is at fault (not yet found)",
+}
+
 _HOVERED = [
-    pytest.param(name, marks=[] if name in FAST_TEXTS else [pytest.mark.slow])
+    pytest.param(
+        name,
+        marks=([] if name in FAST_TEXTS else [pytest.mark.slow])
+        + ([pytest.mark.xfail(reason=_HOVER_GAPS[name], strict=True)] if name in _HOVER_GAPS else []),
+    )
     for name in TEXTS
     if name not in {"lines-100k", "plus-chain-100k", "decorator-100k-args", "line-1mb-list"}
 ]

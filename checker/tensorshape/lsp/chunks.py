@@ -25,6 +25,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..infer.project import ParseFailure, parse_source
+from ..infer.source import null_byte
 from ..infer.spans import nodes_positions
 from ..infer.syntax import code_children
 from ..infer.toplevel import LineScanner, split, split_lines
@@ -251,6 +252,12 @@ class ChunkPool:
 
         Identical texts get distinct chunks (their nodes must be distinct), in order of appearance."""
         lines = split_lines(source)
+        if null_byte(source) is not None:
+            # Python refuses the whole text, a NUL in a comment too (chunks of comments are never parsed).
+            whole = _make_chunk(source)
+            whole.line = 0
+            self._by_text = {source: [whole]}
+            return lines, [whole]
         top = self._scanner.starts(lines)
         used: dict[str, list[Chunk]] = {}
         out = []
