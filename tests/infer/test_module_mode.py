@@ -336,7 +336,7 @@ def test_a_global_module_read_in_a_function_has_an_unknown_mode() -> None:
 
 def test_statistics_count_training_reads_whose_mode_stays_unknown() -> None:
     assert check_source(GENERIC).stats.get("mode-unknown") == 1
-    assert check_source(PROGRAM).stats.get("mode-unknown") == 0
+    assert check_source(PROGRAM).stats.get("mode-unknown", 0) == 0
 
 
 TRAINER = """\

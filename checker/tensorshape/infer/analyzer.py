@@ -688,7 +688,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
     def statistics(self) -> Counter[str]:
         """Tensor expressions by how much of their shape is known, plus unknown ops."""
         out: Counter[str] = Counter({k: v for k, v in self.stats.items()})
-        out["mode-unknown"] = sum(1 for known in self.mode_reads.values() if not known)
+        unknown_modes = sum(1 for known in self.mode_reads.values() if not known)
+        if unknown_modes:  # a Counter keeps no zero entries (a blank file's result has no statistics)
+            out["mode-unknown"] = unknown_modes
         for node, value in self._observed.values():
             s = value.shape
             if s.is_static:
