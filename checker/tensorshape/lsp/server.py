@@ -20,6 +20,7 @@ from ..infer.api import CheckSettings
 from ..infer.deadline import FileTimeout, deadline
 from ..infer.memory import tune_gc
 from ..infer.project import Project
+from ..infer.toplevel import split_lines
 from ..model import codes
 from ..model.diagnostics import Severity
 from .analysis import Analysis, lsp_settings, utf16_column
@@ -183,7 +184,7 @@ def build_server() -> TensorshapeServer:
         a = ls.analyses.get(params.text_document.uri)
         if a is None:
             return None
-        lines = ls.workspace.get_text_document(params.text_document.uri).lines
+        lines = _lines(ls, params.text_document.uri)
         line, col = params.position.line + 1, params.position.character
         best = None
         for s in a.shapes:
@@ -210,7 +211,7 @@ def build_server() -> TensorshapeServer:
         a = ls.analyses.get(params.text_document.uri)
         if a is None:
             return []
-        lines = ls.workspace.get_text_document(params.text_document.uri).lines
+        lines = _lines(ls, params.text_document.uri)
         hints: dict[int | tuple[int, int], lsp.InlayHint] = {}
         first, last = params.range.start.line + 1, params.range.end.line + 1
         for s in a.shapes:
@@ -236,7 +237,7 @@ def build_server() -> TensorshapeServer:
     def code_actions(ls: TensorshapeServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
         doc = ls.workspace.get_text_document(uri)
-        lines = doc.lines
+        lines = split_lines(doc.source)
         out: list[lsp.CodeAction] = []
         for d in params.context.diagnostics:
             code = str(d.code) if d.code is not None else None
@@ -292,7 +293,7 @@ def build_server() -> TensorshapeServer:
                 new = instrument_source(doc.source, _path(uri)).source
                 added = [
                     (i, ln)
-                    for i, ln in enumerate(new.splitlines(keepends=True))
+                    for i, ln in enumerate(split_lines(new))
                     if ln.rstrip().endswith("# tensorshape: instrument") and "check_shapes" in ln
                 ]
                 for _, ln in added:
@@ -361,6 +362,12 @@ def _keepdim_fix(text: str) -> str | None:
     args = m.group(2).strip()
     new = f".{m.group(1)}({args + ', ' if args else ''}keepdim=True)"
     return text[: m.start()] + new + text[m.end() :]
+
+
+def _lines(ls: TensorshapeServer, uri: str) -> list[str]:
+    """The document's lines as Python and LSP split them (``\\n``, ``\\r\\n``, ``\\r``): not pygls's
+    ``lines`` (``str.splitlines``, which also breaks at a form feed, U+2028 and others)."""
+    return split_lines(ls.workspace.get_text_document(uri).source)
 
 
 def _u(lines: Sequence[str], line: int, col: int) -> int:
@@ -487,7 +494,7 @@ def _publish(ls: TensorshapeServer, uri: str, version: int | None, source: str, 
     """Publish an analysis's diagnostics, unless a newer version of the document is on its way."""
     if ls.workspace.get_text_document(uri).version != version:
         return False
-    lines = source.splitlines()
+    lines = split_lines(source)
     diags = [
         lsp.Diagnostic(
             range=_range(lines, d.span),
