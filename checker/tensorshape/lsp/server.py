@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types as lsp
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument, Workspace
 
 from .. import __version__
 from ..infer.api import CheckSettings
@@ -117,6 +118,30 @@ class _ClosingWriter(StdoutWriter):
             super().write(data)
 
 
+class _PythonLinesDocument(TextDocument):
+    """A document whose lines are LSP's (``\\n``, ``\\r\\n``, ``\\r``), as Python's: pygls splits them with
+    ``str.splitlines``, which also breaks at a form feed, U+2028 and others, so that an incremental edit
+    after such a character in a comment landed on another line than the editor's."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return split_lines(self.source)
+
+
+class _PythonLinesWorkspace(Workspace):
+    def _create_text_document(
+        self, doc_uri: str, source: str | None = None, version: int | None = None, language_id: str | None = None
+    ) -> TextDocument:
+        return _PythonLinesDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+        )
+
+
 def _path(uri: str) -> str:
     parsed = urlparse(uri)
     return unquote(parsed.path) if parsed.scheme == "file" else uri
@@ -138,6 +163,8 @@ def build_server() -> TensorshapeServer:
             roots = [Path(_path(params.root_uri))]
         ls.roots = roots
         ls.client_options = params.initialization_options
+        # pygls has just made the workspace (no documents yet): its documents get LSP's lines.
+        ls.workspace.__class__ = _PythonLinesWorkspace
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: TensorshapeServer, params: lsp.InitializedParams) -> None:
