@@ -111,3 +111,21 @@ def _load(path: Path) -> object:
     sys.modules[path.stem] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def test_in_process_checks_do_not_depend_on_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 17 (reported, not reproduced): ``instrument_source`` reads no configuration, so a
+    ``pyproject.toml`` above the working directory (here one that excludes everything) changes
+    nothing; the CLI, which reads it for ``file_timeout`` only, inserts the same checks."""
+    src = "import torch.nn.functional as F\n\n\ndef f(x, w):\n    return F.linear(x, w)\n\n\ndef g(y, v):\n    return F.linear(y, v)\n"
+    elsewhere = instrument_source(src, str(tmp_path / "elsewhere.py")).checks
+    (tmp_path / "pyproject.toml").write_text('[tool.tensorshape]\nexclude = ["*"]\nfile_timeout = 0\n')
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "m.py").write_text(src)
+    monkeypatch.chdir(bench)
+    assert instrument_source(src, "m.py").checks == instrument_source(src).checks == elsewhere == 2
+    assert main(["instrument", "m.py"]) == 0
+    assert "2 checks and 0 decorated functions in 1 file(s)" in capsys.readouterr().err

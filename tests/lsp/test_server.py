@@ -140,6 +140,58 @@ async def test_utf16_columns(client: LanguageClient) -> None:
     assert d.range.start.character == len(line[:col].encode("utf-16-le")) // 2
 
 
+#: Characters that ``str.splitlines`` (and so pygls' document lines) takes for line breaks, though
+#: Python and LSP do not: in a comment they are part of its line.
+NOT_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def test_document_lines_are_lsp_lines() -> None:
+    """pygls's own document puts this edit at the end of the comment, one line too high."""
+    from tensorshape.lsp.server import _PythonLinesDocument
+
+    doc = _PythonLinesDocument("file:///m.py", f"import torch\r\n# a{NOT_BREAKS}b\nx = torch.zeros(4, 5)\r")
+    at = types.Range(start=types.Position(line=2, character=16), end=types.Position(line=2, character=17))
+    doc.apply_change(types.TextDocumentContentChangePartial(range=at, text="3"))
+    assert doc.source == f"import torch\r\n# a{NOT_BREAKS}b\nx = torch.zeros(3, 5)\r"
+    assert len(doc.lines) == 3
+
+
+async def test_lines_are_the_lines_python_and_lsp_see(client: LanguageClient) -> None:
+    """Columns in UTF-16 units are counted on the right line, after a comment with characters that
+    ``str.splitlines`` breaks at, and after lines ended by CR and CRLF."""
+    text = f'import torch\r# a{NOT_BREAKS}b\r\ns = "é😀"; x = torch.zeros(2, 3) @ torch.zeros(4, 5)\ny = torch.zeros(2, 3)  # 😀\n'
+    compile(text, "lines.py", "exec")
+    uri = await _open(client, "lines.py", text)
+    (d,) = [x for x in client.diagnostics[uri] if x.code == "TS101"]
+    line = '\ns = "é😀"; x = torch.zeros(2, 3) @ torch.zeros(4, 5)'.splitlines()[1]
+    utf16 = len(line[: line.index("torch.zeros(4")].encode("utf-16-le")) // 2
+    assert (d.range.start.line, d.range.start.character) == (2, utf16)
+    at = len(line[: line.index("torch.zeros(2")].encode("utf-16-le")) // 2
+    where = types.TextDocumentIdentifier(uri=uri)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=where, position=types.Position(line=2, character=at))
+    )
+    assert hover is not None and "[2 3]" in hover.contents.value  # type: ignore[union-attr]
+    assert hover.range is not None and hover.range.start == types.Position(line=2, character=at)
+    everything = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=4, character=0))
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=where, range=everything))
+    assert (": [2 3]", 3, 1) in [(h.label, h.position.line, h.position.character) for h in hints]
+    # An incremental edit lands where the editor made it: `torch.zeros(4, 5)` -> `torch.zeros(3, 5)`.
+    four = types.Position(line=2, character=utf16 + len("torch.zeros("))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=four, end=types.Position(line=2, character=four.character + 1)), text="3"
+                )
+            ],
+        )
+    )
+    await settled(client, uri, 2)
+    assert [x.code for x in client.diagnostics[uri]] == []
+
+
 async def _change(client: LanguageClient, uri: str, version: int, text: str) -> None:
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(

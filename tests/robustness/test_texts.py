@@ -13,10 +13,11 @@ from tensorshape.annotate.static import annotate_statically
 from tensorshape.cli.main import main
 from tensorshape.infer.api import CheckSettings, check_file, check_source
 from tensorshape.infer.project import FileSkipped
+from tensorshape.infer.toplevel import split_lines
 from tensorshape.lsp.server import MAX_DOCUMENT, _ClosingWriter
 
 from .harness import lsp_hover_after_analysis
-from .texts import BASE, FAST_TEXTS, TEXTS
+from .texts import BASE, FAST_TEXTS, HOVER, TEXTS, _mixed_newlines
 
 
 def _compiles(data: str) -> bool:
@@ -95,21 +96,27 @@ def test_the_language_server_writes_nothing_after_exit() -> None:
     assert w.closed
 
 
-#: Known gaps, each with its cause as far as it is known.
-_HOVER_GAPS = {
-    "mixed-newlines": "hover on a text mixing CR, CRLF and LF line endings answers nothing: `check` reports "
-    "the same places as for LF, so the server's own mapping of positions is at fault (not yet found)",
-}
-
 _HOVERED = [
-    pytest.param(
-        name,
-        marks=([] if name in FAST_TEXTS else [pytest.mark.slow])
-        + ([pytest.mark.xfail(reason=_HOVER_GAPS[name], strict=True)] if name in _HOVER_GAPS else []),
-    )
+    pytest.param(name, marks=[] if name in FAST_TEXTS else [pytest.mark.slow])
     for name in TEXTS
     if name not in {"lines-100k", "plus-chain-100k", "decorator-100k-args", "line-1mb-list"}
 ]
+
+
+@pytest.mark.parametrize("name", list(TEXTS))
+def test_each_text_has_f_linear_where_it_is_hovered(name: str) -> None:
+    """In Python's lines of the text (as an editor decodes it), ``F.linear`` is at :data:`texts.HOVER`:
+    the hover test asks there (the mixed line endings once made a CR and an LF one CRLF, a line less)."""
+    text = TEXTS[name].decode("utf-8-sig", "replace")
+    line = split_lines(text)[HOVER[0]]
+    assert line[HOVER[1] :].startswith("F.linear(x, w)"), repr(line)
+
+
+def test_mixed_newlines_keep_every_line() -> None:
+    text = BASE + "\n\ndef g(x, w):\n    y = F.linear(x, w)\n    return y\n"
+    mixed = _mixed_newlines(text)
+    assert {"\r\n", "\n", "\r"} == {ln[len(ln.rstrip("\r\n")) :] for ln in split_lines(mixed)}
+    assert [ln.rstrip("\r\n") for ln in split_lines(mixed)] == text.splitlines()
 
 
 @pytest.fixture(scope="module")

@@ -30,8 +30,10 @@ def _if_nest(depth: int) -> str:
 
 
 def _mixed_newlines(text: str) -> str:
+    """``text``'s lines ended by CRLF, LF and CR in turn.  A CR is always followed by a CRLF: a CR
+    that ends a line before an empty line ended by LF would make one CRLF, one line less."""
     lines = text.split("\n")
-    ends = ("\r\n", "\r", "\n")
+    ends = ("\r\n", "\n", "\r")
     return "".join(line + ends[i % 3] for i, line in enumerate(lines[:-1])) + lines[-1]
 
 

@@ -10,6 +10,7 @@ form ``instrument`` writes, carrying the marker as its comment.  Nothing else
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import gc
 import json
@@ -157,6 +158,8 @@ def remove(source: str) -> str:
     if not candidates:
         return source
     with _no_cycle_collection():
+        if _all_code(source, lines, candidates):
+            return "".join(line for i, line in enumerate(lines, 1) if i not in candidates)
         module = _parse(source)
         if _count_inserted(module) != len(candidates):
             # Some candidate lines are not code (inside a string): find each inserted line's position.
@@ -164,6 +167,65 @@ def remove(source: str) -> str:
             MetadataWrapper(module, unsafe_skip_copy=True).visit(v)
             candidates = v.lines
     return "".join(line for i, line in enumerate(lines, 1) if i not in candidates)
+
+
+#: An inserted line exactly: its indentation, the check statement or the decorator's ``@``, the code, the marker.
+_EXACT = re.compile(
+    r"(?P<lead>[ \t\x0c]*(?P<at>@[ \t]*)?)(?P<code>"
+    + re.escape(_RT)
+    + r"\.(?:check_shapes\(.*\)|shapecheck))[ \t]*"
+    + re.escape(MARKER)
+    + r"[ \t]*$"
+)
+
+
+def _all_code(source: str, lines: list[str], candidates: set[int]) -> bool:
+    """Whether every candidate line is, by Python's own (fast) parser, one whole check statement or
+    one decorator of ``instrument``'s form with the marker after it: the lines libcst would find
+    (:func:`remove` then needs no libcst tree).  False when in doubt (a candidate in a string, a
+    statement that shares its line or continues another, a text ``ast`` refuses): libcst decides.
+    Every line libcst would find holds the runtime's name, once: any other occurrence, and libcst decides."""
+    if source.count(_RT) != len(candidates):
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    checks: dict[int, list[ast.stmt]] = {}
+    decorators: dict[int, list[ast.expr]] = {}
+    stack: list[list[ast.stmt]] = [tree.body]
+    while stack:
+        for st in stack.pop():
+            checks.setdefault(st.lineno, []).append(st)
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for d in st.decorator_list:
+                    decorators.setdefault(d.lineno, []).append(d)
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(st, name, None)
+                if isinstance(block, list):
+                    stack.append(block)
+            for inner in (*getattr(st, "handlers", ()), *getattr(st, "cases", ())):
+                stack.append(inner.body)
+    for i in candidates:
+        m = _EXACT.match(lines[i - 1].rstrip("\r\n"))
+        if m is None:
+            return False
+        start = len(m.group("lead"))  # ASCII: characters are bytes
+        end = len(lines[i - 1][: m.end("code")].encode())
+        node: ast.stmt | ast.expr
+        if m.group("at"):
+            found = decorators.get(i, [])
+            if len(found) != 1 or m.group("code") != _DECORATOR:
+                return False
+            (node,) = found
+        else:
+            sts = checks.get(i, [])
+            if len(sts) != 1 or not isinstance(sts[0], ast.Expr) or not isinstance(sts[0].value, ast.Call):
+                return False
+            node = sts[0]
+        if (node.lineno, node.end_lineno, node.col_offset, node.end_col_offset) != (i, i, start, end):
+            return False
+    return True
 
 
 def _parse(source: str) -> cst.Module:

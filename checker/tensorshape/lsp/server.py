@@ -14,12 +14,14 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types as lsp
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument, Workspace
 
 from .. import __version__
 from ..infer.api import CheckSettings
 from ..infer.deadline import FileTimeout, deadline
 from ..infer.memory import tune_gc
 from ..infer.project import Project
+from ..infer.toplevel import split_lines
 from ..model import codes
 from ..model.diagnostics import Severity
 from .analysis import Analysis, lsp_settings, utf16_column
@@ -116,6 +118,30 @@ class _ClosingWriter(StdoutWriter):
             super().write(data)
 
 
+class _PythonLinesDocument(TextDocument):
+    """A document whose lines are LSP's (``\\n``, ``\\r\\n``, ``\\r``), as Python's: pygls splits them with
+    ``str.splitlines``, which also breaks at a form feed, U+2028 and others, so that an incremental edit
+    after such a character in a comment landed on another line than the editor's."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return split_lines(self.source)
+
+
+class _PythonLinesWorkspace(Workspace):
+    def _create_text_document(
+        self, doc_uri: str, source: str | None = None, version: int | None = None, language_id: str | None = None
+    ) -> TextDocument:
+        return _PythonLinesDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+        )
+
+
 def _path(uri: str) -> str:
     parsed = urlparse(uri)
     return unquote(parsed.path) if parsed.scheme == "file" else uri
@@ -137,6 +163,8 @@ def build_server() -> TensorshapeServer:
             roots = [Path(_path(params.root_uri))]
         ls.roots = roots
         ls.client_options = params.initialization_options
+        # pygls has just made the workspace (no documents yet): its documents get LSP's lines.
+        ls.workspace.__class__ = _PythonLinesWorkspace
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: TensorshapeServer, params: lsp.InitializedParams) -> None:
@@ -183,7 +211,7 @@ def build_server() -> TensorshapeServer:
         a = ls.analyses.get(params.text_document.uri)
         if a is None:
             return None
-        lines = ls.workspace.get_text_document(params.text_document.uri).lines
+        lines = _lines(ls, params.text_document.uri)
         line, col = params.position.line + 1, params.position.character
         best = None
         for s in a.shapes:
@@ -210,7 +238,7 @@ def build_server() -> TensorshapeServer:
         a = ls.analyses.get(params.text_document.uri)
         if a is None:
             return []
-        lines = ls.workspace.get_text_document(params.text_document.uri).lines
+        lines = _lines(ls, params.text_document.uri)
         hints: dict[int | tuple[int, int], lsp.InlayHint] = {}
         first, last = params.range.start.line + 1, params.range.end.line + 1
         for s in a.shapes:
@@ -236,7 +264,7 @@ def build_server() -> TensorshapeServer:
     def code_actions(ls: TensorshapeServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
         doc = ls.workspace.get_text_document(uri)
-        lines = doc.lines
+        lines = split_lines(doc.source)
         out: list[lsp.CodeAction] = []
         for d in params.context.diagnostics:
             code = str(d.code) if d.code is not None else None
@@ -292,7 +320,7 @@ def build_server() -> TensorshapeServer:
                 new = instrument_source(doc.source, _path(uri)).source
                 added = [
                     (i, ln)
-                    for i, ln in enumerate(new.splitlines(keepends=True))
+                    for i, ln in enumerate(split_lines(new))
                     if ln.rstrip().endswith("# tensorshape: instrument") and "check_shapes" in ln
                 ]
                 for _, ln in added:
@@ -361,6 +389,12 @@ def _keepdim_fix(text: str) -> str | None:
     args = m.group(2).strip()
     new = f".{m.group(1)}({args + ', ' if args else ''}keepdim=True)"
     return text[: m.start()] + new + text[m.end() :]
+
+
+def _lines(ls: TensorshapeServer, uri: str) -> list[str]:
+    """The document's lines as Python and LSP split them (``\\n``, ``\\r\\n``, ``\\r``): not pygls's
+    ``lines`` (``str.splitlines``, which also breaks at a form feed, U+2028 and others)."""
+    return split_lines(ls.workspace.get_text_document(uri).source)
 
 
 def _u(lines: Sequence[str], line: int, col: int) -> int:
@@ -487,7 +521,7 @@ def _publish(ls: TensorshapeServer, uri: str, version: int | None, source: str, 
     """Publish an analysis's diagnostics, unless a newer version of the document is on its way."""
     if ls.workspace.get_text_document(uri).version != version:
         return False
-    lines = source.splitlines()
+    lines = split_lines(source)
     diags = [
         lsp.Diagnostic(
             range=_range(lines, d.span),
