@@ -1143,6 +1143,10 @@ def foreach(data: st.DataObject, qualname: str) -> Call:
         return _call(qualname, xs, tensors(), tensors(), value)
     if base == "lerp":
         return _call(qualname, xs, tensors(), operand(True))
+    if base == "copy":
+        return _call(qualname, xs, tensors())
+    if base == "norm":
+        return _call(qualname, xs, *([data.draw(st.sampled_from([1, 2]))] if data.draw(st.booleans()) else []))
     other = operand(base in ("mul", "div", "maximum", "minimum", "pow", "add", "sub"))
     if base in ("add", "sub") and isinstance(other, list) and other and isinstance(other[0], T):
         if data.draw(st.booleans(), label="alpha"):

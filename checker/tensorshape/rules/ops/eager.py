@@ -376,7 +376,7 @@ def foreach(call: Call) -> Value:
     of the operands after the list ``self``): each operand is a number, a 0-d tensor (binary ops), a
     list of numbers, or a list of tensors as long as ``self`` whose items broadcast with ``self``'s
     pairwise.  The in-place ops (``inplace=True``) write into ``self``'s tensors, so each result must
-    keep its tensor's shape; both return the list of results."""
+    keep its tensor's shape; both return the list of results.  ``norm=True``: one 0-d norm per item."""
     xs = call.value("self")
     if not isinstance(xs, TupleV) or not all(isinstance(x, TensorV) for x in xs.items):
         return UnknownV(xs.source if isinstance(xs, UnknownV) else UnknownSource.UNSUPPORTED)
@@ -420,7 +420,8 @@ def foreach(call: Call) -> Value:
                 "an in-place foreach op writes into self's tensors: the others must broadcast to their shapes",
             )
             return UnknownV(UnknownSource.ERROR)
-        out.append(TensorV(x.shape if call.params.get("inplace") else got, x.dtype if x.dtype in _FLOATING else None))
+        kept = x.shape if call.params.get("inplace") else got
+        out.append(TensorV(Shape(()) if call.params.get("norm") else kept, x.dtype if x.dtype in _FLOATING else None))
     return TupleV(tuple(out), SeqKind.LIST)
 
 
