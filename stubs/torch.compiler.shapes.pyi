@@ -1,6 +1,7 @@
-# `torch.compiler.is_compiling()`: False when the code runs as Python (eager mode).
+# `torch.compiler.is_compiling()` and `is_exporting()`: False when the code runs as Python (eager mode).
 
-from tensorshape.rules.stubdsl import rule
+from tensorshape.rules.stubdsl import names, rule
 
 @rule("eager_constant", value=False)
-def is_compiling() -> bool: ...
+@names("is_compiling", "is_exporting")
+def _eager() -> bool: ...

@@ -343,6 +343,9 @@ def scalar_tensor(s: float, *, dtype=None, layout=None, device=None, pin_memory:
 @rule("view_as_real")
 def view_as_real(input) -> Tensor: ...
 
+@rule("bucketize")
+def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False, out=None) -> Tensor: ...
+
 def view_as_complex(input: "*s 2") -> "*s": ...
 
 @rule("unique")
@@ -350,3 +353,50 @@ def unique(input, sorted: bool = True, return_inverse: bool = False, return_coun
 
 @rule("repeat_interleave")
 def repeat_interleave(input, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor: ...
+
+# -- `torch._foreach_*`: one op over lists of tensors (the optimizers' fused steps) ------------------------
+# `@rule("foreach", operands=...)`: the operands after the list `self` (a number, a 0-d tensor, a list of
+# numbers, or a list of tensors broadcasting item by item); `inplace=True`: each item keeps its shape.
+@rule("foreach", operands=())
+@names("_foreach_sqrt", "_foreach_exp", "_foreach_log", "_foreach_abs", "_foreach_neg", "_foreach_reciprocal", "_foreach_sign")
+def _foreach_unary(self) -> list: ...
+
+@rule("foreach", operands=(), inplace=True)
+@names("_foreach_sqrt_", "_foreach_exp_", "_foreach_log_", "_foreach_abs_", "_foreach_neg_", "_foreach_reciprocal_", "_foreach_sign_", "_foreach_zero_")
+def _foreach_unary_(self) -> list: ...
+
+@rule("foreach", operands=("other",))
+@names("_foreach_add", "_foreach_sub")
+def _foreach_add(self, other, *, alpha=1) -> list: ...
+
+@rule("foreach", operands=("other",), inplace=True)
+@names("_foreach_add_", "_foreach_sub_")
+def _foreach_add_(self, other, *, alpha=1) -> list: ...
+
+@rule("foreach", operands=("other",))
+@names("_foreach_mul", "_foreach_div", "_foreach_maximum", "_foreach_minimum", "_foreach_pow")
+def _foreach_binary(self, other) -> list: ...
+
+@rule("foreach", operands=("other",), inplace=True)
+@names("_foreach_mul_", "_foreach_div_", "_foreach_maximum_", "_foreach_minimum_", "_foreach_pow_")
+def _foreach_binary_(self, other) -> list: ...
+
+@rule("foreach", operands=("tensor1", "tensor2", "value"))
+@names("_foreach_addcdiv", "_foreach_addcmul")
+def _foreach_addc(self, tensor1, tensor2, value=1) -> list: ...
+
+@rule("foreach", operands=("tensor1", "tensor2", "value"), inplace=True)
+@names("_foreach_addcdiv_", "_foreach_addcmul_")
+def _foreach_addc_(self, tensor1, tensor2, value=1) -> list: ...
+
+@rule("foreach", operands=("tensors1", "weights"))
+def _foreach_lerp(self, tensors1, weights) -> list: ...
+
+@rule("foreach", operands=("tensors1", "weights"), inplace=True)
+def _foreach_lerp_(self, tensors1, weights) -> list: ...
+
+@rule("foreach", operands=("src",), inplace=True)
+def _foreach_copy_(self, src, non_blocking: bool = False) -> list: ...
+
+@rule("foreach", operands=(), norm=True)
+def _foreach_norm(self, ord=2, dtype=None) -> list: ...

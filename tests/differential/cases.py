@@ -1097,6 +1097,66 @@ def repeat_interleave(data: st.DataObject, qualname: str) -> Call:
     return _call(qualname, T(s), repeats, **kwargs)
 
 
+def fan_in_and_fan_out(data: st.DataObject, qualname: str) -> Call:
+    return _call(qualname, T(shape(data, 0, 5, st.integers(0, 4))))
+
+
+def bucketize(data: st.DataObject, qualname: str) -> Call:
+    x: Any = data.draw(st.sampled_from([0.5, 2])) if data.draw(st.integers(0, 4)) == 0 else T(shape(data, 0, 3))
+    b = T(data.draw(st.sampled_from([(3,), (1,), (0,), (), (2, 2)])))
+    kwargs = {"out_int32": True} if data.draw(st.booleans(), label="out_int32") else {}
+    return _call(qualname, x, b, **kwargs)
+
+
+def foreach(data: st.DataObject, qualname: str) -> Call:
+    """A list of 0-3 tensors and operands of each kind the op takes: numbers, lists of numbers, 0-d
+    tensors, lists of tensors (usually as long and broadcasting, sometimes not)."""
+    name = qualname.rsplit(".", 1)[1].removeprefix("_foreach_")
+    base = name.rstrip("_")
+    shapes = [shape(data, 0, 3) for _ in range(data.draw(st.integers(0, 3), label="length"))]
+    xs = [T(s) for s in shapes]
+
+    def tensors() -> list[T]:
+        n = len(shapes) if data.draw(st.integers(0, 6)) else data.draw(st.integers(0, 3))
+        out = []
+        for i in range(n):
+            s = shapes[i] if i < len(shapes) else shape(data, 0, 2)
+            out.append(T(s if data.draw(st.integers(0, 2)) else broadcast_partner(data, s)))
+        return out
+
+    def operand(tensor_ok: bool) -> Any:
+        kind = data.draw(st.sampled_from(["number", "numbers", "tensor", "tensors", "tensors"]), label="operand")
+        if kind == "number" or (kind == "tensor" and not tensor_ok):
+            return 0.5
+        if kind == "numbers":
+            return [0.5] * (len(shapes) if data.draw(st.integers(0, 4)) else len(shapes) + 1)
+        if kind == "tensor":
+            return T(() if data.draw(st.integers(0, 3)) else (2,))
+        return tensors()
+
+    if base in _FOREACH_UNARY:
+        return _call(qualname, xs)
+    if base in ("addcdiv", "addcmul"):
+        value = operand(False)
+        if isinstance(value, list) and value and isinstance(value[0], T):
+            value = T((len(shapes) if data.draw(st.integers(0, 3)) else len(shapes) + 1,))
+        return _call(qualname, xs, tensors(), tensors(), value)
+    if base == "lerp":
+        return _call(qualname, xs, tensors(), operand(True))
+    if base == "copy":
+        return _call(qualname, xs, tensors())
+    if base == "norm":
+        return _call(qualname, xs, *([data.draw(st.sampled_from([1, 2]))] if data.draw(st.booleans()) else []))
+    other = operand(base in ("mul", "div", "maximum", "minimum", "pow", "add", "sub"))
+    if base in ("add", "sub") and isinstance(other, list) and other and isinstance(other[0], T):
+        if data.draw(st.booleans(), label="alpha"):
+            return _call(qualname, xs, other, alpha=2)
+    return _call(qualname, xs, other)
+
+
+_FOREACH_UNARY = frozenset({"sqrt", "exp", "log", "abs", "neg", "reciprocal", "sign", "zero"})
+
+
 FAMILIES.update(
     {
         "init": init,
@@ -1107,6 +1167,9 @@ FAMILIES.update(
         "copy_into": copy_into,
         "unique": unique,
         "repeat_interleave": repeat_interleave,
+        "fan_in_and_fan_out": fan_in_and_fan_out,
+        "bucketize": bucketize,
+        "foreach": foreach,
     }
 )
 OVERRIDE.update(

@@ -311,6 +311,27 @@ CASES: dict[str, Call] = {
     "repeat_interleave-repeats-size": m("repeat_interleave", T((2, 3)), T((2,), "int64"), dim=1),
     "repeat_interleave-repeats-2d": m("repeat_interleave", T((2, 3)), T((1, 2), "int64"), dim=0),
     "repeat_interleave-one-arg-0d": f("torch.repeat_interleave", T((), "int64")),
+    # the padding modules, fans, bucketize, torch._foreach_* (issue 15)
+    "_calculate_fan_in_and_fan_out-1d": f("torch.nn.init._calculate_fan_in_and_fan_out", T((4,))),
+    "bucketize-boundaries-2d": f("torch.bucketize", T((2, 3)), T((2, 2))),
+    "bucketize-boundaries-0d": f("torch.bucketize", T((2, 3)), T(())),
+    "ZeroPad2d-rank": mod("ZeroPad2d", (1,), (T((4,)),)),
+    "ConstantPad1d-odd": mod("ConstantPad1d", ((1, 2, 3), 0.5), (T((2, 4)),)),
+    "ReflectionPad2d-too-big": mod("ReflectionPad2d", (4,), (T((1, 3, 4, 4)),)),
+    "ReflectionPad1d-too-small": mod("ReflectionPad1d", ((0, -2),), (T((1, 2)),)),
+    "ReplicationPad2d-too-small": mod("ReplicationPad2d", ((0, -1, 0, -1),), (T((1, 1, 1)),)),
+    "CircularPad1d-rank": mod("CircularPad1d", (1,), (T((4,)),)),
+    "CircularPad2d-rank": mod("CircularPad2d", (1,), (T((4, 4)),)),
+    "CircularPad3d-rank": mod("CircularPad3d", (1,), (T((4, 4, 4)),)),
+    "_foreach_add-lengths": f("torch._foreach_add", [T((2, 3)), T((4,))], [T((3,))]),
+    "_foreach_add-scalars": f("torch._foreach_add", [T((2, 3)), T((4,))], [1, 2, 3]),
+    "_foreach_mul-tensor-1d": f("torch._foreach_mul", [T((2, 3)), T((4,))], T((3,))),
+    "_foreach_div-broadcast": f("torch._foreach_div", [T((2, 3)), T((4,))], [T((5,)), T((4,))]),
+    "_foreach_mul_-inplace": f("torch._foreach_mul_", [T((3,)), T((4,))], [T((2, 3)), T((4,))]),
+    "_foreach_sqrt-empty": f("torch._foreach_sqrt", []),
+    "_foreach_addcdiv-scalars-tensor": f(
+        "torch._foreach_addcdiv", [T((2, 3)), T((4,))], [T((2, 3)), T((4,))], [T((2, 3)), T((4,))], T((1,))
+    ),
 }
 
 #: Calls on which torch raises NotImplementedError for a rank the mode does not take.
@@ -419,6 +440,19 @@ OK: dict[str, Call] = {
     "view_as_real": f("torch.view_as_real", T((2, 3), "complex64")),
     "view_as_complex": f("torch.view_as_complex", T((3, 2))),
     "repeat_interleave-dim": m("repeat_interleave", T((2, 3)), 2, dim=1),
+    "_calculate_fan_in_and_fan_out-2d": f("torch.nn.init._calculate_fan_in_and_fan_out", T((4, 0))),
+    "bucketize-scalar": f("torch.bucketize", 0.5, T((3,))),
+    "ZeroPad2d-one-dim": mod("ZeroPad2d", ((1, 2),), (T((4, 4)),)),
+    "ZeroPad2d-negative": mod("ZeroPad2d", ((-1, 0, 0, 0),), (T((1, 2, 2)),)),
+    "ReflectionPad2d-fits": mod("ReflectionPad2d", (3,), (T((1, 3, 4, 4)),)),
+    "ReplicationPad2d-one-empty": mod("ReplicationPad2d", ((0, 0, 0, -1),), (T((1, 1, 1)),)),
+    "CircularPad2d-3d": mod("CircularPad2d", (1,), (T((3, 4, 4)),)),
+    "_foreach_add-broadcast": f("torch._foreach_add", [T((2, 3)), T((4,))], [T((3,)), T((1,))]),
+    "_foreach_mul-0d": f("torch._foreach_mul", [T((2, 3)), T((4,))], T(())),
+    "_foreach_mul-wider": f("torch._foreach_mul", [T((2, 3)), T((4,))], [T((5, 1, 3)), T((4,))]),
+    "_foreach_addcdiv-scalars-tensor": f(
+        "torch._foreach_addcdiv", [T((2, 3)), T((4,))], [T((2, 3)), T((4,))], [T((2, 3)), T((4,))], T((2,))
+    ),
 }
 
 #: Chains on a fresh ``torch.zeros(shape)``: (shape, [(method, args)...]), where torch raises at the last step.

@@ -268,6 +268,23 @@ def einops_layer(name: str) -> ModuleDraw:
     return draw
 
 
+def padding(kind: str, nd: int) -> ModuleDraw:
+    """The padding modules: an int or a tuple of pads (sometimes of an odd length, or negative),
+    on inputs of every rank around the ones the mode takes, some too small for reflect padding."""
+
+    def draw(data: st.DataObject) -> Call:
+        if data.draw(st.booleans(), label="int padding"):
+            pad: object = data.draw(st.integers(0, 3))
+        else:
+            k = 2 * data.draw(st.integers(1, nd)) + (0 if data.draw(st.integers(0, 6)) else 1)
+            pad = tuple(data.draw(st.integers(-1, 3)) for _ in range(k))
+        init: tuple[object, ...] = (pad, 0.5) if kind == "Constant" else (pad,)
+        x = T(shape(data, max(nd - 1, 1), nd + 2, st.integers(1, 5)))
+        return _m(f"{kind}Pad{nd}d", init, (x,))
+
+    return draw
+
+
 MODULES: dict[str, ModuleDraw] = {
     **{name: einops_layer(name) for name in ("Rearrange", "Reduce")},
     "Linear": linear,
@@ -309,6 +326,11 @@ MODULES: dict[str, ModuleDraw] = {
         )
     },
     "Threshold": same("Threshold", (0.1, 0.0)),
+    **{
+        f"{kind}Pad{n}d": padding(kind, n)
+        for kind in ("Zero", "Constant", "Reflection", "Replication", "Circular")
+        for n in (1, 2, 3)
+    },
 }
 
 #: Module classes without a differential case, and why.

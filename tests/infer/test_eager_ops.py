@@ -111,6 +111,81 @@ CASES = {
         reveal_shape(k.repeat_interleave(3, dim=1))
         reveal_shape(torch.repeat_interleave(k, 2))
         """,
+    "same_padding_with_zero_pad_as_timm_writes_it": """
+        class Conv2dSame(nn.Module):
+            def __init__(self, cin, cout, k, stride):
+                super().__init__()
+                pad = max((stride - 1) + (k - 1) - 0, 0)
+                self.pad = nn.ZeroPad2d((pad // 2, pad - pad // 2, pad // 2, pad - pad // 2))
+                self.conv = nn.Conv2d(cin, cout, k, stride)
+
+            def forward(self, x):
+                return self.conv(self.pad(x))
+
+        reveal_shape(Conv2dSame(3, 8, 3, 2)(torch.randn(2, 3, 15, 15)))
+        reveal_shape(nn.ReflectionPad2d(1)(torch.randn(2, 3, 4, 4)))
+        reveal_shape(nn.ConstantPad1d((0, 3), 0.0)(torch.randn(2, 5)))
+        """,
+    "reflection_pad_wider_than_the_image_is_an_error": """
+        pad = nn.ReflectionPad2d(3)
+        pad(torch.randn(1, 3, 3, 3))  # E: TS108
+        """,
+    "variance_scaling_reads_the_fans": """
+        w = torch.empty(64, 32, 3, 3)
+        fan_in, fan_out = nn.init._calculate_fan_in_and_fan_out(w)
+        std = math.sqrt(1.0 / fan_in)
+        reveal_shape(torch.zeros(fan_in, fan_out))
+        nn.init.trunc_normal_(w, std=std / 0.87962566103423978)
+        """,
+    "fans_of_a_bias_are_an_error": """
+        nn.init._calculate_fan_in_and_fan_out(torch.empty(10))  # E: TS103
+        """,
+    "bucketize_positions": """
+        src = torch.linspace(0, 1, 7)
+        pos = torch.rand(2, 5)
+        idx = torch.bucketize(pos, src)
+        reveal_shape(idx)
+        reveal_shape(src[idx.clamp(max=6)])
+        torch.bucketize(pos, torch.rand(2, 7))  # E: TS103
+        """,
+    "eager_predicates_of_torch_compiler": """
+        x = torch.randn(2, 3)
+        if torch.compiler.is_exporting() or torch.jit.is_scripting():
+            x = x.view(6)
+        reveal_shape(x)
+        """,
+    "devices_as_model_code_builds_them": """
+        device = torch.device("cpu")
+        x = torch.zeros(2, 3, device=device)
+        if device.type == "cpu":
+            x = x.t()
+        reveal_shape(x)
+        reveal_shape(torch.ones(4, device=torch.device(x.device)))
+        torch.device("gpu")  # E: TS108
+        """,
+    "foreach_adam_step": """
+        params = [torch.zeros(4, 3), torch.zeros(4)]
+        grads = [torch.randn(4, 3), torch.randn(4)]
+        exp_avgs = [torch.zeros_like(p) for p in params]
+        exp_avg_sqs = [torch.zeros_like(p) for p in params]
+        torch._foreach_lerp_(exp_avgs, grads, 0.1)
+        torch._foreach_mul_(exp_avg_sqs, 0.999)
+        torch._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - 0.999)
+        denom = torch._foreach_sqrt(exp_avg_sqs)
+        torch._foreach_add_(denom, 1e-8)
+        torch._foreach_addcdiv_(params, exp_avgs, denom, -1e-3)
+        m = torch._foreach_maximum(denom, [torch.zeros(3), torch.zeros(1)])
+        reveal_shape(m[0])
+        reveal_shape(m[1])
+        """,
+    "foreach_lists_of_different_lengths_are_an_error": """
+        params = [torch.zeros(4, 3), torch.zeros(4)]
+        torch._foreach_mul_(params, [torch.zeros(4, 3)])  # E: TS108
+        """,
+    "foreach_in_place_must_keep_each_shape": """
+        params = [torch.zeros(3), torch.zeros(4)]
+        torch._foreach_add_(params, [torch.zeros(2, 3), torch.zeros(4)])  # E: TS102
+        """,
 }
 
 

@@ -532,6 +532,11 @@ class Calls(AnalyzerBase):
             return AttrsV((("bits", IntV(Unknown())), *((k, number) for k in limits), ("dtype", StrV(None))))
         if q == "torch.Size":
             return _size_of(args[0].value) if args else TupleV((), SeqKind.SIZE)
+        if q == "torch.device":
+            device, problem = _device([a.value for a in args], {k: a.value for k, a in kwargs.items()})
+            if problem is not None:
+                self.report(frame, codes.INVALID_ARG, f"torch.device: {problem}", span, "a device string is 'cpu', 'cuda', 'cuda:0', 'mps', ...")
+            return device
         if q.startswith("torch.Tensor.") and args:
             v = engine.call_method(
                 self.core_arg(frame, args[0]),
@@ -1498,6 +1503,41 @@ _CALLABLE_CLASSES = frozenset({"builtins.type", "functools.partial", "types.Func
 _NOT_CLASSES = frozenset(
     {"builtins.tuple", "builtins.list", "functools.partial", "types.FunctionType", "types.MethodType", "torch.Tensor"}
 )
+
+
+#: The device types ``torch.device`` accepts at the start of a device string.
+_DEVICE_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
+    "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)
+
+
+def _device(args: list[Value], kwargs: dict[str, Value]) -> tuple[Value, str | None]:
+    """``torch.device("cuda:1")``, ``torch.device("cuda", 1)``, ``torch.device(x.device)``: an object
+    with ``.type`` and ``.index`` (known when the string is), and torch's error for a string whose
+    device type it does not know."""
+    unknown: Value = AttrsV((("type", StrV(None)), ("index", UnknownV())))
+    first = args[0] if args else kwargs.get("type")
+    if isinstance(first, AttrsV) and first.get("type") is not None and len(args) + len(kwargs) == 1:
+        return first, None
+    if not isinstance(first, StrV) or first.value is None:
+        return unknown, None
+    kind, colon, number = first.value.partition(":")
+    if kind not in _DEVICE_TYPES:
+        return unknown, (
+            f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {first.value}"
+        )
+    index: Value = NONE
+    if colon:
+        if not number.isdigit():
+            return unknown, f"Invalid device string: '{first.value}'"
+        index = IntV(int(number))
+    rest = args[1] if len(args) > 1 else kwargs.get("index")
+    if rest is not None and not isinstance(rest, NoneV):
+        if colon:
+            return unknown, f"type (string) must not include an index because index was passed explicitly: {first.value}"
+        index = rest if isinstance(rest, IntV) else UnknownV()
+    return AttrsV((("type", StrV(kind)), ("index", index))), None
 
 
 def _is_class(v: Value) -> bool:

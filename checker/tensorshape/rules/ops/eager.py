@@ -32,6 +32,7 @@ from ...model.values import (
     unknown_tensor,
 )
 from ...unify import arith
+from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3
 from ..call import Call
 from ..registry import rule
@@ -320,3 +321,155 @@ def _total(call: Call) -> Dim:
     """The output length a tensor of repeats gives: ``output_size`` when given, else a fresh name."""
     size = call.int("output_size") if call.has("output_size") else None
     return size if size is not None and not isinstance(size, Unknown) else call.fresh("repeated")
+
+
+@rule("fan_in_and_fan_out")
+def fan_in_and_fan_out(call: Call) -> Value:
+    """``torch.nn.init._calculate_fan_in_and_fan_out(w)``: ``(w.size(1) * r, w.size(0) * r)`` where
+    ``r`` is the product of the kernel dims (``w.shape[2:]``); a tensor of fewer than 2 dims raises."""
+    t = call.tensor("tensor")
+    if t is None or t.shape.rank is None:
+        return TupleV((IntV(Unknown(UnknownSource.UNSUPPORTED)),) * 2, SeqKind.TUPLE)
+    dims = t.shape.dims
+    if len(dims) < 2:
+        call.error(
+            codes.RANK_MISMATCH,
+            f"Fan in and fan out can not be computed for tensor with fewer than 2 dimensions, got {render_shape(t.shape)}",
+            "tensor",
+            "a weight's fan needs at least two dims (out, in)",
+        )
+        return UnknownV(UnknownSource.ERROR)
+    receptive = arith.prod(dims[2:])
+    return TupleV((IntV(arith.mul(dims[1], receptive)), IntV(arith.mul(dims[0], receptive))), SeqKind.TUPLE)
+
+
+@rule("bucketize")
+def bucketize(call: Call) -> Value:
+    """``torch.bucketize(input, boundaries, *, out_int32=False, right=False)``: the index of each
+    element's bucket, shaped as ``input`` (a Python number gives a 0-d tensor); ``boundaries`` is 1-D."""
+    b = call.tensor("boundaries")
+    if b is not None and b.shape.rank is not None and b.shape.rank != 1:
+        call.error(
+            codes.RANK_MISMATCH,
+            f"boundaries tensor must be 1 dimension, but got dim({b.shape.rank}) {render_shape(b.shape)}",
+            "boundaries",
+            "bucketize searches one sorted 1-D tensor of boundaries",
+        )
+        return _ERR
+    flag = call.bool("out_int32")
+    dtype = None if flag is None else "int32" if flag else "int64"
+    v = call.value("input")
+    if isinstance(v, TensorV):
+        return TensorV(v.shape, dtype)
+    if isinstance(v, FloatV) or (isinstance(v, IntV) and not isinstance(v, MaybeIntV)):
+        return TensorV(Shape(()), dtype)
+    return unknown_tensor(UnknownSource.UNSUPPORTED, dtype)
+
+
+def _numbers(v: Value) -> bool:
+    return isinstance(v, (FloatV, BoolV)) or (isinstance(v, IntV) and not isinstance(v, MaybeIntV))
+
+
+@rule("foreach")
+def foreach(call: Call) -> Value:
+    """``torch._foreach_add(xs, other)`` and the rest of the family (``params["operands"]``: the names
+    of the operands after the list ``self``): each operand is a number, a 0-d tensor (binary ops), a
+    list of numbers, or a list of tensors as long as ``self`` whose items broadcast with ``self``'s
+    pairwise.  The in-place ops (``inplace=True``) write into ``self``'s tensors, so each result must
+    keep its tensor's shape; both return the list of results.  ``norm=True``: one 0-d norm per item."""
+    xs = call.value("self")
+    if not isinstance(xs, TupleV) or not all(isinstance(x, TensorV) for x in xs.items):
+        return UnknownV(xs.source if isinstance(xs, UnknownV) else UnknownSource.UNSUPPORTED)
+    if not xs.items:
+        call.error(codes.INVALID_ARG, "Tensor list must have at least one tensor.", "self")
+        return UnknownV(UnknownSource.ERROR)
+    n = len(xs.items)
+    columns: list[list[Shape | None]] = []  # per operand: each item's shape (None: a number)
+    for name in call.params["operands"]:
+        if not call.has(name) or call.is_none(name):
+            continue
+        col = _operand(call, name, n)
+        if isinstance(col, bool):
+            return UnknownV(UnknownSource.ERROR)
+        if col is None:
+            return TupleV(tuple(unknown_tensor(UnknownSource.UNSUPPORTED) for _ in xs.items), SeqKind.LIST)
+        columns.append(col)
+    out: list[Value] = []
+    for i, x in enumerate(xs.items):
+        assert isinstance(x, TensorV)
+        shapes = [x.shape, *(s for col in columns if (s := col[i]) is not None)]
+        got, issues = broadcast_shapes(shapes, call.facts)
+        for iss in issues:
+            if iss.verdict is Verdict.ERROR:
+                sizes = ", ".join(render_dim(d) for d in iss.dims if d is not None)
+                call.error(
+                    codes.BROADCAST,
+                    f"item {i}: the sizes ({sizes}) at dim {iss.position} do not broadcast "
+                    f"({' with '.join(render_shape(s) for s in shapes)})",
+                    "self",
+                    "the lists are combined item by item: each pair must broadcast",
+                )
+                return UnknownV(UnknownSource.ERROR)
+            if iss.verdict is Verdict.OBLIGATION:
+                call.oblige(f"item {i} of the lists must broadcast (dim {iss.position})", [])
+        if call.params.get("inplace") and shapes_equal(got, x.shape, call.facts) is Verdict.ERROR:
+            call.error(
+                codes.BROADCAST,
+                f"output with shape {render_shape(x.shape)} doesn't match the broadcast shape {render_shape(got)} (item {i})",
+                "self",
+                "an in-place foreach op writes into self's tensors: the others must broadcast to their shapes",
+            )
+            return UnknownV(UnknownSource.ERROR)
+        kept = x.shape if call.params.get("inplace") else got
+        out.append(TensorV(Shape(()) if call.params.get("norm") else kept, x.dtype if x.dtype in _FLOATING else None))
+    return TupleV(tuple(out), SeqKind.LIST)
+
+
+def _operand(call: Call, name: str, n: int) -> list[Shape | None] | None | bool:
+    """One operand of a foreach op, as a shape (or ``None`` for a number) per item of the list;
+    ``None`` when it is not known; ``False`` after an error (never ``True``)."""
+    v = call.value(name)
+    tensor_lists = name != "value" and name != "scalars"
+    if _numbers(v):
+        return [None] * n
+    if isinstance(v, TensorV):
+        r = v.shape.rank
+        if name == "value" or name == "scalars":  # a 1-D tensor of one number per item
+            if r is not None and r != 1:
+                call.error(codes.RANK_MISMATCH, f"the scalars must be a 1-D tensor, got {render_shape(v.shape)}", name)
+                return False
+            k = v.shape.dims[0] if r == 1 else None
+            if type(k) is int and k != n:
+                call.error(
+                    codes.INVALID_ARG,
+                    f"Expected length of scalars to match input of length {n} but got {k} instead.",
+                    name,
+                )
+                return False
+            return [None] * n
+        if r is not None and r != 0:
+            call.error(
+                codes.RANK_MISMATCH,
+                f"scalar tensor expected to be 0 dim but it has {r} dimensions, got {render_shape(v.shape)}",
+                name,
+                "a tensor operand of a foreach op is one number (0-d) for every item; pass a list for one per item",
+            )
+            return False
+        return [None] * n if r == 0 else None
+    if not isinstance(v, TupleV):
+        return None
+    if all(_numbers(x) for x in v.items) and v.items:
+        if len(v.items) != n:
+            call.error(codes.INVALID_ARG, "Tensor list must have same number of elements as scalar list.", name)
+            return False
+        return [None] * n
+    if not tensor_lists or not all(isinstance(x, TensorV) for x in v.items):
+        return None
+    if len(v.items) != n:
+        call.error(
+            codes.INVALID_ARG,
+            f"Tensor lists must have the same number of tensors, got {n} and {len(v.items)}",
+            name,
+        )
+        return False
+    return [x.shape if isinstance(x, TensorV) else None for x in v.items]

@@ -1232,7 +1232,7 @@ def call_float(v: Value) -> float | None:
     return None
 
 
-def _mode_pad_fits(call: Call, s: Shape, p: Sequence[Dim], mode: str) -> bool:
+def _mode_pad_fits(call: Call, s: Shape, p: Sequence[Dim], mode: str, at: str) -> bool:
     """reflect/replicate/circular padding: the input's rank fits the pad length (2 pads: 2-D or 3-D input,
     4: 3-D or 4-D, 6: 4-D or 5-D), every padded dim is non-empty, and each reflect pad is less than its
     dim (circular: at most its dim)."""
@@ -1265,7 +1265,7 @@ def _mode_pad_fits(call: Call, s: Shape, p: Sequence[Dim], mode: str) -> bool:
                     codes.INVALID_ARG,
                     f"{mode} padding {q} must be {'less than' if mode == 'reflect' else 'at most'} dim "
                     f"{s.rank - 1 - j} of {render_shape(s)}",
-                    "pad",
+                    at,
                     "reflect padding mirrors the dim without its edge, so it needs pad < size",
                 )
                 return False
@@ -1274,32 +1274,73 @@ def _mode_pad_fits(call: Call, s: Shape, p: Sequence[Dim], mode: str) -> bool:
 
 @rule("pad")
 def pad(call: Call) -> Value:
+    return _padded(call, call.ints("pad"), call.str("mode") or "constant", "pad")
+
+
+#: The padding modules' name for the mode ``F.pad`` takes.
+_PAD_MODES = {"zero": "constant"}
+
+
+@rule("pad_module")
+def pad_module(call: Call) -> Value:
+    """``nn.ZeroPad2d(p)``, ``nn.ReflectionPad1d((l, r))``, ...: ``F.pad`` with the module's padding (an
+    int is the same pad on both sides of each of its ``nd`` dims)."""
+    n = call.params["nd"]
+    v = call.value("padding")
+    p = call.ints("padding") if isinstance(v, (TupleV, SeqV)) else None
+    if p is None and not isinstance(v, (TupleV, SeqV)):
+        d = as_dim(v)
+        p = (d,) * (2 * n) if d is not None and not isinstance(d, Unknown) else None
+    mode = call.params["mode"]
     s = call.shape("input")
-    p = call.ints("pad")
+    if mode == "circular" and s is not None and s.rank is not None and s.rank not in (n + 1, n + 2):
+        # The circular modules check the input's rank themselves, whatever the padding's length.
+        call.error(
+            codes.RANK_MISMATCH,
+            f"expected {n + 1}D or {n + 2}D input (got {s.rank}D input {render_shape(s)})",
+            "input",
+            f"CircularPad{n}d takes an input [C *spatial] or [N C *spatial] of {n} spatial dims",
+        )
+        return _ERR
+    return _padded(call, p, _PAD_MODES.get(mode, mode), "padding")
+
+
+def _padded(call: Call, p: tuple[Dim, ...] | None, mode: str, at: str) -> Value:
+    """``F.pad(input, p, mode)``: the pads apply from the last dim backwards, two per dim."""
+    s = call.shape("input")
     if s is None:
         return _ERR
     if p is None or s.rank is None:
         return TensorV(Shape.unknown())
     if len(p) % 2:
-        call.error(codes.INVALID_ARG, f"padding length must be even, got {len(p)}", "pad")
+        call.error(codes.INVALID_ARG, f"padding length must be even, got {len(p)}", at)
         return _ERR
     if len(p) // 2 > s.rank:
         call.error(
             codes.INVALID_ARG,
             f"padding of {plural(len(p), 'value')} covers more dims than {render_shape(s)} has",
-            "pad",
+            at,
         )
         return _ERR
-    mode = call.str("mode") or "constant"
-    if mode != "constant" and not _mode_pad_fits(call, s, p, mode):
+    if mode != "constant" and not _mode_pad_fits(call, s, p, mode, at):
         return _ERR
     items = list(s.dims)
     for j in range(len(p) // 2):
         axis = s.rank - 1 - j
         items[axis] = arith.add(arith.add(items[axis], p[2 * j]), p[2 * j + 1])
         if type(items[axis]) is int and items[axis] < 0:  # type: ignore[operator]
-            call.error(codes.INVALID_ARG, f"padding makes dim {axis} negative", "pad")
+            call.error(codes.INVALID_ARG, f"padding makes dim {axis} negative", at)
             return _ERR
+    padded = items[s.rank - len(p) // 2 :]
+    if mode in ("reflect", "replicate") and all(type(d) is int and d < 1 for d in padded):
+        call.error(
+            codes.INVALID_ARG,
+            f"input {render_shape(s)} is too small: {mode} padding leaves its padded dims "
+            f"{render_shape(Shape(tuple(padded)))}",
+            at,
+            f"{mode} padding needs at least one of the padded dims non-empty",
+        )
+        return _ERR
     return TensorV(Shape(tuple(items)), (call.tensor("input") or unknown_tensor()).dtype)
 
 
