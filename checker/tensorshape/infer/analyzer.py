@@ -134,6 +134,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._run_tokens: dict[int, int] = {}
         self._global_names: dict[int, frozenset[str]] = {}
         self._hollow = 0
+        self._written_attrs: set[str] = set()
         #: Calls the depth bound stopped so far (a call with one inside is not memoised).
         self._cut = 0
         self._generic_instances: dict[ClassV, InstanceV] = {}

@@ -134,6 +134,8 @@ class AnalyzerBase:
     mode_sets: int
     #: Constructions the depth bound cut short so far (their instances are not memoised).
     _hollow: int
+    #: Attribute names assigned so far on an instance outside the frame that builds it.
+    _written_attrs: set[str]
     #: Calls the depth bound stopped so far (a result with one inside is not memoised).
     _cut: int
     _generic_instances: dict[ClassV, InstanceV]

@@ -93,6 +93,7 @@ from .values import (
     building_attrs,
     building_key,
     building_prefix,
+    has_attribute,
     is_torch_module_base,
     lacks_attribute,
     mentions,
@@ -835,10 +836,16 @@ class Calls(AnalyzerBase):
                 return BoolV(True)
             return BoolV(False if answers and all(a is False for a in answers) else None)
         if name == "getattr" and len(vals) >= 2 and isinstance(vals[1], StrV) and vals[1].value:
-            if len(vals) >= 3 and isinstance(vals[0], InstanceV) and lacks_attribute(vals[0], vals[1].value):
+            if len(vals) >= 3 and isinstance(vals[0], InstanceV) and (
+                lacks_attribute(vals[0], vals[1].value) or self.has_attr(frame, state, vals[0], vals[1].value) is False
+            ):
                 default: Value = vals[2]
                 return default
             return self.attribute(frame, state, vals[0], vals[1].value, None)
+        if name == "hasattr" and len(vals) == 2 and isinstance(vals[1], StrV) and vals[1].value and not kwargs:
+            # ``hasattr(self, "rope_parameters")`` in a config's ``__post_init__``: the attributes set
+            # so far and the class line decide it.
+            return BoolV(self.has_attr(frame, state, vals[0], vals[1].value))
         if name in ("all", "any") and len(vals) == 1 and not kwargs and isinstance(vals[0], TupleV):
             # ``all(v is None for v in known)``: decided when each item's truth is known, or one decides.
             truths = [truthiness(v) for v in vals[0].items]
@@ -1285,6 +1292,14 @@ class Calls(AnalyzerBase):
                 # ``class Wide(nn.Linear): ...`` with no ``__init__`` of its own: torch's builds the layer.
                 inst.attrs[CONTAINER] = self.call_external(frame, state, base, args, kwargs, node)
         return inst
+
+    def has_attr(self, frame: Frame, state: State, inst: Value, name: str) -> bool | None:
+        """``hasattr(inst, name)`` when known (:func:`~tensorshape.infer.values.has_attribute`)."""
+        if not isinstance(inst, InstanceV):
+            return None
+        building = frame.building is inst
+        attrs = building_attrs(inst, state) if building else inst.attrs
+        return has_attribute(inst, name, attrs, building, self._written_attrs)
 
     def set_building_attr(self, frame: Frame, state: State, inst: InstanceV, name: Value, value: Value) -> None:
         """``setattr(self, name, value)`` while ``inst`` is built: the attribute of a literal name is

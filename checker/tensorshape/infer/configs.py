@@ -86,6 +86,10 @@ def call_dict_method(method: DictMethodV, args: Sequence[Arg], kwargs: Mapping[s
         if found is None:
             return (args[1].value if len(args) == 2 else UnknownV()), None
         return found, type(d)(tuple((k, v) for k, v in d.items if k != literal))
+    if name == "pop" and len(args) == 2 and not d.items:
+        # ``kwargs.pop(parameter_name, None)`` over names not known, once no keyword is left: the
+        # default, and the dict stays empty.
+        return args[1].value, None
     if name in _EDITS:
         return UnknownV(), UnknownV()
     return UnknownV(), None

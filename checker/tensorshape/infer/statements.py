@@ -649,6 +649,7 @@ class Statements(AnalyzerBase):
             if frame.building is recv:
                 state.vars[building_key(recv, name)] = value
             else:
+                self._written_attrs.add(name)  # other aliases of ``recv`` do not show it: ``hasattr`` is not decided
                 if isinstance(holder, cst.Name):
                     state.vars[f"{holder.value}.{name}"] = value
                 self.replace_in(frame, state, holder, with_attr(recv, name, value))

@@ -96,6 +96,24 @@ def names_under(node: cst.CSTNode) -> frozenset[str]:
     return frozenset(out)
 
 
+@functools.lru_cache(maxsize=2048)
+def literal_setattrs(node: cst.CSTNode) -> frozenset[str]:
+    """Attribute names given as a literal to ``setattr(obj, "name", value)`` (or
+    ``object.__setattr__``) in the code under ``node``."""
+    out: set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.Call) and len(n.args) >= 2 and isinstance(n.args[1].value, cst.SimpleString):
+            f = n.func
+            if (isinstance(f, cst.Name) and f.value == "setattr") or (
+                isinstance(f, cst.Attribute) and f.attr.value == "__setattr__"
+            ):
+                out.add(n.args[1].value.value.strip("\"'"))
+        todo.extend(code_children(n))
+    return frozenset(out)
+
+
 def simple_text(node: cst.CSTNode | None) -> str | None:
     """Source text of a name or attribute chain (``x``, ``self.proj``), else ``None``."""
     if isinstance(node, cst.Name):

@@ -32,7 +32,7 @@ from ..model.values import (
 from ..rules import engine
 from ..rules.context import Arg
 from ..rules.names import canonical
-from .syntax import names_under
+from .syntax import code_children, literal_setattrs, names_under
 
 if TYPE_CHECKING:
     from .annotations import Annotation
@@ -44,6 +44,7 @@ __all__ = [
     "DictMethodV",
     "MapV",
     "lacks_attribute",
+    "has_attribute",
     "with_attr",
     "ExternalV",
     "ModuleNsV",
@@ -403,6 +404,152 @@ def lacks_attribute(inst: InstanceV, name: str) -> bool:
         if any(name in attrs for attrs in c.assigned_in.values()) or mentions(c.node, DYNAMIC_ATTRS):
             return False
     return True
+
+
+def has_attribute(
+    inst: InstanceV, name: str, attrs: dict[str, Value], building: bool, written: set[str]
+) -> bool | None:
+    """``hasattr(inst, name)`` when the classes of ``inst`` decide it (``attrs``: its attributes so
+    far; ``written``: attribute names assigned so far on instances other than the one a frame
+    builds, edits the instance's value here may not show), else ``None``.
+
+    ``True`` when its class line defines ``name`` as a value or a plain method (a property's getter
+    may raise ``AttributeError``: not decided), or ``name`` is a dataclass field the generated
+    ``__init__`` set.  ``False`` when nothing may have set attributes the analysis did not see: no
+    open reason, every class in its line analysed with ``object`` the only other base, not a
+    module, no ``__getattr__``, ``name`` not in ``written``; and while ``inst`` is built
+    (``building``) not among the attributes set so far, else (a callee given the instance, or a
+    built one) assigned nowhere in the class line (``self.name = ...``, ``setattr(self, "name",
+    ...)``, a dataclass field).  A ``__getattribute__`` decides only ``False``, and only when it
+    looks the name up as usual (:func:`forwards_lookup`)."""
+    line = inst.cls.lineage()
+    hooks = [c.members["__getattribute__"] for c in line if "__getattribute__" in c.members]
+    if hooks and not all(isinstance(f, FunctionV) and forwards_lookup(f, inst.cls, name) for f in hooks):
+        return None
+    member = inst.cls.lookup(name)
+    fields = inst.cls.dataclass_fields or ()
+    if member is not None:
+        if hooks or (
+            isinstance(member, FunctionV)
+            and any(_decorator_name(d) not in ("staticmethod", "classmethod") for d in member.node.decorators)
+        ):
+            return None
+        return True
+    if name in attrs:
+        generated = not isinstance(inst.cls.members.get("__init__"), FunctionV)
+        return True if generated and not hooks and any(n == name for n, _ in fields) else None
+    if any("__getattr__" in c.members for c in line) or inst.open_reason is not None or inst.cls.is_module:
+        return None
+    if not building and lacks_attribute(inst, name):
+        return False
+    if name in written or any(
+        not isinstance(b, ClassV) and not (isinstance(b, ExternalV) and b.qualname in ("object", "builtins.object"))
+        for c in line
+        for b in c.bases
+    ):
+        return None
+    if not building and (
+        any(n == name for n, _ in fields)
+        or any(name in assigned for c in line for assigned in c.assigned_in.values())
+        or any(name in literal_setattrs(c.node) for c in line)
+    ):
+        return None
+    return False
+
+
+def forwards_lookup(f: FunctionV, cls: ClassV, name: str) -> bool:
+    """Does ``f``, a ``__getattribute__(self, key)``, look ``name`` up as usual when it returns?
+
+    Every ``return`` is ``super().__getattribute__(key)``, and ``key`` is rebound only under a test
+    ``key in M`` where ``M`` is a class-level dict of ``cls`` (``attribute_map``, read as
+    ``super().__getattribute__("attribute_map")`` or ``self.attribute_map``) that does not hold
+    ``name``.  Other statements (logging, raising) may run."""
+    params = f.node.params.params
+    if len(params) != 2:
+        return False
+    key = params[1].name.value
+    guarded: set[int] = set()
+    for node in _walk(f.node.body):
+        if isinstance(node, cst.If) and _guards(node.test, key, cls, name):
+            guarded.update(id(n) for n in _walk(node.body))
+    for node in _walk(f.node.body):
+        if isinstance(node, cst.Return):
+            if not _super_lookup(node.value, key):
+                return False
+        targets: list[cst.CSTNode] = []
+        if isinstance(node, cst.AssignTarget):
+            targets = [node.target]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets = [node.asname.name]
+        elif isinstance(node, (cst.Global, cst.Nonlocal, cst.Del, cst.FunctionDef, cst.Lambda)):
+            return False
+        if any(isinstance(n, cst.Name) and n.value == key for t in targets for n in _walk(t)):
+            if id(node) not in guarded:
+                return False
+    return True
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(code_children(n))
+    return out
+
+
+def _super_lookup(e: cst.BaseExpression | None, key: str | None) -> str | None:
+    """``super().__getattribute__(arg)``: ``arg``'s literal (or ``key`` when it is that name)."""
+    if not (
+        isinstance(e, cst.Call)
+        and len(e.args) == 1
+        and isinstance(e.func, cst.Attribute)
+        and e.func.attr.value == "__getattribute__"
+        and isinstance(e.func.value, cst.Call)
+        and isinstance(e.func.value.func, cst.Name)
+        and e.func.value.func.value == "super"
+        and not e.func.value.args
+    ):
+        return None
+    arg = e.args[0].value
+    if isinstance(arg, cst.Name) and arg.value == key:
+        return key
+    if isinstance(arg, cst.SimpleString) and key is None:
+        return arg.value.strip("\"'")
+    return None
+
+
+def _guards(test: cst.BaseExpression, key: str, cls: ClassV, name: str) -> bool:
+    """Is ``test`` false for ``key == name``: ``key in M`` (perhaps one of ``and``-ed tests) with
+    ``M`` a class-level dict of ``cls`` without ``name``?"""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _guards(test.left, key, cls, name) or _guards(test.right, key, cls, name)
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.In)
+        and isinstance(test.left, cst.Name)
+        and test.left.value == key
+    ):
+        return False
+    where = test.comparisons[0].comparator
+    attr = _super_lookup(where, None)
+    if attr is None and isinstance(where, cst.Attribute) and isinstance(where.value, cst.Name):
+        attr = where.attr.value if where.value.value == "self" else None
+    if attr is None:
+        return False
+    table = cls.lookup(attr)
+    return type(table) is DictV and all(isinstance(k, str) and k != name for k, _ in table.items)
+
+
+def _decorator_name(d: cst.Decorator) -> str:
+    e = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+    if isinstance(e, cst.Attribute):
+        return e.attr.value
+    return e.value if isinstance(e, cst.Name) else ""
 
 
 def building_prefix(inst: InstanceV) -> str:

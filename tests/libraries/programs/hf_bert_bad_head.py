@@ -1,4 +1,3 @@
-# known-miss: BertConfig's hook and decorators are followed now (dataclass kw_only, the accept-kwargs __init__, @strict), but PreTrainedConfig.__post_init__ cannot decide hasattr(self, "rope_parameters") and the rope branch is cut short by the depth bound, so its setattr(self, key, value) over the leftover kwargs may set any field: config.hidden_size is unknown (never 768) and the 64-wide output is not known
 import torch
 import torch.nn as nn
 from transformers import BertConfig, BertModel
