@@ -32,7 +32,7 @@ UNKNOWN = """import torch
 
 
 def f(t: torch.Tensor):
-    w = torch.zeros(4, t.shape[0])
+    w = torch.zeros(4, t.numel())
     z = t * 2
     return w, z
 """
@@ -86,7 +86,8 @@ async def test_diagnostic_fix_hover_inlay_actions(client: LanguageClient) -> Non
     )
     assert any(h.label == ": [8 32]" and h.position.line == 10 for h in hints)
 
-    # a wholly unknown shape gets no hint (`: [...]` is noise), though hover still says what is known
+    # a wholly unknown shape gets no hint (`: [...]` is noise; `t.numel()` teaches `t` no rank, as
+    # `t.shape[0]` would), though hover still says what is known
     unknown = await _open(client, "unknown.py", UNKNOWN)
     hints = await client.text_document_inlay_hint_async(
         types.InlayHintParams(

@@ -26,6 +26,7 @@ from ..model.values import (
     MaybeIntV,
     ModuleV,
     NoneV,
+    RunV,
     SeqKind,
     SeqV,
     StrV,
@@ -166,6 +167,8 @@ class Calls(AnalyzerBase):
                     args.append(Arg(v, frame.ticket(a.value), None))  # ``Sequential(*blocks)``: repeated blocks
                 elif isinstance(v, SeqV) and len(node.args) == 1 and _is_builtin(func, "zip"):
                     return _transpose(v)  # ``seqs, labels = zip(*batch)`` in a collate function
+                elif isinstance(v, SeqV) and v.sizes is not None and _takes_size_run(func):
+                    args.append(Arg(RunV(v.sizes), frame.ticket(a.value), None))  # ``*x.shape[:-1]``
                 else:
                     opaque = True
             elif a.star == "**" and isinstance(v, DictV):
@@ -328,7 +331,7 @@ class Calls(AnalyzerBase):
             return result
         if isinstance(func, LambdaV):
             return self.call_lambda(frame, state, func, args, kwargs)
-        if isinstance(func, OpaqueV) and frame.learning is not None:
+        if isinstance(func, (OpaqueV, TensorMethodV)) and frame.learning is not None:
             method = self.learn_by_method(frame, state, func, args, kwargs, node)
             if method is not None:
                 func = method
@@ -592,17 +595,22 @@ class Calls(AnalyzerBase):
         self,
         frame: Frame,
         state: State,
-        func: OpaqueV,
+        func: OpaqueV | TensorMethodV,
         args: Sequence[Arg],
         kwargs: Mapping[str, Arg],
         node: cst.CSTNode,
     ) -> TensorMethodV | None:
-        """``x.permute(0, 2, 1)`` on a learning parameter ``x``: the tensor method the parameter is
-        a receiver of, once it learnt the shape the method accepts (``None``: nothing learnt)."""
-        owner, _, name = func.path.rpartition(".")
+        """``x.permute(0, 2, 1)`` on a learning parameter ``x`` (unannotated, or a bare ``Tensor``):
+        the tensor method the parameter is a receiver of, once it learnt the shape the method
+        accepts (``None``: nothing learnt)."""
         lr = frame.learning
-        origin = state.vars.get(owner)
-        if lr is None or "." in owner or origin is None or lr.origin_of(origin) is None:
+        if isinstance(func, TensorMethodV):
+            origin: Value | None = func.receiver
+            owner, name = func.receiver_arg.text, func.name
+        else:
+            owner, _, name = func.path.rpartition(".")
+            origin = state.vars.get(owner) if "." not in owner else None
+        if lr is None or origin is None or lr.origin_of(origin) is None:
             return None
         span = frame.ticket(node)
         recv = Arg(origin, span, owner)
@@ -1707,6 +1715,11 @@ def _torch_module_base(cls: ClassV) -> str | None:
             if isinstance(b, ExternalV) and is_torch_module_base(canonical(b.qualname)):
                 return canonical(b.qualname)
     return None
+
+
+def _takes_size_run(func: Value) -> bool:
+    """``x.view(*sizes)`` / ``x.reshape(*sizes)``: the size arguments may hold a run of unknown length."""
+    return isinstance(func, TensorMethodV) and func.name in ("view", "reshape")
 
 
 def _is_sequential(func: Value) -> bool:

@@ -850,6 +850,8 @@ class Expressions(AnalyzerBase):
 
     # -- subscripts ------------------------------------------------------------------------------
     def subscript(self, frame: Frame, state: State, node: cst.Subscript) -> Value:
+        if frame.learning is not None:
+            self.learn_shape_index(frame, state, node)
         recv = self.eval(frame, state, node.value)
         if isinstance(recv, InstanceV) and recv.cls.lookup("__getitem__") is None:
             recv = as_container(recv)
@@ -893,6 +895,8 @@ class Expressions(AnalyzerBase):
         if isinstance(recv, OpaqueV) and isinstance(index, StrV) and index.value is not None:
             # ``cfg["d_model"]`` of an unknown config: one opaque size per key, as ``cfg.d_model``.
             return OpaqueV(f"{recv.path}.{index.value}")
+        if isinstance(recv, SeqV) and recv.sizes is not None:
+            return _index_sizes(recv, recv.sizes, index)
         if isinstance(recv, SeqV):
             if isinstance(index, SliceV):
                 return SeqV(recv.elem, recv.kind, _sliced_length(frame, recv.length, index), recv.varied)
@@ -1217,6 +1221,30 @@ def _contains(container: Value, item: Value) -> bool | None:
             return None
         return wanted in items
     return None
+
+
+def _index_sizes(recv: SeqV, sizes: Shape, index: Value) -> Value:
+    """``x.shape[i]`` or ``x.shape[a:b]`` of a tensor of unknown rank: the dim, or the slice as sizes
+    holding the run (``[b *s c]``'s ``[:-1]`` is ``[b *s]``), where the bounds fall outside the run."""
+    if isinstance(index, IntV) and type(index.value) is int:
+        d = sizes.dim(index.value)
+        return IntV(d) if d is not None else recv.elem
+    if not isinstance(index, SliceV) or not isinstance(index.step, NoneV):
+        return recv.elem if not isinstance(index, SliceV) else SeqV(recv.elem, recv.kind)
+    start, stop = _bound(index.start), _bound(index.stop)
+    part = sizes.sliced(start, stop) if start is not False and stop is not False else None
+    if part is None:
+        return SeqV(recv.elem, recv.kind, sizes=Shape.unknown())  # some run of the sizes
+    if part.rank is not None:
+        return TupleV(tuple(IntV(d) for d in part.dims), recv.kind)
+    return SeqV(recv.elem, recv.kind, sizes=part)
+
+
+def _bound(v: Value) -> int | None | bool:
+    """A slice bound: a known int, ``None`` when absent, ``False`` when not known."""
+    if isinstance(v, NoneV):
+        return None
+    return v.value if isinstance(v, IntV) and type(v.value) is int else False
 
 
 def _sliced_length(frame: Frame, n: Dim | None, index: SliceV) -> Dim | None:

@@ -34,9 +34,11 @@ from ..model.dims import Star
 from ..model.shape import Item, Shape
 from ..model.values import TensorV, Value
 from ..rules.context import Arg
+from ..rules.requires import at_least
 from ..unify.compare import free_symbols
 from ..unify.facts import Facts
 from .base import AnalyzerBase
+from .syntax import literal_int
 from .values import FunctionV, InstanceV, OpaqueV
 
 if TYPE_CHECKING:
@@ -178,6 +180,33 @@ class Learner(AnalyzerBase):
             else:
                 kwargs = {**kwargs, key: new}
         return args, kwargs
+
+    def learn_shape_index(self, frame: Frame, state: State, node: cst.Subscript) -> None:
+        """``x.shape[2]`` (or ``x.shape[-2]``) of a learning parameter ``x``: it has that dim
+        (``[d0 d1 d2 *batch]``); indexing a ``torch.Size`` past its end raises."""
+        lr = frame.learning
+        base = node.value
+        if lr is None or not (isinstance(base, cst.Attribute) and base.attr.value == "shape"):
+            return
+        if not (isinstance(base.value, cst.Name) and len(node.slice) == 1):
+            return
+        index = node.slice[0].slice
+        i = literal_int(index.value) if isinstance(index, cst.Index) else None
+        name = base.value.value
+        origin = state.vars.get(name)
+        if i is None or origin is None or lr.origin_of(origin) is None:
+            return
+        key = (name, id(node))
+        t = lr.memo.get(key)
+        if t is None:
+            got = at_least(frame.ctx.fresh, [i], scalar_ok=False)
+            if got is None:
+                return
+            t = self._as_parameter(lr, name, got, origin)
+            lr.memo[key] = t
+            lr.first_use.setdefault(name, node)
+        self._substitute(state, origin, t)
+        lr.record(name, origin, t)
 
     def ask_callee(self, frame: Frame, f: FunctionV, receiver: Value | None) -> Ask:
         """An :data:`Ask` for a call of the project function ``f``: the shape the parameter the probe

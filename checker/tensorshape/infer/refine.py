@@ -34,7 +34,7 @@ from .annotations import Annotation
 from .base import AnalyzerBase
 from .signature import annotation_names
 from .state import State
-from .syntax import simple_text
+from .syntax import literal_int, simple_text
 from .values import OpaqueV, OptionalV
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def _dim_source(node: cst.BaseExpression) -> tuple[str, int] | None:
     """``(x, i)`` for ``x.shape[i]`` / ``x.size(i)`` with a literal ``i``."""
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         src = _shape_source(node.value)
-        i = _literal_int(node.slice[0].slice.value)
+        i = literal_int(node.slice[0].slice.value)
         if src is not None and i is not None:
             return src, i
     if (
@@ -72,7 +72,7 @@ def _dim_source(node: cst.BaseExpression) -> tuple[str, int] | None:
         and node.func.attr.value == "size"
         and isinstance(node.func.value, cst.Name)
     ):
-        i = _literal_int(node.args[0].value)
+        i = literal_int(node.args[0].value)
         if i is not None:
             return node.func.value.value, i
     return None
@@ -88,10 +88,10 @@ def _slice_source(node: cst.BaseExpression) -> tuple[str, int, bool] | None:
     if src is None or part.step is not None:
         return None
     if part.lower is None and part.upper is not None:
-        k = _literal_int(part.upper)
+        k = literal_int(part.upper)
         return (src, k, False) if k is not None and k > 0 else None
     if part.upper is None and part.lower is not None:
-        k = _literal_int(part.lower)
+        k = literal_int(part.lower)
         return (src, -k, True) if k is not None and k < 0 else None
     return None
 
@@ -136,18 +136,6 @@ def _rank_source(node: cst.BaseExpression) -> str | None:
         and len(node.args) == 1
     ):
         return _shape_source(node.args[0].value)
-    return None
-
-
-def _literal_int(node: cst.BaseExpression) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.value)
-    if (
-        isinstance(node, cst.UnaryOperation)
-        and isinstance(node.operator, cst.Minus)
-        and isinstance(node.expression, cst.Integer)
-    ):
-        return -int(node.expression.value)
     return None
 
 
@@ -297,7 +285,7 @@ class Refinements(AnalyzerBase):
         left = test.left
         # d % h == 0
         for a, b in ((left, right), (right, left)):
-            if isinstance(a, cst.BinaryOperation) and isinstance(a.operator, cst.Modulo) and _literal_int(b) == 0:
+            if isinstance(a, cst.BinaryOperation) and isinstance(a.operator, cst.Modulo) and literal_int(b) == 0:
                 d = self._dim_of(frame, state, a.left)
                 h = self._dim_of(frame, state, a.right)
                 if d is not None and h is not None:
@@ -306,7 +294,7 @@ class Refinements(AnalyzerBase):
                 return
         for a, b in ((left, right), (right, left)):
             src = _rank_source(a)
-            k = _literal_int(b)
+            k = literal_int(b)
             if src is not None and k is not None:
                 self._refine_rank(state, src, k)
                 return

@@ -353,7 +353,8 @@ def built_length(elem: Value, fresh: Callable[[str], Dim]) -> Dim | None:
 
 def iteration_length(v: Value) -> Dim | None:
     """How many items iterating ``v`` gives, when that is a known size (an int or a symbol: a
-    ``range(n)``, a tensor's first dim, a ``ModuleList`` built over ``range(n)``); else ``None``."""
+    ``range(n)``, a tensor's first dim, a ``ModuleList`` built over ``range(n)``, a literal string's
+    characters); else ``None``."""
     v = as_container(v)
     n: Any = None
     if isinstance(v, TupleV):
@@ -362,6 +363,8 @@ def iteration_length(v: Value) -> Dim | None:
         n = v.length
     elif isinstance(v, TensorV) and v.shape.rank:
         n = v.shape.dim(0)
+    elif isinstance(v, StrV) and v.value is not None:
+        n = len(v.value)  # ``[stoi[c] for c in "abc"]``: one item per character
     elif isinstance(v, ModuleV) and (named := dict_container(v)) is not None:
         n = len(named.items)
     elif isinstance(v, ModuleV) and is_list_container(v):

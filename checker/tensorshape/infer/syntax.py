@@ -11,6 +11,7 @@ from typing import Any
 import libcst as cst
 
 __all__ = [
+    "literal_int",
     "simple_text",
     "blocks",
     "code_children",
@@ -250,3 +251,16 @@ def class_level_reads(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
             continue
         todo.extend(code_children(n))
     return out
+
+
+def literal_int(node: cst.BaseExpression) -> int | None:
+    """The int a literal (``2``, ``-1``) spells; ``None`` for anything else."""
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.value, 0)
+    return None

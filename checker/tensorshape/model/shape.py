@@ -103,6 +103,26 @@ class Shape:
             return self.items[index]
         return Unknown(self.items[i].source)  # type: ignore[union-attr]
 
+    def sliced(self, start: int | None, stop: int | None) -> Shape | None:
+        """The sizes ``shape[start:stop]`` as a shape, where each bound falls among the dims before or
+        after the variadic run (``[b *s c][:-1]`` is ``[b *s]``); ``None`` where a bound falls into the
+        run, or a start counted from the end meets a stop counted from the front."""
+        i = self.star_index
+        if i is None:
+            return Shape(self.items[start:stop])
+        after = len(self.items) - i - 1
+
+        def place(bound: int, front: bool) -> int | None:
+            if front:
+                return bound if bound <= i else None
+            return len(self.items) - bound if bound <= after else None
+
+        lo = place(start or 0, True) if start is None or start >= 0 else place(-start, False)
+        hi = place(0, False) if stop is None else place(stop, True) if stop >= 0 else place(-stop, False)
+        if lo is None or hi is None or (start is not None and start < 0 and (stop is not None and stop >= 0)):
+            return None
+        return Shape(self.items[lo:hi]) if lo <= hi else None
+
     def __iter__(self) -> Iterator[Item]:
         return iter(self.items)
 

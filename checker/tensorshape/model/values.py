@@ -29,6 +29,7 @@ __all__ = [
     "ELLIPSIS",
     "TupleV",
     "SeqKind",
+    "RunV",
     "SeqV",
     "SliceV",
     "DTypeV",
@@ -180,6 +181,17 @@ class SeqV(Value):
     #: The items may differ in the dims of ``elem`` that are not ints (a list appended to in a loop,
     #: one item per iteration): ``elem`` is their join, not each item's shape.
     varied: bool = False
+    #: A tensor's ``.shape`` of unknown rank, or a slice of one (``x.shape[:-1]``): its sizes as a
+    #: shape holding that run (``[b *s]``); ``None`` for any other sequence.
+    sizes: Shape | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunV(Value):
+    """``*x.shape[:-1]`` spliced into the size arguments of ``view``/``reshape`` where ``x`` has a run
+    of dims of unknown length: those sizes as a shape, the run among them."""
+
+    sizes: Shape
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from .call import Call, as_dim
 from .context import Arg, RuleContext
 from .stubs import OpDef, ParamKind
 
-__all__ = ["RequireFn", "requires", "required_shape"]
+__all__ = ["RequireFn", "at_least", "requires", "required_shape"]
 
 #: ``(call, parameter name) -> a tensor of the shape (and dtype) the rule accepts for it``
 #: (``None``: nothing to learn).
@@ -203,6 +203,46 @@ def _pool(call: Call, pname: str) -> TensorV | None:
     n = call.params["nd"]
     fresh = call.ctx.fresh
     return _lead(fresh("c"), *(fresh(s) for s in _SPATIAL[n]))
+
+
+def at_least(fresh: Callable[[str], Dim], dims: Sequence[Dim | None], scalar_ok: bool) -> TensorV | None:
+    """A tensor with the dims ``dims`` index (all ints): ``[d0 d1 d2 *batch]`` for ``1, 2``, ``[*batch
+    d0 d1]`` for ``-2`` (``None`` when one is not an int, or when a 0-d tensor passes and these say
+    no more: ``scalar_ok``, an op that takes dim 0 and -1 of a 0-d tensor as of a 1-d one)."""
+    if not dims or any(type(d) is not int for d in dims):
+        return None
+    ints = [d for d in dims if type(d) is int]
+    lead = max((d + 1 for d in ints if d >= 0), default=0)
+    trail = max((-d for d in ints if d < 0), default=0)
+    if max(lead, trail) < (2 if scalar_ok else 1):
+        return None
+    if lead >= trail:
+        return TensorV(Shape((*(fresh(f"d{i}") for i in range(lead)), Star(BATCH))))
+    return _lead(*(fresh(f"d{i}") for i in range(trail)))
+
+
+@requires("size")
+def _size_of(call: Call, pname: str) -> TensorV | None:
+    """``x.size(1)``: ``[d0 d1 *batch]`` (``x.size()`` requires nothing; a 0-d tensor has no dim 0)."""
+    if pname != "self" or call.is_none("dim"):
+        return None
+    return at_least(call.ctx.fresh, [call.int("dim")], scalar_ok=False)
+
+
+@requires("transpose")
+def _transpose(call: Call, pname: str) -> TensorV | None:
+    """``x.transpose(1, 2)``: ``[d0 d1 d2 *batch]``."""
+    if pname not in ("self", "input"):
+        return None
+    return at_least(call.ctx.fresh, [call.int("dim0"), call.int("dim1")], scalar_ok=True)
+
+
+@requires("flatten")
+def _flatten(call: Call, pname: str) -> TensorV | None:
+    """``x.flatten(1)`` / ``nn.Flatten()``: ``[d0 d1 *batch]``."""
+    if pname not in ("self", "input"):
+        return None
+    return at_least(call.ctx.fresh, [call.int("start_dim"), call.int("end_dim")], scalar_ok=True)
 
 
 @requires("permute")

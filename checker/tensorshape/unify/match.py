@@ -172,9 +172,18 @@ def _align(i: int, op: Operand, out: _Aligned) -> None:
     out.pairs.extend(_Pair(i, Sp[k], unknown, None) for k in range(kp, len(Sp)))
     out.pairs.extend(_Pair(i, Ss[len(Ss) - ks + k], Q[len(Q) - ks + k], k - ks) for k in range(ks))
     out.pairs.extend(_Pair(i, Ss[k], unknown, None) for k in range(len(Ss) - ks))
-    out.vars.append(_VarPair(i, var, tuple(P[kp:]) + (star,) + tuple(Q[: len(Q) - ks])))
     if kp < len(Sp) or ks < len(Ss):
+        # Spec dims that the known dims do not reach take theirs from the run, at an end of it: the
+        # variadic holds what is left, some other run, and of the known dims only those it surely
+        # holds (``[d0 d1 *s]`` against ``*b in``: ``in`` is ``d1`` when ``s`` is empty).
+        rest = Star(None, star.source)
+        lead = P[kp : len(P) + len(Q) - len(Ss)] if ks < len(Ss) else P[kp:]
+        trail = Q[max(0, len(Sp) - len(P)) : len(Q) - ks] if kp < len(Sp) else Q[: len(Q) - ks]
+        items = tuple(lead) + (rest,) + tuple(trail) if not (kp < len(Sp) and ks < len(Ss)) else (rest,)
+        out.vars.append(_VarPair(i, var, items))
         rank_problem(Verdict.OBLIGATION, f"at least {len(Sp) + len(Ss)}")
+        return
+    out.vars.append(_VarPair(i, var, tuple(P[kp:]) + (star,) + tuple(Q[: len(Q) - ks])))
 
 
 def match(operands: Sequence[Operand], b: Bindings) -> list[Problem]:

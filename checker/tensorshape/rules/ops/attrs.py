@@ -17,7 +17,7 @@ from .util import wrap_dim
 def size_value(shape: Shape) -> Value:
     """A tensor's ``.shape``: a ``torch.Size`` of (possibly symbolic) ints."""
     if shape.rank is None:
-        return SeqV(IntV(Unknown(UnknownSource.UNANNOTATED)), SeqKind.SIZE)
+        return SeqV(IntV(Unknown(UnknownSource.UNANNOTATED)), SeqKind.SIZE, sizes=shape)
     return TupleV(tuple(IntV(d) for d in shape.dims), SeqKind.SIZE)
 
 

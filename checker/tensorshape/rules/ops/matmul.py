@@ -38,8 +38,8 @@ def matmul_shapes(call: Call, a: Shape, b: Shape, left: str = "input", right: st
     if ra == 0 or rb == 0:
         call.error(codes.RANK_MISMATCH, "both arguments need at least 1 dim", left if ra == 0 else right)
         return None
-    if (ra is None and a.min_rank < 2) or (rb is None and b.min_rank < 2):
-        return Shape.unknown()
+    if (ra is None and len(a.suffix) < 2) or (rb is None and len(b.suffix) < 2):
+        return Shape.unknown()  # the dims multiplied are in a run of unknown length (``[d0 d1 *s]``)
     if ra == 1 and rb == 1:
         return Shape(()) if _inner(call, a.items[0], b.items[0], a, b, left, right) else None
     if ra == 1:

@@ -11,7 +11,7 @@ from ...model.constraints import Rel
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.text import plural
-from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value, unknown_tensor
+from ...model.values import IntV, RunV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3, le3, ne1
@@ -108,6 +108,9 @@ def view(call: Call) -> Value:
     """``x.view(*shape)`` / ``x.reshape(*shape)`` / ``torch.reshape(x, shape)``."""
     got = _self(call)
     name = "shape" if call.has("shape") else "size"
+    spliced = call.value(name)
+    if got is not None and isinstance(spliced, TupleV) and any(isinstance(v, RunV) for v in spliced.items):
+        return _view_run(call, got[1], spliced.items, name)
     sizes = call.ints(name)
     if got is None or sizes is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
@@ -116,6 +119,39 @@ def view(call: Call) -> Value:
     if out is None:
         return _ERR
     return strides.viewed(call, call.tensor(src), _same(call, Shape(out)), name) or _ERR
+
+
+def _view_run(call: Call, shape: Shape, args: Sequence[Value], at: str) -> Value:
+    """``x.view(*x.shape[:-1], 4, -1)`` where ``x`` has a run of dims of unknown length: the sizes
+    before the run that ``x`` shares with the target (the run itself included) stay, and the dims
+    after it are reshaped as a view of known rank (``[*b d]`` gives ``[*b 4 d/4]``, checked as
+    such). Where the run does not line up with ``x``'s own, the target's sizes with ``-1`` unknown."""
+    items: list[Item] = []
+    for v in args:
+        if isinstance(v, RunV):
+            items.extend(v.sizes.items)
+            continue
+        d = as_dims(v)
+        if d is None or len(d) != 1:
+            return unknown_tensor(UnknownSource.UNSUPPORTED)
+        items.append(d[0])
+    if sum(isinstance(i, Star) for i in items) != 1:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    star = next(k for k, i in enumerate(items) if isinstance(i, Star))
+    head, rest = tuple(items[: star + 1]), tuple(items[star + 1 :])
+    if shape.star_index == star and shape.items[: star + 1] == head:  # the run leads: reshape after it
+        out = _infer_sizes(call, Shape(shape.items[star + 1 :]), rest, at)
+        return _ERR if out is None else _same(call, Shape(head + out))
+    back = len(items) - star  # the run and what follows it
+    i = shape.star_index
+    if i is not None and len(shape.items) - i == back and shape.items[i:] == tuple(items[star:]):
+        out = _infer_sizes(call, Shape(shape.items[:i]), items[:star], at)
+        return _ERR if out is None else _same(call, Shape(out + tuple(items[star:])))
+    sizes = [d for d in items if not isinstance(d, Star)]
+    if sum(1 for d in sizes if d == -1) > 1 or any(type(d) is int and d < -1 for d in sizes):
+        _infer_sizes(call, Shape(()), sizes, at)  # the errors it gives without the run
+        return _ERR
+    return _same(call, Shape(tuple(Unknown(UnknownSource.UNANNOTATED) if d == -1 else d for d in items)))
 
 
 @rule("view_as")
@@ -167,8 +203,9 @@ def _flatten_variadic(shape: Shape, start: Dim | None, end: Dim | None) -> Shape
         a, b = len(suffix) + start, len(suffix) + end
         dims = suffix[a : b + 1]
         return Shape(shape.items[: k + 1] + suffix[:a] + (arith.prod(dims),) + suffix[b + 1 :])
-    if start >= 0 and end < 0 and start <= len(prefix) and -end <= len(suffix):
-        # Everything from ``start`` through the run: one dim of unknown size.
+    if start >= 0 and end < 0 and start <= len(prefix) and -end <= len(suffix) + 1:
+        # Everything from ``start`` through the run (through its last dim when ``end`` is there, or
+        # through the last dim before it when the run is empty): one dim of unknown size.
         return Shape(prefix[:start] + (Unknown(UnknownSource.UNANNOTATED),) + suffix[len(suffix) + end + 1 :])
     return Shape.unknown()
 
