@@ -215,11 +215,15 @@ class Session:
             worker.close()
 
     def warm_up(self) -> None:
-        """Import the analysis and sympy (the worker does this before its first request)."""
-        import tensorshape.infer.api  # noqa: F401
-        from tensorshape.unify.symbols import sp
+        """Import the analysis and load the op table (the worker does this before its first request).
 
-        sp()
+        Not sympy (0.3 s): it is imported where symbols first meet, and a project whose shapes are all
+        ints never needs it.
+        """
+        import tensorshape.infer.api  # noqa: F401
+        from tensorshape.rules.engine import table
+
+        table()
 
     def _analyse(self, path: str) -> Findings:
         from dataclasses import replace

@@ -58,3 +58,12 @@ def test_cached_files_need_no_parser(tmp_path: Path) -> None:
     first = _probe(tmp_path, "-j1", ".")
     assert first["code"] == 1 and "libcst" in first["imported"]  # type: ignore[operator]
     assert _probe(tmp_path, "-j1", ".") == {"code": 1, "imported": []}
+
+
+def test_int_sizes_need_no_sympy(tmp_path: Path) -> None:
+    """sympy (0.3 s of imports) is imported where symbols meet: a file whose sizes are all ints never does."""
+    (tmp_path / "ok.py").write_text("import torch\nx = torch.randn(3, 4) @ torch.randn(4, 2)\n")
+    assert _probe(tmp_path, "ok.py") == {
+        "code": 0,
+        "imported": ["libcst", "tensorshape.infer.api", "tensorshape.rules.engine"],
+    }

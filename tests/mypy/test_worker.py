@@ -135,3 +135,37 @@ def test_a_kept_worker_that_is_gone_leaves_the_analysis_in_process(
         d.code.id for d in Session(None).result(str(BUG)).diagnostics
     ]
     sock.unlink(missing_ok=True)
+
+
+_SYMPY_PROBE = """
+import sys
+from tensorshape_mypy.session import Session
+session = Session(None)
+session.warm_up()
+before = "sympy" in sys.modules
+found = [d.code.id for path in sys.argv[1:] for d in session.result(path).diagnostics]
+print(before, "sympy" in sys.modules, found)
+"""
+
+
+def _sympy_probe(*paths: Path) -> str:
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-c", _SYMPY_PROBE, *map(str, paths)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_the_worker_imports_sympy_only_where_symbols_meet(tmp_path: Path) -> None:
+    """The worker's warm-up loads the analysis and the op table, not sympy (0.3 s): a module whose
+    sizes are all ints never needs it; an annotated one does."""
+    ints, named = tmp_path / "ints.py", tmp_path / "named.py"
+    ints.write_text("import torch\n\nx = torch.randn(3, 4) @ torch.randn(5, 6)\n", encoding="utf-8")
+    named.write_text(
+        "import torch\nfrom jaxtyping import Float\nfrom torch import Tensor\n\n\n"
+        'def f(x: Float[Tensor, "b t"]) -> Tensor:\n    return x @ torch.randn(3, 4)\n',
+        encoding="utf-8",
+    )
+    assert _sympy_probe(ints) == "False False ['TS101']"
+    assert _sympy_probe(ints, named) == "False True ['TS101', 'TS104']"

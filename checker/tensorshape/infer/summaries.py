@@ -381,6 +381,14 @@ def summary_code_digest() -> str:
 
 
 def _libcst_version() -> str:
+    """libcst's version: from the module its build writes (``importlib.metadata`` costs 20-50 ms of
+    imports and a scan of every installed distribution), else from its distribution's metadata."""
+    try:
+        from libcst._version import __version__
+
+        return str(__version__)
+    except Exception:  # noqa: BLE001 - a libcst built without the module
+        pass
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -139,18 +139,29 @@ class StrV(Value):
 
 @dataclass(frozen=True, slots=True)
 class NoneV(Value):
-    pass
+    def __reduce__(self) -> tuple[Callable[[], NoneV], tuple[()]]:
+        # One ``None`` value once pickled (code compares with ``is NONE``): a cached op table's defaults.
+        return _none, ()
 
 
 NONE = NoneV()
 
 
+def _none() -> NoneV:
+    return NONE
+
+
 @dataclass(frozen=True, slots=True)
 class EllipsisV(Value):
-    pass
+    def __reduce__(self) -> tuple[Callable[[], EllipsisV], tuple[()]]:
+        return _ellipsis, ()
 
 
 ELLIPSIS = EllipsisV()
+
+
+def _ellipsis() -> EllipsisV:
+    return ELLIPSIS
 
 
 class SeqKind(enum.Enum):

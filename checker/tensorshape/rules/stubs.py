@@ -25,6 +25,10 @@ from __future__ import annotations
 import ast
 import enum
 import functools
+import hashlib
+import os
+import pickle
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +47,18 @@ from ..model.values import (
 )
 from .stubdir import stubs_dir
 
-__all__ = ["ParamKind", "Param", "Returns", "OpDef", "ClassDef", "Table", "load_table", "stubs_dir"]
+__all__ = [
+    "ParamKind",
+    "Param",
+    "Returns",
+    "OpDef",
+    "ClassDef",
+    "Table",
+    "load_table",
+    "parse_table",
+    "write_table",
+    "stubs_dir",
+]
 
 
 class ParamKind(enum.Enum):
@@ -129,13 +144,84 @@ class StubError(Exception):
 
 @functools.cache
 def load_table(directory: str | None = None) -> Table:
-    """Load every stub file (once per process)."""
-    table = Table()
+    """Load every stub file (once per process), from the compiled table when it is current.
+
+    The stubs are compiled once into a pickled table next to them (``__pycache__/``, as Python
+    compiles modules: inside the installed package), or in the user's cache folder when that
+    cannot be written; ``sys.dont_write_bytecode`` writes neither, as for bytecode.
+    """
     root = Path(directory) if directory else stubs_dir()
-    for path in sorted(root.glob("*.shapes.pyi")):
+    paths = sorted(root.glob("*.shapes.pyi"))
+    key = _table_key(root, paths)
+    for place in _table_places(root, key):
+        try:
+            with place.open("rb") as stream:
+                table = pickle.load(stream)
+        except Exception:  # missing, truncated, unreadable: compiled again
+            continue
+        if isinstance(table, Table):
+            return table
+    table = parse_table(paths)
+    if not sys.dont_write_bytecode:
+        write_table(table, root, key)
+    return table
+
+
+def parse_table(paths: list[Path]) -> Table:
+    """The table of these stub files, parsed."""
+    table = Table()
+    for path in paths:
         namespace = path.name[: -len(".shapes.pyi")]
         _load_file(table, path, namespace)
     return table
+
+
+def write_table(table: Table, root: Path, key: str) -> Path | None:
+    """Keep the compiled table for the stubs at ``root`` (the first place that can be written)."""
+    data = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
+    for place in _table_places(root, key):
+        try:
+            place.parent.mkdir(parents=True, exist_ok=True)
+            tmp = place.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, place)  # whole or not at all: another process may be reading it
+            return place
+        except OSError:
+            continue
+    return None
+
+
+#: The modules whose classes a compiled table holds: a change to one of them compiles it again.
+TABLE_MODULES = (
+    "tensorshape.rules.stubs",
+    "tensorshape.lang.parse",
+    "tensorshape.model.spec",
+    "tensorshape.model.values",
+    "tensorshape.model.dims",
+    "tensorshape.model.shape",
+)
+
+
+def _table_key(root: Path, paths: list[Path]) -> str:
+    """What a compiled table depends on: the stubs, where they are (messages name the files), the
+    loader's and the value classes' source, tensorshape's and Python's versions."""
+    from .. import __version__
+
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{__version__}\0{sys.implementation.cache_tag}\0{root}\0".encode("utf-8", "surrogatepass"))
+    for name in TABLE_MODULES:
+        h.update(Path(sys.modules[name].__file__ or "").read_bytes())
+    for p in paths:
+        h.update(p.name.encode("utf-8", "surrogatepass") + b"\0")
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def _table_places(root: Path, key: str) -> list[Path]:
+    """Where the compiled table is kept: with the stubs, else the user's cache folder."""
+    name = f"shapes-table.{key}.pickle"
+    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [root / "__pycache__" / name, Path(user, "tensorshape", "stubs", name)]
 
 
 def _load_file(table: Table, path: Path, namespace: str) -> None:
