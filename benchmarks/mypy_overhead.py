@@ -110,7 +110,7 @@ def generate(root: Path, n: int) -> Path:
 
 
 def _compile_bytecode() -> None:
-    """Compile tensorshape's and the plugin's modules, as installing the wheel does: in a source checkout
+    """Compile tensorshape's and the plugin's modules, as installing the wheel does, and the op table: in a source checkout
     run with ``PYTHONDONTWRITEBYTECODE`` set, every worker would compile them again (about 0.1 s of
     CPU a run), which no installed plugin pays.  mypy and the other packages are installed."""
     import compileall
@@ -120,6 +120,13 @@ def _compile_bytecode() -> None:
 
     for package in (tensorshape, tensorshape_mypy):
         compileall.compile_dir(str(Path(package.__file__).parent), quiet=1)
+    # The op table too, compiled by the first run of an installed plugin (not written under
+    # PYTHONDONTWRITEBYTECODE, as bytecode is not).
+    from tensorshape.rules import stubs
+
+    root = stubs.stubs_dir()
+    paths = sorted(root.glob("*.shapes.pyi"))
+    stubs.write_table(stubs.parse_table(paths), root, stubs.table_key(root, paths))
 
 
 def _config(root: Path, plugin: bool) -> Path:

@@ -56,11 +56,14 @@ def test_the_compiled_table_is_the_parsed_table(writing: Path) -> None:
 def test_a_changed_stub_compiles_the_table_again(writing: Path) -> None:
     root = _copy_stubs(writing)
     assert "torch.tensorshape_probe" not in stubs.load_table(str(root)).ops
+    before = _compiled(root)
     with (root / "torch.shapes.pyi").open("a", encoding="utf-8") as f:
         f.write('\ndef tensorshape_probe(input: "a b") -> "b a": ...\n')
     stubs.load_table.cache_clear()
     assert "torch.tensorshape_probe" in stubs.load_table(str(root)).ops
-    assert len(_compiled(root)) == 2
+    # The earlier table is removed: nothing reads it again.
+    after = _compiled(root)
+    assert len(before) == len(after) == 1 and before != after
 
 
 def test_a_broken_compiled_table_is_compiled_again(writing: Path) -> None:

@@ -57,6 +57,7 @@ __all__ = [
     "load_table",
     "parse_table",
     "write_table",
+    "table_key",
     "stubs_dir",
 ]
 
@@ -152,7 +153,7 @@ def load_table(directory: str | None = None) -> Table:
     """
     root = Path(directory) if directory else stubs_dir()
     paths = sorted(root.glob("*.shapes.pyi"))
-    key = _table_key(root, paths)
+    key = table_key(root, paths)
     for place in _table_places(root, key):
         try:
             with place.open("rb") as stream:
@@ -185,9 +186,18 @@ def write_table(table: Table, root: Path, key: str) -> Path | None:
             tmp = place.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_bytes(data)
             os.replace(tmp, place)  # whole or not at all: another process may be reading it
-            return place
         except OSError:
             continue
+        if place.parent.parent == root:
+            # Tables of earlier stubs next to these: only these stubs read them (the user's cache
+            # folder may serve several installations: kept).
+            for old in place.parent.glob("shapes-table.*.pickle"):
+                if old != place:
+                    try:
+                        old.unlink(missing_ok=True)
+                    except OSError:
+                        pass
+        return place
     return None
 
 
@@ -202,7 +212,7 @@ TABLE_MODULES = (
 )
 
 
-def _table_key(root: Path, paths: list[Path]) -> str:
+def table_key(root: Path, paths: list[Path]) -> str:
     """What a compiled table depends on: the stubs, where they are (messages name the files), the
     loader's and the value classes' source, tensorshape's and Python's versions."""
     from .. import __version__
