@@ -150,7 +150,7 @@ class Calls(AnalyzerBase):
 
     def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
         f = node.func
-        if isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert"):
+        if isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert", "pop"):
             mutated = self.mutate_list(frame, state, f.value, f.attr.value, node)
             if mutated is not None:
                 return mutated
@@ -227,6 +227,8 @@ class Calls(AnalyzerBase):
         if not (isinstance(current, SeqV) or (isinstance(current, TupleV) and current.kind is SeqKind.LIST)):
             return None
         vals = [self.eval(frame, state, a.value) for a in node.args]
+        if method == "pop":
+            return self.pop_list(frame, state, target, current, vals, node, container)
         if not vals:
             return None
         new = vals[-1]
@@ -252,6 +254,30 @@ class Calls(AnalyzerBase):
             joined = join_values(joined, e)
         self.rebind_list(frame, state, target, SeqV(joined, SeqKind.LIST), container)
         return NONE
+
+    def pop_list(
+        self,
+        frame: Frame,
+        state: State,
+        target: cst.BaseExpression,
+        current: SeqV | TupleV,
+        vals: list[Value],
+        node: cst.Call,
+        container: ModuleV | None,
+    ) -> Value | None:
+        """``skips.pop()`` / ``xs.pop(i)`` on a list of known length: that item, the list without it
+        (a UNet's decoder takes its skip connections back in reverse); ``None`` otherwise."""
+        if not isinstance(current, TupleV) or len(vals) > 1:
+            return None
+        index = vals[0].value if vals and isinstance(vals[0], IntV) else -1
+        if type(index) is not int:
+            return None
+        n, i = len(current.items), index
+        if not -n <= i < n:
+            return None  # ``pop from empty list`` / ``pop index out of range``: left to the list method
+        k = i % n
+        self.rebind_list(frame, state, target, TupleV(current.items[:k] + current.items[k + 1 :], SeqKind.LIST), container)
+        return current.items[k]
 
     def rebind_list(
         self, frame: Frame, state: State, target: cst.BaseExpression, updated: Value, container: ModuleV | None = None
@@ -1717,9 +1743,21 @@ def _torch_module_base(cls: ClassV) -> str | None:
     return None
 
 
+#: The rules whose size arguments may hold a run of unknown length.
+_SIZE_RUN_RULES = frozenset({"view", "expand", "create"})
+
+
 def _takes_size_run(func: Value) -> bool:
-    """``x.view(*sizes)`` / ``x.reshape(*sizes)``: the size arguments may hold a run of unknown length."""
-    return isinstance(func, TensorMethodV) and func.name in ("view", "reshape")
+    """``x.view(*sizes)``, ``x.expand(*sizes, d)``, ``x.new_zeros(*sizes)``, ``torch.zeros(*sizes, d)``:
+    the size arguments may hold a run of unknown length."""
+    if isinstance(func, TensorMethodV):
+        q = f"torch.Tensor.{func.name}"
+    elif isinstance(func, ExternalV):
+        q = canonical(func.qualname)
+    else:
+        return False
+    defs = engine.table().lookup(q)
+    return bool(defs) and defs[0].rule in _SIZE_RUN_RULES
 
 
 def _is_sequential(func: Value) -> bool:
