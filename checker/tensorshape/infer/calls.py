@@ -1561,6 +1561,12 @@ _DEVICE_TYPES = (
 )
 
 
+#: Device types of out-of-tree backends (Ascend's ``torch_npu``, Cambricon, Moore Threads, Enflame,
+#: DIPU, Tecorigin): importing the backend's package registers the name, so a string naming one is a
+#: device the analysis cannot rule out, never an error.
+_OUT_OF_TREE_DEVICES = frozenset({"npu", "mlu", "musa", "gcu", "dipu", "sdaa"})
+
+
 def _device(args: list[Value], kwargs: dict[str, Value]) -> tuple[Value, str | None]:
     """``torch.device("cuda:1")``, ``torch.device("cuda", 1)``, ``torch.device(x.device)``: an object
     with ``.type`` and ``.index`` (known when the string is), and torch's error for a string whose
@@ -1572,6 +1578,8 @@ def _device(args: list[Value], kwargs: dict[str, Value]) -> tuple[Value, str | N
     if not isinstance(first, StrV) or first.value is None:
         return unknown, None
     kind, colon, number = first.value.partition(":")
+    if kind in _OUT_OF_TREE_DEVICES:
+        return unknown, None
     if kind not in _DEVICE_TYPES:
         return unknown, (
             f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {first.value}"
