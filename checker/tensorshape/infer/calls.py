@@ -100,6 +100,7 @@ from .values import (
     mentions,
     module_children,
     opaque_setattr,
+    plain_module_class,
     reads_dict_only,
     truthiness,
     unseen_constructor,
@@ -865,10 +866,7 @@ class Calls(AnalyzerBase):
             return TupleV(tuple(reversed(vals[0].items)), vals[0].kind)
         if name == "isinstance" and len(vals) == 2:
             classes = vals[1].items if isinstance(vals[1], TupleV) else (vals[1],)
-            answers = [_isinstance(vals[0], c) for c in classes]
-            if True in answers:
-                return BoolV(True)
-            return BoolV(False if answers and all(a is False for a in answers) else None)
+            return BoolV(_isinstance_any(vals[0], classes))
         if name == "getattr" and len(vals) >= 2 and isinstance(vals[1], StrV) and vals[1].value:
             if len(vals) >= 3 and isinstance(vals[0], InstanceV) and (
                 lacks_attribute(vals[0], vals[1].value) or self.has_attr(frame, state, vals[0], vals[1].value) is False
@@ -1646,17 +1644,23 @@ def _module_isinstance(v: ModuleV | InstanceV, cls: str) -> bool | None:
     if base is None:
         return None
     if isinstance(v, InstanceV):
-        lineage = v.cls.lineage()
-        plain = all(
-            isinstance(b, ClassV) or (isinstance(b, ExternalV) and canonical(b.qualname) == "torch.nn.Module")
-            for c in lineage
-            for b in c.bases
-        )
-        return False if plain and v.cls.is_module else None
+        return False if plain_module_class(v.cls) else None
     own = _public_nn(v.qualname)
     if own is None:
         return None
     return own == base or (own, base) in _NN_SUBCLASSES
+
+
+def _isinstance_any(v: Value, classes: Sequence[Value]) -> bool | None:
+    """``isinstance(v, (A, B))``; of a choice of modules, what every option says (``nn.Dropout(p) if
+    p > 0 else nn.Identity()`` is an ``nn.Module`` whichever was built)."""
+    if isinstance(v, ChoiceV):
+        agreed = {_isinstance_any(o, classes) for o in v.options}
+        return agreed.pop() if len(agreed) == 1 else None
+    answers = [_isinstance(v, c) for c in classes]
+    if True in answers:
+        return True
+    return False if answers and all(a is False for a in answers) else None
 
 
 def _isinstance(v: Value, cls: Value) -> bool | None:
