@@ -22,10 +22,13 @@ from hypothesis import strategies as st  # noqa: E402
 from hypothesis.errors import UnsatisfiedAssumption  # noqa: E402
 from tensorshape.rules.stubs import load_table  # noqa: E402
 
-from tests.differential import cases  # noqa: E402
+from tests.differential import cases, runs  # noqa: E402
 from tests.differential.harness import compare  # noqa: E402
 from tests.differential.modules import EXCLUDED_MODULES, MODULES  # noqa: E402
 from tests.differential.test_ops import OPS  # noqa: E402
+
+#: Ops whose family may leave dims unknown (by the family the suite draws them with, as test_ops.py).
+_PARTIAL_OK = cases.PARTIAL_OK_OPS | {q for q, f in OPS if f in cases.PARTIAL_OK}
 
 
 def run(draws: dict[str, object], examples: int) -> tuple[int, int, list[str]]:
@@ -43,7 +46,7 @@ def run(draws: dict[str, object], examples: int) -> tuple[int, int, list[str]]:
             except cases._Skip:
                 return
             try:
-                want, _ = compare(call, partial_ok=name in cases.PARTIAL_OK_OPS)  # noqa: B023
+                want, _ = compare(call, partial_ok=name in _PARTIAL_OK)  # noqa: B023
             except UnsatisfiedAssumption:
                 raise
             except AssertionError as e:
@@ -62,6 +65,8 @@ def run(draws: dict[str, object], examples: int) -> tuple[int, int, list[str]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--examples", type=int, default=100)
+    ap.add_argument("--runs", type=int, default=25, metavar="N",
+                    help="calls per op drawn again with a run of unknown length in one shape (0: skip)")
     args = ap.parse_args()
     table = load_table()
     op_draws = {q: (lambda data, q=q, f=f: cases.FAMILIES[f](data, q)) for q, f in OPS}
@@ -77,7 +82,60 @@ def main() -> None:
     print(f"disagreements: {len(fail_o) + len(fail_m)}")
     for f in fail_o + fail_m:
         print("  " + f)
-    sys.exit(1 if fail_o or fail_m else 0)
+    fail_r = run_with_runs(args.runs) if args.runs else []
+    sys.exit(1 if fail_o or fail_m or fail_r else 0)
+
+
+def run_with_runs(examples: int) -> list[str]:
+    """The same calls with a window of one shape made a run ``*b`` (tests/differential/runs.py)."""
+    from collections import Counter
+
+    counts: Counter[str] = Counter()
+    raised: Counter[str] = Counter()
+    failures: list[str] = []
+    missed: list[str] = []
+    for name, draw in runs.draws().items():
+
+        @settings(max_examples=examples, deadline=None, phases=[Phase.generate], database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(st.data())
+        def one(data: st.DataObject) -> None:
+            case = runs.draw_case(data, draw)  # noqa: B023
+            if case is None:
+                return
+            v = runs.check(case)
+            if v.status == "bad-call":
+                return
+            counts["cases"] += 1
+            counts[case.pattern] += 1
+            counts[v.status] += 1
+            kind = "all" if v.raised == len(runs.LENGTHS) else "none" if v.raised == 0 else "some"
+            raised[kind] += 1
+            if kind == "some":
+                raised["some, warned"] += v.warned
+            if v.status in ("false-error", "wrong-shape"):
+                failures.append(f"{v.status}: {v.detail[:300]}")
+            elif v.status == "missed":
+                missed.append(f"{name}: {v.detail[:200]}")  # noqa: B023
+
+        try:
+            one()
+        except Exception as e:  # noqa: BLE001
+            failures.append(f"{name}: {type(e).__name__}: {e}"[:300])
+    print(f"with a run (lengths {', '.join(map(str, runs.LENGTHS))}): {counts['cases']} cases "
+          f"(run leading {counts['leading']}, trailing {counts['trailing']}, middle {counts['middle']}, "
+          f"the whole shape {counts['only']})")
+    print(f"  torch raises for every length {raised['all']}, for some {raised['some']} "
+          f"(the rule warns or leaves a run-time check on {raised['some, warned']}), for none {raised['none']}")
+    print(f"  agree {counts['agree']}, missed errors {counts['missed']}, "
+          f"false errors {counts['false-error']}, wrong shapes {counts['wrong-shape']}")
+    ops = Counter(m.split(":", 1)[0] for m in missed)
+    if ops:
+        print("  missed errors by op: " + ", ".join(f"{o} {n}" for o, n in ops.most_common()))
+    print(f"disagreements with a run: {len(failures)}")
+    for f in failures:
+        print("  " + f)
+    return failures
 
 
 if __name__ == "__main__":

@@ -1275,3 +1275,11 @@ EXCLUDED.update(
         },
     }
 )
+
+
+def kron(data: st.DataObject, qualname: str) -> Call:
+    """Any two ranks (torch pads the shorter with leading 1s)."""
+    return _call(qualname, T(shape(data, 0, 3)), T(shape(data, 0, 3)))
+
+
+FAMILIES["kron"] = kron

@@ -125,6 +125,7 @@ _TORCH_ERRORS: tuple[type[BaseException], ...] = (
     TypeError,
     AssertionError,
     ZeroDivisionError,  # xavier's std of a tensor with no elements
+    KeyError,  # einops' layers look their recipe up by the input's rank
 )
 try:  # einops raises its own error type for shape problems
     from einops import EinopsError
@@ -237,9 +238,25 @@ def _value_shape(v: Value) -> Any:
 
 
 def run_rule(call: Call) -> Outcome:
+    result, ctx = rule_result(call)
+    errors = [d for d in ctx.diagnostics if d.severity is Severity.ERROR]
+    if errors:
+        return Outcome("error", message="; ".join(d.message for d in errors))
+    if result is None:
+        return Outcome("unknown", message="no rule")
+    shape = _value_shape(result)
+    if shape is None or (isinstance(result, TensorV) and any(isinstance(d, Unknown) for d in result.shape.items)):
+        return Outcome("unknown", result)
+    return Outcome("ok", shape)
+
+
+def rule_result(call: Call, to_value: Any = None) -> tuple[Value | None, RuleContext]:
+    """The rule's result on ``call`` and the context it reported into; ``to_value`` converts the
+    call's arguments (tensors with runs, in ``runs.py``)."""
+    conv = to_value or _to_value
     ctx = RuleContext()
-    args = [Arg(_to_value(a), None, f"arg{i}") for i, a in enumerate(call.args)]
-    kwargs = {k: Arg(_to_value(v), None, k) for k, v in call.kwargs.items()}
+    args = [Arg(conv(a), None, f"arg{i}") for i, a in enumerate(call.args)]
+    kwargs = {k: Arg(conv(v), None, k) for k, v in call.kwargs.items()}
     result: Value | None
     if call.kind == "function":
         result = engine.call_function(call.qualname, args, kwargs, ctx)
@@ -255,15 +272,7 @@ def run_rule(call: Call) -> Outcome:
         module = engine.construct_module(call.qualname, init, init_kw, ctx)
         assert isinstance(module, ModuleV), f"{call.qualname} is not a modelled module"
         result = engine.call_module(module, args, kwargs, ctx)
-    errors = [d for d in ctx.diagnostics if d.severity is Severity.ERROR]
-    if errors:
-        return Outcome("error", message="; ".join(d.message for d in errors))
-    if result is None:
-        return Outcome("unknown", message="no rule")
-    shape = _value_shape(result)
-    if shape is None or (isinstance(result, TensorV) and any(isinstance(d, Unknown) for d in result.shape.items)):
-        return Outcome("unknown", result)
-    return Outcome("ok", shape)
+    return result, ctx
 
 
 def compare(call: Call, partial_ok: bool = False) -> tuple[Outcome, Outcome]:

@@ -163,6 +163,23 @@ CASES = {
         reveal_shape(torch.ones(4, device=torch.device(x.device)))
         torch.device("gpu")  # E: TS108
         """,
+    "a_device_of_an_out_of_tree_backend_is_no_error": """
+        try:
+            import torch_npu  # noqa: F401  (Ascend's backend: registers the "npu" device type)
+
+            device = torch.device("npu:0")
+        except ImportError:
+            device = torch.device("cpu")
+        x = torch.zeros(2, 3, device=device)
+        reveal_shape(x)
+        try:
+            import torch_mlu  # noqa: F401  (Cambricon's)
+
+            x = x.to(torch.device("mlu"))
+        except ImportError:
+            pass
+        reveal_shape(x)
+        """,
     "foreach_adam_step": """
         params = [torch.zeros(4, 3), torch.zeros(4)]
         grads = [torch.randn(4, 3), torch.randn(4)]

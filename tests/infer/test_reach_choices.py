@@ -5,6 +5,7 @@ and a line marked ``# E: <code>`` is the line torch raises on.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,23 @@ CASES = {
         """,
     # Which option was built is not known: a problem only one option has is not reported (torch raises
     # only if that one was built), one that every option has is.
+    # A choice was unknown to ``isinstance`` and truth: both branches ran, and joined.
+    "a_choice_answers_isinstance_and_truth_when_every_option_agrees": """
+        rates = [x.item() for x in torch.linspace(0, 0.0, 3)]
+        drop = nn.Dropout(rates[1]) if rates[1] > 0.0 else nn.Identity()
+        x = torch.randn(2, 8)
+        if isinstance(drop, nn.Module) and drop:
+            y = drop(x)
+        else:
+            y = x.t()
+        reveal_shape(y)
+        if isinstance(drop, (nn.Dropout, nn.Identity)):
+            y = y[:, :4]
+        reveal_shape(y)
+        if not isinstance(drop, nn.Linear):
+            y = y.t()
+        reveal_shape(y)
+        """,
     "a_problem_of_one_option_is_not_reported": """
         rates = [x.item() for x in torch.linspace(0, 0.0, 3)]
         proj = nn.Linear(5, 16) if rates[1] > 0.0 else nn.Linear(8, 4)
@@ -223,3 +241,9 @@ def f(x, p: float):
     x_view, y_view = _reveals(source)
     assert "8" not in x_view and "5" not in x_view
     assert y_view in ("[... 2]", "[*batch 2]")
+
+
+def test_a_choice_answers_isinstance_and_truth_when_every_option_agrees() -> None:
+    """Exact shapes for the torch-checked case of that name (each branch taken as torch takes it)."""
+    source = CASES["a_choice_answers_isinstance_and_truth_when_every_option_agrees"]
+    assert _reveals(textwrap.dedent(source)) == ["[2 8]", "[2 4]", "[4 2]"]

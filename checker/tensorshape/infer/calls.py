@@ -100,6 +100,7 @@ from .values import (
     mentions,
     module_children,
     opaque_setattr,
+    plain_module_class,
     reads_dict_only,
     truthiness,
     unseen_constructor,
@@ -150,7 +151,7 @@ class Calls(AnalyzerBase):
 
     def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
         f = node.func
-        if isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert"):
+        if isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert", "pop"):
             mutated = self.mutate_list(frame, state, f.value, f.attr.value, node)
             if mutated is not None:
                 return mutated
@@ -227,6 +228,8 @@ class Calls(AnalyzerBase):
         if not (isinstance(current, SeqV) or (isinstance(current, TupleV) and current.kind is SeqKind.LIST)):
             return None
         vals = [self.eval(frame, state, a.value) for a in node.args]
+        if method == "pop":
+            return self.pop_list(frame, state, target, current, vals, node, container)
         if not vals:
             return None
         new = vals[-1]
@@ -252,6 +255,30 @@ class Calls(AnalyzerBase):
             joined = join_values(joined, e)
         self.rebind_list(frame, state, target, SeqV(joined, SeqKind.LIST), container)
         return NONE
+
+    def pop_list(
+        self,
+        frame: Frame,
+        state: State,
+        target: cst.BaseExpression,
+        current: SeqV | TupleV,
+        vals: list[Value],
+        node: cst.Call,
+        container: ModuleV | None,
+    ) -> Value | None:
+        """``skips.pop()`` / ``xs.pop(i)`` on a list of known length: that item, the list without it
+        (a UNet's decoder takes its skip connections back in reverse); ``None`` otherwise."""
+        if not isinstance(current, TupleV) or len(vals) > 1:
+            return None
+        index = vals[0].value if vals and isinstance(vals[0], IntV) else -1
+        if type(index) is not int:
+            return None
+        n, i = len(current.items), index
+        if not -n <= i < n:
+            return None  # ``pop from empty list`` / ``pop index out of range``: left to the list method
+        k = i % n
+        self.rebind_list(frame, state, target, TupleV(current.items[:k] + current.items[k + 1 :], SeqKind.LIST), container)
+        return current.items[k]
 
     def rebind_list(
         self, frame: Frame, state: State, target: cst.BaseExpression, updated: Value, container: ModuleV | None = None
@@ -839,10 +866,7 @@ class Calls(AnalyzerBase):
             return TupleV(tuple(reversed(vals[0].items)), vals[0].kind)
         if name == "isinstance" and len(vals) == 2:
             classes = vals[1].items if isinstance(vals[1], TupleV) else (vals[1],)
-            answers = [_isinstance(vals[0], c) for c in classes]
-            if True in answers:
-                return BoolV(True)
-            return BoolV(False if answers and all(a is False for a in answers) else None)
+            return BoolV(_isinstance_any(vals[0], classes))
         if name == "getattr" and len(vals) >= 2 and isinstance(vals[1], StrV) and vals[1].value:
             if len(vals) >= 3 and isinstance(vals[0], InstanceV) and (
                 lacks_attribute(vals[0], vals[1].value) or self.has_attr(frame, state, vals[0], vals[1].value) is False
@@ -1535,6 +1559,12 @@ _DEVICE_TYPES = (
 )
 
 
+#: Device types of out-of-tree backends (Ascend's ``torch_npu``, Cambricon, Moore Threads, Enflame,
+#: DIPU, Tecorigin): importing the backend's package registers the name, so a string naming one is a
+#: device the analysis cannot rule out, never an error.
+_OUT_OF_TREE_DEVICES = frozenset({"npu", "mlu", "musa", "gcu", "dipu", "sdaa"})
+
+
 def _device(args: list[Value], kwargs: dict[str, Value]) -> tuple[Value, str | None]:
     """``torch.device("cuda:1")``, ``torch.device("cuda", 1)``, ``torch.device(x.device)``: an object
     with ``.type`` and ``.index`` (known when the string is), and torch's error for a string whose
@@ -1546,6 +1576,8 @@ def _device(args: list[Value], kwargs: dict[str, Value]) -> tuple[Value, str | N
     if not isinstance(first, StrV) or first.value is None:
         return unknown, None
     kind, colon, number = first.value.partition(":")
+    if kind in _OUT_OF_TREE_DEVICES:
+        return unknown, None
     if kind not in _DEVICE_TYPES:
         return unknown, (
             f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {first.value}"
@@ -1612,17 +1644,23 @@ def _module_isinstance(v: ModuleV | InstanceV, cls: str) -> bool | None:
     if base is None:
         return None
     if isinstance(v, InstanceV):
-        lineage = v.cls.lineage()
-        plain = all(
-            isinstance(b, ClassV) or (isinstance(b, ExternalV) and canonical(b.qualname) == "torch.nn.Module")
-            for c in lineage
-            for b in c.bases
-        )
-        return False if plain and v.cls.is_module else None
+        return False if plain_module_class(v.cls) else None
     own = _public_nn(v.qualname)
     if own is None:
         return None
     return own == base or (own, base) in _NN_SUBCLASSES
+
+
+def _isinstance_any(v: Value, classes: Sequence[Value]) -> bool | None:
+    """``isinstance(v, (A, B))``; of a choice of modules, what every option says (``nn.Dropout(p) if
+    p > 0 else nn.Identity()`` is an ``nn.Module`` whichever was built)."""
+    if isinstance(v, ChoiceV):
+        agreed = {_isinstance_any(o, classes) for o in v.options}
+        return agreed.pop() if len(agreed) == 1 else None
+    answers = [_isinstance(v, c) for c in classes]
+    if True in answers:
+        return True
+    return False if answers and all(a is False for a in answers) else None
 
 
 def _isinstance(v: Value, cls: Value) -> bool | None:
@@ -1717,9 +1755,21 @@ def _torch_module_base(cls: ClassV) -> str | None:
     return None
 
 
+#: The rules whose size arguments may hold a run of unknown length.
+_SIZE_RUN_RULES = frozenset({"view", "expand", "create"})
+
+
 def _takes_size_run(func: Value) -> bool:
-    """``x.view(*sizes)`` / ``x.reshape(*sizes)``: the size arguments may hold a run of unknown length."""
-    return isinstance(func, TensorMethodV) and func.name in ("view", "reshape")
+    """``x.view(*sizes)``, ``x.expand(*sizes, d)``, ``x.new_zeros(*sizes)``, ``torch.zeros(*sizes, d)``:
+    the size arguments may hold a run of unknown length."""
+    if isinstance(func, TensorMethodV):
+        q = f"torch.Tensor.{func.name}"
+    elif isinstance(func, ExternalV):
+        q = canonical(func.qualname)
+    else:
+        return False
+    defs = engine.table().lookup(q)
+    return bool(defs) and defs[0].rule in _SIZE_RUN_RULES
 
 
 def _is_sequential(func: Value) -> bool:

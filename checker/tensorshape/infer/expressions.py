@@ -11,7 +11,7 @@ import libcst as cst
 
 from ..model.dims import Dim, Unknown, UnknownSource
 from ..model.firstclass import LevelTensorV
-from ..model.shape import Shape
+from ..model.shape import Item, Shape
 from ..model.values import (
     ELLIPSIS,
     NONE,
@@ -26,6 +26,7 @@ from ..model.values import (
     ModuleV,
     NoneV,
     PackedV,
+    RunV,
     SeqKind,
     SeqV,
     SliceV,
@@ -352,14 +353,21 @@ class Expressions(AnalyzerBase):
             return SeqV(NothingV(), SeqKind.LIST)
         kind = SeqKind.TUPLE if type(node) is cst.Tuple else SeqKind.LIST
         items: list[Value] = []
+        run: RunV | None = None
         for el in node.elements:
             item = self.eval(frame, state, el.value)
             if isinstance(el, cst.StarredElement):
                 if isinstance(item, TupleV):
                     items.extend(item.items)
                     continue
+                if run is None and isinstance(item, SeqV) and item.sizes is not None and item.sizes.star is not None:
+                    run = RunV(item.sizes)  # ``(*x.shape[:-1], 4)`` of a tensor with a run of dims
+                    items.append(run)
+                    continue
                 return SeqV(UnknownV(), kind)
             items.append(item)
+        if run is not None:
+            return _sizes_with_run(items, kind)
         if len(items) > MAX_EXACT_ITEMS:
             # Every item was read and counted: the length is exact, only the items' looks are joined.
             return self.beyond_exact_items(frame, node, items, kind, len(items))
@@ -1238,6 +1246,21 @@ def _index_sizes(recv: SeqV, sizes: Shape, index: Value) -> Value:
     if part.rank is not None:
         return TupleV(tuple(IntV(d) for d in part.dims), recv.kind)
     return SeqV(recv.elem, recv.kind, sizes=part)
+
+
+def _sizes_with_run(items: Sequence[Value], kind: SeqKind) -> Value:
+    """A sequence of sizes holding a run of unknown length: its sizes as a shape holding the run
+    (what ``view``, ``reshape``, ``expand`` and the creation ops read), where every other item is
+    an int; else a sequence of unknown length."""
+    dims: list[Item] = []
+    for v in items:
+        if isinstance(v, RunV):
+            dims.extend(v.sizes.items)
+        elif isinstance(v, IntV):
+            dims.append(v.value)
+        else:
+            return SeqV(UnknownV(), kind)
+    return SeqV(IntV(Unknown(UnknownSource.UNANNOTATED)), kind, sizes=Shape(tuple(dims)))
 
 
 def _bound(v: Value) -> int | None | bool:

@@ -360,7 +360,36 @@ def truthiness(v: Value, negate: bool = False) -> bool | None:
         known = True if isinstance(v, AttrsV) or v.items else None  # a namespace is true even when empty
     elif isinstance(v, TupleV) and v.kind is not SeqKind.LIST:
         known = bool(v.items)
+    elif isinstance(v, ChoiceV):
+        # ``if self.drop_path:`` of ``nn.Dropout(p) if p > 0 else nn.Identity()``: what every option says.
+        truths = {_module_truth(o) for o in v.options}
+        known = truths.pop() if len(truths) == 1 else None
     return None if known is None else known != negate
+
+
+#: Torch's module classes with a ``__len__`` (an empty one is false).
+_SIZED_MODULES = frozenset(
+    {"Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Container"}
+)
+
+
+def plain_module_class(cls: ClassV) -> bool:
+    """A project module class whose bases are the project's own or ``nn.Module`` itself."""
+    return cls.is_module and all(
+        isinstance(b, ClassV) or (isinstance(b, ExternalV) and canonical(b.qualname) == "torch.nn.Module")
+        for c in cls.lineage()
+        for b in c.bases
+    )
+
+
+def _module_truth(v: Value) -> bool | None:
+    """``bool(module)``: true, as for any object, unless its class has a ``__len__`` or ``__bool__``
+    (a container is false when empty); ``None`` where that is not certain."""
+    if isinstance(v, ModuleV):
+        return None if v.qualname.rsplit(".", 1)[-1] in _SIZED_MODULES else True
+    if isinstance(v, InstanceV) and plain_module_class(v.cls):
+        return None if v.cls.lookup("__len__") is not None or v.cls.lookup("__bool__") is not None else True
+    return None
 
 
 def building_key(inst: InstanceV, name: str) -> str:

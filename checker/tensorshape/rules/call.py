@@ -11,9 +11,9 @@ from ..lang.render import render_dim, render_shape
 from ..model import codes
 from ..model.constraints import Rel
 from ..model.diagnostics import Code, Span
-from ..model.dims import Dim, Unknown, UnknownSource
+from ..model.dims import Dim, Star, Unknown, UnknownSource
 from ..model.obligations import Obligation, ObligationKind, SpecCheck
-from ..model.shape import Shape
+from ..model.shape import Item, Shape
 from ..model.spec import DimKind, ShapeSpec
 from ..model.values import (
     BoolV,
@@ -22,6 +22,7 @@ from ..model.values import (
     MaybeIntV,
     ModuleV,
     NoneV,
+    RunV,
     SeqV,
     StrV,
     TensorV,
@@ -426,6 +427,32 @@ def as_dims(v: Value) -> tuple[Dim, ...] | None:
         d = as_dim(v)
         return None if d is None else (d,)
     return None
+
+
+def sizes_with_run(v: Value) -> Shape | None:
+    """Size arguments holding a run of unknown length, as a shape: ``*x.shape[:-1], 4`` (varargs with
+    a :class:`RunV`), ``(*x.shape[:-1], 4)`` or ``x.shape[:-1]`` (a sequence whose ``sizes`` hold the
+    run); ``None`` when the sizes hold no run or an item is not an int."""
+    if isinstance(v, TupleV) and len(v.items) == 1 and isinstance(v.items[0], (TupleV, SeqV)):
+        return sizes_with_run(v.items[0])
+    if isinstance(v, SeqV):
+        return v.sizes if v.sizes is not None and v.sizes.star is not None else None
+    if not isinstance(v, TupleV) or not any(isinstance(x, RunV) for x in v.items):
+        return None
+    items: list[Item] = []
+    for x in v.items:
+        if isinstance(x, RunV):
+            items.extend(x.sizes.items)
+            continue
+        d = as_dim(x)
+        if d is None:
+            return None
+        items.append(d)
+    return Shape(tuple(items)) if sum(1 for i in items if not is_dim(i)) == 1 else None
+
+
+def is_dim(item: Item) -> bool:
+    return not isinstance(item, Star)
 
 
 def describe_shape(t: TensorV | None) -> str:

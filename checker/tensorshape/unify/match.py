@@ -177,7 +177,9 @@ def _align(i: int, op: Operand, out: _Aligned) -> None:
         # variadic holds what is left, some other run, and of the known dims only those it surely
         # holds (``[d0 d1 *s]`` against ``*b in``: ``in`` is ``d1`` when ``s`` is empty).
         rest = Star(None, star.source)
-        lead = P[kp : len(P) + len(Q) - len(Ss)] if ks < len(Ss) else P[kp:]
+        # (a bound below zero is no dim at all: ``[1 2 *s]`` against ``*b c h w`` leaves ``b`` none of
+        # the known dims, as ``s`` may be one dim long)
+        lead = P[kp : max(kp, len(P) + len(Q) - len(Ss))] if ks < len(Ss) else P[kp:]
         trail = Q[max(0, len(Sp) - len(P)) : len(Q) - ks] if kp < len(Sp) else Q[: len(Q) - ks]
         items = tuple(lead) + (rest,) + tuple(trail) if not (kp < len(Sp) and ks < len(Ss)) else (rest,)
         out.vars.append(_VarPair(i, var, items))

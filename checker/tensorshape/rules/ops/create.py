@@ -22,7 +22,7 @@ from ...model.values import (
 )
 from ...unify import arith
 from ...unify.compare import CONDITION_HINT, Truth, eq3, le3
-from ..call import Call
+from ..call import Call, is_dim, sizes_with_run
 from ..registry import rule
 from .strides import contiguous
 
@@ -50,6 +50,14 @@ def create(call: Call) -> Value:
     name = next((n for n in ("size", "sizes", "shape") if call.has(n)), "size")
     sizes = call.ints(name)
     dtype = _dtype(call, call.params.get("dtype", _FLOAT))
+    run = sizes_with_run(call.value(name)) if sizes is None else None
+    if run is not None:
+        # ``torch.zeros(*x.shape[:-1], d)``: the run is the other tensor's, the new tensor holds it.
+        if not _check_sizes(call, tuple(d for d in run.items if is_dim(d)), name):
+            return unknown_tensor(UnknownSource.ERROR)
+        if call.params.get("fill") and dtype is None:
+            dtype = _fill_dtype(call.value("fill_value"))
+        return TensorV(run, dtype)
     if sizes is None:
         v = call.value(name)
         if isinstance(v, SeqV):

@@ -5,10 +5,11 @@ from __future__ import annotations
 from ...lang.render import render_dim, render_shape
 from ...model import codes
 from ...model.constraints import Rel
-from ...model.dims import Dim, UnknownSource
-from ...model.shape import Shape
+from ...model.dims import Dim, Star, UnknownSource
+from ...model.shape import Item, Shape
 from ...model.text import plural
 from ...model.values import TensorV, Value, unknown_tensor
+from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Verdict, eq3
 from ..call import Call
@@ -172,9 +173,13 @@ def linear(call: Call) -> Value:
     x, w = call.shape("input"), call.shape("weight")
     if x is None or w is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    if w.rank not in (None, 1, 2):
+    if w.rank not in (None, 1, 2) or w.min_rank > 2:
         call.error(codes.RANK_MISMATCH, f"`weight` must have 1 or 2 dims, got {render_shape(w)}", "weight")
         return unknown_tensor(UnknownSource.ERROR)
+    if w.rank is None and w.min_rank < 2:
+        # A weight with a run of unknown length (``[n *b]``) may be 1-d (the output drops the
+        # feature dim) or 2-d (it has one more): which rank the output has is not known.
+        return TensorV(Shape.unknown(), (call.tensor("input") or unknown_tensor()).dtype)
     if w.rank == 1:
         shape = call.match({"input": "*b k", "weight": "k"}, "*b")
     else:
@@ -208,3 +213,25 @@ def inner(call: Call) -> Value:
     if not _inner(call, k1, k2, a, b, "input", "other"):
         return unknown_tensor(UnknownSource.ERROR)
     return TensorV(Shape(a.dims[:-1] + b.dims[:-1]))
+
+
+@rule("kron")
+def kron(call: Call) -> Value:
+    """``torch.kron(a, b)``: any ranks; the operand with fewer dims is padded with leading 1s and the
+    result multiplies aligned dims (``[2 3 4]`` and ``[5 6]`` give ``[2 15 24]``).  Where a run of
+    unknown length meets dims of the other operand, what lies beyond it is a run of its own."""
+    a, b = call.shape("input"), call.shape("other")
+    if a is None or b is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    xs, ys = list(a.items), list(b.items)
+    tail: list[Item] = []
+    while xs and ys and not isinstance(xs[-1], Star) and not isinstance(ys[-1], Star):
+        tail.append(arith.mul(xs.pop(), ys.pop()))
+    head: list[Item]
+    if not ys:
+        head = xs  # the other operand's dims run out: these are the padded ones' (times 1)
+    elif not xs:
+        head = ys
+    else:
+        head = [Star(None)]  # a run meets dims (or another run): how they align is not known
+    return _tensor_result(call, Shape((*head, *reversed(tail))), "input", "other")

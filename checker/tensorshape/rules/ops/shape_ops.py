@@ -11,11 +11,11 @@ from ...model.constraints import Rel
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.text import plural
-from ...model.values import IntV, RunV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value, unknown_tensor
+from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3, le3, ne1
-from ..call import Call, as_dims
+from ..call import Call, as_dims, sizes_with_run
 from ..registry import rule
 from . import strides
 from .util import replace, spec_text, wrap_dim, wrap_dims
@@ -108,8 +108,8 @@ def view(call: Call) -> Value:
     """``x.view(*shape)`` / ``x.reshape(*shape)`` / ``torch.reshape(x, shape)``."""
     got = _self(call)
     name = "shape" if call.has("shape") else "size"
-    spliced = call.value(name)
-    if got is not None and isinstance(spliced, TupleV) and any(isinstance(v, RunV) for v in spliced.items):
+    spliced = sizes_with_run(call.value(name))
+    if got is not None and spliced is not None:
         return _view_run(call, got[1], spliced.items, name)
     sizes = call.ints(name)
     if got is None or sizes is None:
@@ -121,22 +121,11 @@ def view(call: Call) -> Value:
     return strides.viewed(call, call.tensor(src), _same(call, Shape(out)), name) or _ERR
 
 
-def _view_run(call: Call, shape: Shape, args: Sequence[Value], at: str) -> Value:
+def _view_run(call: Call, shape: Shape, items: Sequence[Item], at: str) -> Value:
     """``x.view(*x.shape[:-1], 4, -1)`` where ``x`` has a run of dims of unknown length: the sizes
     before the run that ``x`` shares with the target (the run itself included) stay, and the dims
     after it are reshaped as a view of known rank (``[*b d]`` gives ``[*b 4 d/4]``, checked as
     such). Where the run does not line up with ``x``'s own, the target's sizes with ``-1`` unknown."""
-    items: list[Item] = []
-    for v in args:
-        if isinstance(v, RunV):
-            items.extend(v.sizes.items)
-            continue
-        d = as_dims(v)
-        if d is None or len(d) != 1:
-            return unknown_tensor(UnknownSource.UNSUPPORTED)
-        items.append(d[0])
-    if sum(isinstance(i, Star) for i in items) != 1:
-        return unknown_tensor(UnknownSource.UNSUPPORTED)
     star = next(k for k, i in enumerate(items) if isinstance(i, Star))
     head, rest = tuple(items[: star + 1]), tuple(items[star + 1 :])
     if shape.star_index == star and shape.items[: star + 1] == head:  # the run leads: reshape after it
@@ -344,11 +333,13 @@ def expand(call: Call) -> Value:
         o = call.shape("other")
         sizes = o.dims if o is not None and o.rank is not None else None
         name = "other"
+    run = sizes_with_run(call.value(name)) if sizes is None and name != "other" else None
+    if got is not None and (run is not None or (sizes is not None and got[1].rank is None)):
+        return _expand_run(call, got[0], got[1], run or Shape(tuple(sizes or ())), name)
     if got is None or sizes is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     src, shape = got
-    if shape.rank is None:
-        return _same(call, Shape(tuple(d if d != -1 else Unknown() for d in sizes)))
+    assert shape.rank is not None  # a run was handled above
     if len(sizes) < shape.rank:
         call.error(
             codes.INVALID_ARG,
@@ -365,27 +356,63 @@ def expand(call: Call) -> Value:
                 return _ERR
             out.append(target)
             continue
-        cur = shape.dims[i - lead]
-        if target == -1 or eq3(cur, target, call.facts) is Truth.TRUE:
-            out.append(cur)
-            continue
-        one = ne1(cur, call.facts)
-        if one is Truth.FALSE:
-            out.append(target)
-            continue
-        v = call.check(
-            Truth.FALSE if one is Truth.TRUE and eq3(cur, target, call.facts) is Truth.FALSE else Truth.UNKNOWN,
-            (cur, target),
-            f"cannot expand {render_shape(shape)} to [{', '.join(map(render_dim, sizes))}]: dim {i - lead} is {render_dim(cur)}, not 1 or {render_dim(target)}",
-            rel=Rel.EQ,
-            at=name,
-            hint="only dims of size 1 can be expanded",
-            code=codes.BROADCAST,
-            checks=[(src, spec_text(shape.items))],
-        )
-        if v is Verdict.ERROR:
+        d = _expand_dim(call, src, shape, Shape(tuple(sizes)), shape.dims[i - lead], target, i - lead, name)
+        if d is None:
             return _ERR
-        out.append(target)
+        out.append(d)
+    return _same(call, Shape(tuple(out)))
+
+
+def _expand_dim(call: Call, src: str, shape: Shape, to: Shape, cur: Dim, target: Dim, k: int, at: str) -> Dim | None:
+    """One dim of ``shape`` (its ``k``-th) expanded to ``target``: the dim it gives, or ``None``
+    where torch raises (reported)."""
+    if target == -1 or eq3(cur, target, call.facts) is Truth.TRUE:
+        return cur
+    one = ne1(cur, call.facts)
+    if one is Truth.FALSE:
+        return target
+    v = call.check(
+        Truth.FALSE if one is Truth.TRUE and eq3(cur, target, call.facts) is Truth.FALSE else Truth.UNKNOWN,
+        (cur, target),
+        f"cannot expand {render_shape(shape)} to {render_shape(to)}: dim {k} is {render_dim(cur)}, not 1 or {render_dim(target)}",
+        rel=Rel.EQ,
+        at=at,
+        hint="only dims of size 1 can be expanded",
+        code=codes.BROADCAST,
+        checks=[(src, spec_text(shape.items))],
+    )
+    return None if v is Verdict.ERROR else target
+
+
+def _expand_run(call: Call, src: str, shape: Shape, to: Shape, at: str) -> Value:
+    """``expand`` where the tensor or the sizes hold a run of unknown length (``x.expand(*s, d)``).
+    The sizes and the dims line up from the right, so the dims after the runs are checked as usual
+    (and, where both hold the same named run after as many dims, those before it too); a ``-1``
+    elsewhere keeps a dim not known here."""
+    xs, ts = shape.items, to.items
+    if to.rank is not None and to.rank < shape.min_rank:
+        call.error(
+            codes.INVALID_ARG,
+            f"expand needs at least {plural(shape.min_rank, 'size')} for {render_shape(shape)}, got {to.rank}",
+            at,
+        )
+        return _ERR
+    out: list[Item] = [Unknown(UnknownSource.UNANNOTATED) if d == -1 else d for d in ts]
+    pairs = []
+    k = 1
+    while k <= min(len(xs), len(ts)) and not isinstance(xs[-k], Star) and not isinstance(ts[-k], Star):
+        pairs.append((len(ts) - k, len(xs) - k))
+        k += 1
+    star = shape.star
+    if star is not None and star.name is not None and to.star == star and len(to.prefix) == len(shape.prefix):
+        pairs.extend((j, j) for j in range(len(shape.prefix)))  # the same run after the same number of dims
+    lead = len(xs) if shape.star_index is None else shape.star_index
+    for t, x in pairs:
+        cur, target = xs[x], ts[t]
+        d = _expand_dim(call, src, shape, to, cur, target, x if x < lead else x - len(xs), at)
+        if d is None:
+            return _ERR
+        out[t] = d
     return _same(call, Shape(tuple(out)))
 
 
