@@ -368,3 +368,100 @@ def test_a_newly_opened_document_publishes_a_part_first(tmp_path: Path, monkeypa
     assert first and len(first) < len(final) and all(d in final for d in first)
     inc.update(source.replace("torch.relu(h)  # comment 2", "torch.tanh(h)  # comment 2"), 2, parts.append)
     assert len(parts) == 1
+
+
+PROJECT_LAYERS = """import torch.nn as nn
+
+
+class Wide(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Narrow(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+PROJECT_MODEL = """import torch
+import torch.nn as nn
+from layers import Wide
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = Wide()
+        self.out = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.out(self.body(x))
+
+
+def main() -> None:
+    m = Head()
+    y = m(torch.randn(3, 16))
+    print(y @ torch.randn(2, 5))
+    print(Wide()(torch.randn(3, 16)) @ torch.randn(5, 1))
+"""
+
+
+def test_an_import_edit_reanalyses_only_what_it_rebinds(tmp_path: Path) -> None:
+    """A name added to an import (or the same module imported another way) leaves the other names bound
+    to what they were: nothing that mentions them is analysed again; an import that binds a name to
+    something else, or a second binding of it, is followed by the definitions that mention it."""
+    (tmp_path / "layers.py").write_text(PROJECT_LAYERS)
+    model = tmp_path / "model.py"
+    model.write_text(PROJECT_MODEL)
+    path = str(model)
+    cheap = [
+        (
+            "a name added to a project import",
+            lambda s: s.replace("from layers import Wide\n", "from layers import Wide, Narrow\n"),
+        ),
+        ("a name added to an import of torch", lambda s: s.replace("import torch\n", "import torch, math\n", 1)),
+        (
+            "the same module imported another way",
+            lambda s: s.replace("import torch.nn as nn\n", "from torch import nn\n"),
+        ),
+        ("back", lambda s: s.replace("from torch import nn\n", "import torch.nn as nn\n")),
+    ]
+    costly = [
+        (
+            "a name bound to another class",
+            lambda s: s.replace("from layers import Wide, Narrow\n", "from layers import Narrow as Wide, Narrow\n"),
+        ),
+        (
+            "and back",
+            lambda s: s.replace("from layers import Narrow as Wide, Narrow\n", "from layers import Wide, Narrow\n"),
+        ),
+        (
+            "a second import of nn",
+            lambda s: s.replace("import torch, math\n", "import torch, math\nimport torch.nn as nn\n"),
+        ),
+        ("a name no longer imported", lambda s: s.replace("import torch, math\n", "import math\n")),
+    ]
+    inc = IncrementalAnalyser(Project([tmp_path]), lsp_settings(CheckSettings()), path)
+    text = PROJECT_MODEL
+    assert _norm(inc.update(text, 1)) == _norm(_full(text, path))
+    for n, (label, edit) in enumerate([*cheap, *costly]):
+        new = edit(text)
+        assert new != text, label
+        text = new
+        got, want = _norm(inc.update(text, n + 2)), _norm(_full(text, path))
+        assert got == want, label
+        if (label, edit) in cheap:
+            assert inc.reanalysed == 1, label  # the import statement itself
+        else:
+            assert inc.reanalysed > 1, label
+        messages = [m for _, m, *_ in got[0]]
+        # Narrow gives Head 4 features where it wants 8: that error comes and goes with the import.
+        assert any("in_features=8" in str(m) for m in messages) == (label == "a name bound to another class"), label

@@ -39,13 +39,13 @@ from ..infer.analyzer import ClassRun
 from ..infer.api import CheckSettings, report
 from ..infer.project import ModuleInfo, Project
 from ..infer.source import text_digest
-from ..infer.values import ClassV
+from ..infer.values import ClassV, ExternalV, LazyImportV
 from ..lang.render import render_shape
 from ..model import codes
 from ..model.diagnostics import Diagnostic, Span
 from ..model.dims import Dim
 from ..model.obligations import Obligation
-from ..model.values import TensorV
+from ..model.values import TensorV, Value
 from .analysis import Analysis, ShapeAt, analyse
 from .chunks import Chunk, ChunkPool
 from .locate import STRIDE, ChunkSpans, chunk_span, chunk_uids, to_document
@@ -119,6 +119,8 @@ class IncrementalAnalyser:
         self._outlines: dict[Chunk, Outline] = {}
         #: Bodies the module's top level executed (decorators, module-level calls) in the last version.
         self._module_bodies: frozenset[Body] = frozenset()
+        #: The module's globals right after its top level ran, in the last version analysed whole.
+        self._values: dict[str, Value] = {}
         #: Chunks analysed again by the last update (tests and benchmarks look).
         self.reanalysed = 0
         #: Definitions (qualified names) analysed again by the last update, ``C.__init__`` for an instance built.
@@ -152,7 +154,7 @@ class IncrementalAnalyser:
         fast = self._body_edit(source, version, chunks)
         if fast is not None:
             return fast
-        dirty = self._dirty(chunks)
+        plan = self._plan(chunks)
         tree = cst.Module(body=[s for c in chunks for s in c.tree.body])  # type: ignore[union-attr]
         spans = ChunkSpans(tree, chunks)
         info = self.project.add_parsed(source, tree, spans, self.path)
@@ -167,6 +169,10 @@ class IncrementalAnalyser:
         top = _take(an, spans)
         an.analysed_definitions.clear()
         self._module_bodies = top.bodies
+        # The module's values as its top level left them (the analyses below resolve imports in place).
+        values = dict(info.globals)
+        dirty = set(chunks) if plan is None else self._spread(chunks, *plan, self._values, values)
+        self._values = values
         uids = {c.uid for c in chunks}
         results: dict[Chunk, _Result] = {}
         self.reanalysed = 0
@@ -353,8 +359,10 @@ class IncrementalAnalyser:
     def _full(self, source: str, version: int | None) -> Analysis:
         return analyse(source, self.path, self.settings, version, [], self.project)
 
-    def _dirty(self, chunks: list[Chunk]) -> set[Chunk]:
-        """The chunks to analyse again (see the module's docstring)."""
+    def _plan(self, chunks: list[Chunk]) -> tuple[set[Chunk], list[Chunk]] | None:
+        """What an edit makes dirty before the module's top level runs again: the chunks whose text is new
+        or whose analysis ran a changed body, and the chunks left unpaired (their names may be bound to
+        other values); ``None`` when every chunk is (see the module's docstring)."""
         old, everything = self._chunks, set(chunks)
         before = set(old)
         added = [c for c in chunks if c not in before]
@@ -362,22 +370,44 @@ class IncrementalAnalyser:
         kept = {c.text for c in chunks if c in before}
         if any(c.text in kept for c in (*added, *removed)):
             # One more or one fewer copy of a repeated statement: the copies' chunks may have shifted.
-            return everything
+            return None
         bodies, unmatched, pairs = self._body_changes(added, removed)
         paired = set(pairs.values())
         if [pairs.get(c, c) for c in chunks if c in before or c in pairs] != [
             c for c in old if c in everything or c in paired
         ]:
-            return everything  # chunks moved: what a name is bound to may have changed
+            return None  # chunks moved: what a name is bound to may have changed
         if not self._module_bodies.isdisjoint(bodies):
-            return everything  # a module-level value came from a changed body
+            return None  # a module-level value came from a changed body
+        if any(c.binds is None for c in unmatched):
+            return None
         results = self._results
         dirty = set(added) | {c for c in chunks if c in results and not results[c].bodies.isdisjoint(bodies)}
+        return dirty, unmatched
+
+    def _spread(
+        self,
+        chunks: list[Chunk],
+        dirty: set[Chunk],
+        unmatched: list[Chunk],
+        before: dict[str, Value],
+        after: dict[str, Value],
+    ) -> set[Chunk]:
+        """``dirty`` and the chunks that mention a name an ``unmatched`` chunk binds (transitively).
+
+        A name the edited statements bind to the value it had (``from torch import nn`` when a name is
+        added to that import, by the same qualified name) changes nothing for the chunks that mention it,
+        when no other statement of the module binds it, now or before (a second binding could make the
+        value another before the definitions that read it)."""
         names: set[str] = set()
         for c in unmatched:
-            if c.binds is None:
-                return everything
+            assert c.binds is not None
             names |= c.binds
+        if names and not any(c.binds is None for c in (*chunks, *self._chunks)):
+            once = _bound_once(chunks) & _bound_once(self._chunks)
+            names = {
+                n for n in names if n not in once or not _same_value(before.get(n, _ABSENT), after.get(n, _ABSENT))
+            }
         # Chunks that mention a changed name: their values (and so what they bind) may change too.
         spread = set(unmatched)
         grew = bool(names)
@@ -386,7 +416,7 @@ class IncrementalAnalyser:
             for c in chunks:
                 if c not in spread and not c.names.isdisjoint(names):
                     if c.binds is None:
-                        return everything
+                        return set(chunks)
                     spread.add(c)
                     dirty.add(c)
                     names |= c.binds
@@ -584,3 +614,22 @@ def _unique(items: Iterable[tuple[object, T]]) -> list[T]:
             seen.add(key)
             out.append(item)
     return out
+
+
+_ABSENT = object()
+
+
+def _bound_once(chunks: list[Chunk]) -> set[str]:
+    """The names exactly one of ``chunks`` binds."""
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for c in chunks:
+        for n in c.binds or ():
+            (twice if n in seen else seen).add(n)
+    return seen - twice
+
+
+def _same_value(a: object, b: object) -> bool:
+    """Whether two runs of the module's top level bound a name to the same thing: the same object (an
+    installed module's class, kept by the project) or an import of the same qualified name."""
+    return a is b or (type(a) is type(b) and isinstance(a, (ExternalV, LazyImportV)) and a == b)
