@@ -465,3 +465,27 @@ def test_an_import_edit_reanalyses_only_what_it_rebinds(tmp_path: Path) -> None:
         messages = [m for _, m, *_ in got[0]]
         # Narrow gives Head 4 features where it wants 8: that error comes and goes with the import.
         assert any("in_features=8" in str(m) for m in messages) == (label == "a name bound to another class"), label
+
+
+def test_a_reading_of_a_function_kept_by_body_is_read_again_after_a_body_edit() -> None:
+    """Readings of a function's syntax asked on every instance built (``__setattr__``, ``__post_init__``)
+    are kept per body: a body edit puts a new body into the kept ``def`` (as the editor's edit path
+    does), and the reading must see it."""
+    import libcst as cst
+    from tensorshape.infer.syntax import by_function_body
+
+    calls: list[str] = []
+
+    @by_function_body
+    def returns(fn: cst.FunctionDef) -> bool:
+        calls.append(fn.name.value)
+        return "return" in cst.Module(body=[fn]).code
+
+    tree = cst.parse_module("def f(self, key, value):\n    super().__setattr__(key, value)\n")
+    fn = tree.body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    assert not returns(fn) and not returns(fn) and calls == ["f"]
+    new = cst.parse_module("def f(self, key, value):\n    return None\n").body[0]
+    assert isinstance(new, cst.FunctionDef)
+    object.__setattr__(fn, "body", new.body)
+    assert returns(fn) and calls == ["f", "f"]

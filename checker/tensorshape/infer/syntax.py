@@ -6,11 +6,12 @@ import dataclasses
 import functools
 import operator
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import libcst as cst
 
 __all__ = [
+    "by_function_body",
     "literal_int",
     "simple_text",
     "blocks",
@@ -35,6 +36,31 @@ _LAYOUT_FIELDS = frozenset(
 )  # fmt: skip
 #: The code-holding field names of each node class (libcst nodes are dataclasses).
 _FIELDS: dict[type, tuple[str, ...]] = {}
+
+_R = TypeVar("_R")
+#: Answers kept per reading before its memo is emptied (:func:`by_function_body`).
+MAX_BODY_MEMO = 4096
+
+
+def by_function_body(read: Callable[[cst.FunctionDef], _R]) -> Callable[[cst.FunctionDef], _R]:
+    """``read``, a reading of a function's syntax, answered once per body: by ``id`` of the body node,
+    kept alive with the answer (a language server's edit puts a new body into the kept ``def``, so
+    the ``def`` itself is no key).  For readings asked on every call or instance built (a library
+    class's ``__post_init__`` or ``__setattr__``), each of which walked the whole function."""
+    memo: dict[int, tuple[cst.CSTNode, _R]] = {}
+
+    @functools.wraps(read)
+    def answer(fn: cst.FunctionDef) -> _R:
+        known = memo.get(id(fn.body))
+        if known is not None and known[0] is fn.body:
+            return known[1]
+        got = read(fn)
+        if len(memo) >= MAX_BODY_MEMO:
+            memo.clear()
+        memo[id(fn.body)] = (fn.body, got)
+        return got
+
+    return answer
 
 
 def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:
