@@ -62,8 +62,8 @@ MAX_REPLACED = 200
 
 #: Observed tensor expressions by node id: the chunk the node is in (its span is computed when hover or
 #: inlay hints first ask: diagnostics do not wait for the positions of every chunk), last value, node;
-#: for a parameter's learnt shape, the chunk span of its name.
-_Observed = dict[int, tuple[Span | Chunk | None, TensorV, cst.CSTNode]]
+#: for a parameter's learnt shape, the parameter (its name is placed when asked for too).
+_Observed = dict[int, tuple[Chunk | None, TensorV, cst.CSTNode]]
 T = TypeVar("T")
 
 
@@ -440,7 +440,7 @@ class IncrementalAnalyser:
         by_code: dict[tuple[tuple[int, str], ...], list[Chunk]] = {}
         for c in removed:
             by_code.setdefault(c.code, []).append(c)
-        for c in added:
+        for c in added if by_code else ():  # (a document's first version: no tokens to compare)
             same = by_code.get(c.code)
             if same:
                 prev = pairs[c] = same.pop(0)
@@ -493,9 +493,10 @@ def _shapes(observed: _Observed, by_uid: dict[int, Chunk], first_lines: dict[int
     """Observed shapes for hover and inlay hints, placed in one version of the document."""
     out: list[tuple[Span, str, str | None, bool, bool]] = []
     for where, value, node in observed.values():
-        if isinstance(where, Span):  # a parameter's learnt shape (see ``_take``)
-            assert isinstance(node, cst.Param)
-            out.append((where, render_shape(value.shape), node.name.value, False, True))
+        if isinstance(node, cst.Param):  # a parameter's learnt shape (see ``_take``)
+            at = chunk_span(where, node.name) if where is not None else None
+            if at is not None:
+                out.append((at, render_shape(value.shape), node.name.value, False, True))
             continue
         span = (chunk_span(where, node) if where is not None else None) or Span(1, 0, 1, 0)
         target = by_uid[span.line // STRIDE].targets.get(id(node)) if span.line >= STRIDE else None
@@ -525,11 +526,11 @@ def _take(an: RecordingAnalyzer, spans: ChunkSpans) -> _Result:
     for fn, learnt in an.take_learned():  # kept as the parameter (no observed expression is one)
         for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
             got = learnt.get(param.name.value)
-            where = spans.locate(param.name) if got is not None else None
+            where = spans.chunk_of(param.name) if got is not None else None
             if got is not None and where is not None:
                 seen[id(param)] = (where, got, param)
     refs = chunk_uids(vd) | chunk_uids(vo)
-    refs |= {w.uid if isinstance(w, Chunk) else w.line // STRIDE for w, _, _ in seen.values() if w is not None}
+    refs |= {w.uid for w, _, _ in seen.values() if w is not None}
     return _Result(
         list(zip(dkeys, vd)),
         list(zip(okeys, vo)),
@@ -566,14 +567,11 @@ def _placed(r: _Result, spans: ChunkSpans, chunk: Chunk | None, pairs: dict[Chun
     vd, vo = spans.resolve_all(list(diags)), spans.resolve_all(list(obls))
     seen: _Observed = {}
     for key, (where, value, node) in r.observed.items():
-        if isinstance(where, Span):
-            if isinstance(node, cst.Param):
-                where = spans.locate(node.name) or where
-        elif where is not None:
+        if where is not None:
             where = back.get(where, where)
         seen[key] = (where, value, node)
     refs = chunk_uids(vd) | chunk_uids(vo)
-    refs |= {w.uid if isinstance(w, Chunk) else w.line // STRIDE for w, _, _ in seen.values() if w is not None}
+    refs |= {w.uid for w, _, _ in seen.values() if w is not None}
     return replace(
         r,
         diagnostics=[(k, d) for (k, _), d in zip(r.diagnostics, vd)],
