@@ -400,6 +400,7 @@ class Project:
         if r not in self.roots:
             self.roots.append(r)
             self._found = {k: v for k, v in self._found.items() if v is not None}
+            self._defines.clear()  # a module not found before may be now
 
     def load_path(self, path: Path) -> ModuleInfo | str:
         """The module of a file on disk, or an error message (one module per real path)."""

@@ -10,7 +10,10 @@ analysed again only when the chunk is *dirty*:
   function body that the edit changed, or
 * it mentions a name that a changed, added or removed chunk binds, or that a
   chunk dirty for this reason binds (transitively: a class that subclasses a
-  changed class is dirty, and so is whatever mentions that one).
+  changed class is dirty, and so is whatever mentions that one).  A name the
+  changed chunk binds to what it was bound to before (compared right after the
+  top level ran: the same object, or an import of the same qualified name)
+  does not count, when no other chunk binds it.
 
 An edit that changes only comments and layout, or only function bodies (a new
 chunk has the same :mod:`.outline` as the one it replaces), binds no changed
