@@ -489,3 +489,31 @@ def test_a_reading_of_a_function_kept_by_body_is_read_again_after_a_body_edit() 
     assert isinstance(new, cst.FunctionDef)
     object.__setattr__(fn, "body", new.body)
     assert returns(fn) and calls == ["f", "f"]
+
+
+MOVED_IMPORT = """import torch
+import torch.nn as nn
+
+
+class Scaled(nn.Module):
+    width = torch.ones(3).shape[0]
+
+    def forward(self, x):
+        return x @ torch.randn(self.width, 2)
+
+
+def main() -> None:
+    Scaled()(torch.randn(2, 4))
+"""
+
+
+def test_an_import_moved_below_a_class_body_that_reads_it(tmp_path: Path) -> None:
+    """The same name bound to the same module, but now after a class body that reads it at import time:
+    the class is analysed again (its attribute is no longer known), as a full check does."""
+    path = str(tmp_path / "model.py")
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    first = _norm(inc.update(MOVED_IMPORT, 1))
+    assert first == _norm(_full(MOVED_IMPORT, path)) and first[0]  # 4 vs 3
+    moved = MOVED_IMPORT.replace("import torch\n", "", 1) + "\n\nimport torch, math\n"
+    got, want = _norm(inc.update(moved, 2)), _norm(_full(moved, path))
+    assert got == want and got[0] != first[0]

@@ -43,21 +43,22 @@ MAX_BODY_MEMO = 4096
 
 
 def by_function_body(read: Callable[[cst.FunctionDef], _R]) -> Callable[[cst.FunctionDef], _R]:
-    """``read``, a reading of a function's syntax, answered once per body: by ``id`` of the body node,
+    """``read``, a reading of a function's syntax, answered once per ``def`` and body: by their ``id``,
     kept alive with the answer (a language server's edit puts a new body into the kept ``def``, so
-    the ``def`` itself is no key).  For readings asked on every call or instance built (a library
+    the ``def`` alone is no key).  For readings asked on every call or instance built (a library
     class's ``__post_init__`` or ``__setattr__``), each of which walked the whole function."""
-    memo: dict[int, tuple[cst.CSTNode, _R]] = {}
+    memo: dict[tuple[int, int], tuple[cst.FunctionDef, cst.CSTNode, _R]] = {}
 
     @functools.wraps(read)
     def answer(fn: cst.FunctionDef) -> _R:
-        known = memo.get(id(fn.body))
-        if known is not None and known[0] is fn.body:
-            return known[1]
+        key = (id(fn), id(fn.body))  # a ``def`` made with another's body (``with_changes``) is another
+        known = memo.get(key)
+        if known is not None and known[0] is fn and known[1] is fn.body:
+            return known[2]
         got = read(fn)
         if len(memo) >= MAX_BODY_MEMO:
             memo.clear()
-        memo[id(fn.body)] = (fn.body, got)
+        memo[key] = (fn, fn.body, got)
         return got
 
     return answer

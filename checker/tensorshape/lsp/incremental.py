@@ -362,7 +362,7 @@ class IncrementalAnalyser:
     def _full(self, source: str, version: int | None) -> Analysis:
         return analyse(source, self.path, self.settings, version, [], self.project)
 
-    def _plan(self, chunks: list[Chunk]) -> tuple[set[Chunk], list[Chunk]] | None:
+    def _plan(self, chunks: list[Chunk]) -> tuple[set[Chunk], list[Chunk], dict[Chunk, Chunk]] | None:
         """What an edit makes dirty before the module's top level runs again: the chunks whose text is new
         or whose analysis ran a changed body, and the chunks left unpaired (their names may be bound to
         other values); ``None`` when every chunk is (see the module's docstring)."""
@@ -386,13 +386,14 @@ class IncrementalAnalyser:
             return None
         results = self._results
         dirty = set(added) | {c for c in chunks if c in results and not results[c].bodies.isdisjoint(bodies)}
-        return dirty, unmatched
+        return dirty, unmatched, pairs
 
     def _spread(
         self,
         chunks: list[Chunk],
         dirty: set[Chunk],
         unmatched: list[Chunk],
+        pairs: dict[Chunk, Chunk],
         before: dict[str, Value],
         after: dict[str, Value],
     ) -> set[Chunk]:
@@ -401,13 +402,18 @@ class IncrementalAnalyser:
         A name the edited statements bind to the value it had (``from torch import nn`` when a name is
         added to that import, by the same qualified name) changes nothing for the chunks that mention it,
         when no other statement of the module binds it, now or before (a second binding could make the
-        value another before the definitions that read it)."""
+        value another before the definitions that read it), and the statement that binds it is between
+        the same kept statements as before (one that binds it deleted above a class body that reads it
+        and added below, in one edit, is not the same)."""
         names: set[str] = set()
         for c in unmatched:
             assert c.binds is not None
             names |= c.binds
         if names and not any(c.binds is None for c in (*chunks, *self._chunks)):
             once = _bound_once(chunks) & _bound_once(self._chunks)
+            common = {pairs.get(c, c) for c in chunks} & set(self._chunks)
+            old, new = _slots(self._chunks, common, {}), _slots(chunks, common, pairs)
+            once = {n for n in once if _binder_slot(chunks, n, new) == _binder_slot(self._chunks, n, old)}
             names = {
                 n for n in names if n not in once or not _same_value(before.get(n, _ABSENT), after.get(n, _ABSENT))
             }
@@ -628,6 +634,22 @@ def _bound_once(chunks: list[Chunk]) -> set[str]:
         for n in c.binds or ():
             (twice if n in seen else seen).add(n)
     return seen - twice
+
+
+def _slots(chunks: list[Chunk], common: set[Chunk], pairs: dict[Chunk, Chunk]) -> dict[Chunk, int]:
+    """For each chunk, how many chunks of both versions (``common``, the old ones; a new chunk counts
+    as the old one it is paired with) come before it."""
+    out: dict[Chunk, int] = {}
+    n = 0
+    for c in chunks:
+        out[c] = n
+        n += pairs.get(c, c) in common
+    return out
+
+
+def _binder_slot(chunks: list[Chunk], name: str, slots: dict[Chunk, int]) -> int:
+    """The slot of the one chunk that binds ``name`` (see :func:`_bound_once`)."""
+    return next(slots[c] for c in chunks if c.binds is not None and name in c.binds)
 
 
 def _same_value(a: object, b: object) -> bool:
