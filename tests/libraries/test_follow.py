@@ -230,3 +230,11 @@ def test_star_import_search_reads_only_modules_that_can_export_the_name(tmp_path
     assert not project.may_define("pkg.b", "BertConfig")
     assert not project.may_define("pkg.c", "BertConfig")
     assert project.may_define("pkg.d", "BertConfig")
+    # Kept per project, the answers follow the roots: a package found only once a root is added.
+    later = tmp_path / "later"
+    (later / "extra").mkdir(parents=True)
+    (later / "extra" / "__init__.py").write_text("class BertConfig:\n    pass\n")
+    assert not project.may_define("extra", "BertConfig")
+    (later / "main.py").write_text("from extra import BertConfig\n")
+    assert not isinstance(project.load_path(later / "main.py"), str)
+    assert project.may_define("extra", "BertConfig")

@@ -368,3 +368,152 @@ def test_a_newly_opened_document_publishes_a_part_first(tmp_path: Path, monkeypa
     assert first and len(first) < len(final) and all(d in final for d in first)
     inc.update(source.replace("torch.relu(h)  # comment 2", "torch.tanh(h)  # comment 2"), 2, parts.append)
     assert len(parts) == 1
+
+
+PROJECT_LAYERS = """import torch.nn as nn
+
+
+class Wide(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Narrow(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+PROJECT_MODEL = """import torch
+import torch.nn as nn
+from layers import Wide
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = Wide()
+        self.out = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.out(self.body(x))
+
+
+def main() -> None:
+    m = Head()
+    y = m(torch.randn(3, 16))
+    print(y @ torch.randn(2, 5))
+    print(Wide()(torch.randn(3, 16)) @ torch.randn(5, 1))
+"""
+
+
+def test_an_import_edit_reanalyses_only_what_it_rebinds(tmp_path: Path) -> None:
+    """A name added to an import (or the same module imported another way) leaves the other names bound
+    to what they were: nothing that mentions them is analysed again; an import that binds a name to
+    something else, or a second binding of it, is followed by the definitions that mention it."""
+    (tmp_path / "layers.py").write_text(PROJECT_LAYERS)
+    model = tmp_path / "model.py"
+    model.write_text(PROJECT_MODEL)
+    path = str(model)
+    cheap = [
+        (
+            "a name added to a project import",
+            lambda s: s.replace("from layers import Wide\n", "from layers import Wide, Narrow\n"),
+        ),
+        ("a name added to an import of torch", lambda s: s.replace("import torch\n", "import torch, math\n", 1)),
+        (
+            "the same module imported another way",
+            lambda s: s.replace("import torch.nn as nn\n", "from torch import nn\n"),
+        ),
+        ("back", lambda s: s.replace("from torch import nn\n", "import torch.nn as nn\n")),
+    ]
+    costly = [
+        (
+            "a name bound to another class",
+            lambda s: s.replace("from layers import Wide, Narrow\n", "from layers import Narrow as Wide, Narrow\n"),
+        ),
+        (
+            "and back",
+            lambda s: s.replace("from layers import Narrow as Wide, Narrow\n", "from layers import Wide, Narrow\n"),
+        ),
+        (
+            "a second import of nn",
+            lambda s: s.replace("import torch, math\n", "import torch, math\nimport torch.nn as nn\n"),
+        ),
+        ("a name no longer imported", lambda s: s.replace("import torch, math\n", "import math\n")),
+    ]
+    inc = IncrementalAnalyser(Project([tmp_path]), lsp_settings(CheckSettings()), path)
+    text = PROJECT_MODEL
+    assert _norm(inc.update(text, 1)) == _norm(_full(text, path))
+    for n, (label, edit) in enumerate([*cheap, *costly]):
+        new = edit(text)
+        assert new != text, label
+        text = new
+        got, want = _norm(inc.update(text, n + 2)), _norm(_full(text, path))
+        assert got == want, label
+        if (label, edit) in cheap:
+            assert inc.reanalysed == 1, label  # the import statement itself
+        else:
+            assert inc.reanalysed > 1, label
+        messages = [m for _, m, *_ in got[0]]
+        # Narrow gives Head 4 features where it wants 8: that error comes and goes with the import.
+        assert any("in_features=8" in str(m) for m in messages) == (label == "a name bound to another class"), label
+
+
+def test_a_reading_of_a_function_kept_by_body_is_read_again_after_a_body_edit() -> None:
+    """Readings of a function's syntax asked on every instance built (``__setattr__``, ``__post_init__``)
+    are kept per body: a body edit puts a new body into the kept ``def`` (as the editor's edit path
+    does), and the reading must see it."""
+    import libcst as cst
+    from tensorshape.infer.syntax import by_function_body
+
+    calls: list[str] = []
+
+    @by_function_body
+    def returns(fn: cst.FunctionDef) -> bool:
+        calls.append(fn.name.value)
+        return "return" in cst.Module(body=[fn]).code
+
+    tree = cst.parse_module("def f(self, key, value):\n    super().__setattr__(key, value)\n")
+    fn = tree.body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    assert not returns(fn) and not returns(fn) and calls == ["f"]
+    new = cst.parse_module("def f(self, key, value):\n    return None\n").body[0]
+    assert isinstance(new, cst.FunctionDef)
+    object.__setattr__(fn, "body", new.body)
+    assert returns(fn) and calls == ["f", "f"]
+
+
+MOVED_IMPORT = """import torch
+import torch.nn as nn
+
+
+class Scaled(nn.Module):
+    width = torch.ones(3).shape[0]
+
+    def forward(self, x):
+        return x @ torch.randn(self.width, 2)
+
+
+def main() -> None:
+    Scaled()(torch.randn(2, 4))
+"""
+
+
+def test_an_import_moved_below_a_class_body_that_reads_it(tmp_path: Path) -> None:
+    """The same name bound to the same module, but now after a class body that reads it at import time:
+    the class is analysed again (its attribute is no longer known), as a full check does."""
+    path = str(tmp_path / "model.py")
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    first = _norm(inc.update(MOVED_IMPORT, 1))
+    assert first == _norm(_full(MOVED_IMPORT, path)) and first[0]  # 4 vs 3
+    moved = MOVED_IMPORT.replace("import torch\n", "", 1) + "\n\nimport torch, math\n"
+    got, want = _norm(inc.update(moved, 2)), _norm(_full(moved, path))
+    assert got == want and got[0] != first[0]

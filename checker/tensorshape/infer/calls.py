@@ -62,7 +62,7 @@ from .state import (
     with_items,
 )
 from .strings import StrMethodV, call_str_method
-from .syntax import simple_text
+from .syntax import by_function_body, simple_text
 from .values import (
     CONTAINER,
     DYNAMIC_ATTRS,
@@ -1845,7 +1845,12 @@ _INIT_VARS = frozenset({"InitVar"})
 def _post_init_followed(post: FunctionV) -> bool:
     """Can running ``__post_init__`` follow every attribute it sets?  Not when it uses ``vars`` or
     ``__getattr__``, or writes through ``self.__dict__``."""
-    return not mentions(post.node, DYNAMIC_ATTRS - _FOLLOWED_DYNAMIC) and reads_dict_only(post.node)
+    return _followed(post.node)
+
+
+@by_function_body
+def _followed(node: cst.FunctionDef) -> bool:
+    return not mentions(node, DYNAMIC_ATTRS - _FOLLOWED_DYNAMIC) and reads_dict_only(node)
 
 
 def _commit(inst: InstanceV, overlay: dict[str, Value]) -> None:

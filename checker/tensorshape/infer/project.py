@@ -337,6 +337,8 @@ class Project:
         self._found: dict[str, Path | None] = {}
         self._raw: dict[Path, bytes] = {}
         self._stars_of: dict[Path, tuple[str, ...]] = {}
+        #: :meth:`may_define` answers by (module, name): the files are read once, so they stand.
+        self._defines: dict[tuple[str, str], bool] = {}
         self._decorated: dict[str, dict[str, tuple[str, ...]]] = {}
         #: Summaries of installed modules kept across runs (``None``: each run parses them).
         self.summaries: SummaryCache | None = None
@@ -398,6 +400,7 @@ class Project:
         if r not in self.roots:
             self.roots.append(r)
             self._found = {k: v for k, v in self._found.items() if v is not None}
+            self._defines.clear()  # a module not found before may be now
 
     def load_path(self, path: Path) -> ModuleInfo | str:
         """The module of a file on disk, or an error message (one module per real path)."""
@@ -424,7 +427,12 @@ class Project:
         A cheap necessary condition (bytes and a regular expression, no parse), checked before a
         star-import search parses a module: re-exporting ``__init__`` files of big packages
         star-import hundreds of modules, and a name that none defines used to parse them all."""
-        seen = _seen if _seen is not None else set()
+        if _seen is None:  # the answer of a search from the top, kept (the language server asks on every edit)
+            got = self._defines.get((module, name))
+            if got is None:
+                got = self._defines[(module, name)] = self.may_define(module, name, set())
+            return got
+        seen = _seen
         if module in seen:
             return False
         seen.add(module)

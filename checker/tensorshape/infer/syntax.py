@@ -6,11 +6,12 @@ import dataclasses
 import functools
 import operator
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import libcst as cst
 
 __all__ = [
+    "by_function_body",
     "literal_int",
     "simple_text",
     "blocks",
@@ -35,6 +36,32 @@ _LAYOUT_FIELDS = frozenset(
 )  # fmt: skip
 #: The code-holding field names of each node class (libcst nodes are dataclasses).
 _FIELDS: dict[type, tuple[str, ...]] = {}
+
+_R = TypeVar("_R")
+#: Answers kept per reading before its memo is emptied (:func:`by_function_body`).
+MAX_BODY_MEMO = 4096
+
+
+def by_function_body(read: Callable[[cst.FunctionDef], _R]) -> Callable[[cst.FunctionDef], _R]:
+    """``read``, a reading of a function's syntax, answered once per ``def`` and body: by their ``id``,
+    kept alive with the answer (a language server's edit puts a new body into the kept ``def``, so
+    the ``def`` alone is no key).  For readings asked on every call or instance built (a library
+    class's ``__post_init__`` or ``__setattr__``), each of which walked the whole function."""
+    memo: dict[tuple[int, int], tuple[cst.FunctionDef, cst.CSTNode, _R]] = {}
+
+    @functools.wraps(read)
+    def answer(fn: cst.FunctionDef) -> _R:
+        key = (id(fn), id(fn.body))  # a ``def`` made with another's body (``with_changes``) is another
+        known = memo.get(key)
+        if known is not None and known[0] is fn and known[1] is fn.body:
+            return known[2]
+        got = read(fn)
+        if len(memo) >= MAX_BODY_MEMO:
+            memo.clear()
+        memo[key] = (fn, fn.body, got)
+        return got
+
+    return answer
 
 
 def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:

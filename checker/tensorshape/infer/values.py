@@ -32,7 +32,7 @@ from ..model.values import (
 from ..rules import engine
 from ..rules.context import Arg
 from ..rules.names import canonical
-from .syntax import code_children, literal_setattrs, names_under
+from .syntax import by_function_body, code_children, literal_setattrs, names_under
 
 if TYPE_CHECKING:
     from .annotations import Annotation
@@ -886,13 +886,23 @@ def opaque_setattr(cls: ClassV, of: ClassV | None = None) -> bool:
         return False
     if not isinstance(setter, FunctionV):
         return True
-    if transparent_setattr(setter.node):
+    if _transparent(setter.node):
         return False
-    renames = renaming_setattr(setter.node)
+    renames = _renaming(setter.node)
     if renames is None:
         return True
     table = (of or cls).lookup(renames)
     return not (isinstance(table, DictV) and not table.items)
+
+
+@by_function_body
+def _transparent(fn: cst.FunctionDef) -> bool:
+    return transparent_setattr(fn)
+
+
+@by_function_body
+def _renaming(fn: cst.FunctionDef) -> str | None:
+    return renaming_setattr(fn)
 
 
 def renaming_setattr(fn: cst.FunctionDef) -> str | None:

@@ -86,6 +86,15 @@ class Chunk:
                 self._positions = dict(wrapper.resolve(PositionProvider))
         return self._positions
 
+    def positions_of(self, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, CodeRange]:
+        """The positions of ``nodes`` relative to the chunk (as :attr:`positions` has them), from one
+        code generation that tracks these nodes only (an outline needs its function bodies' spans, not
+        libcst's metadata pass over every node of the chunk), unless every position is known already."""
+        tree = self.tree
+        if self._positions is not None or tree is None or len(tree.body) != 1 or tree.header:
+            return {n: r for n in nodes if (r := self.positions.get(n)) is not None}
+        return nodes_positions(tree, 0, 1, nodes)
+
     def want(self, nodes: Iterable[cst.CSTNode]) -> None:
         """Nodes of the chunk whose positions will be asked for (observed expressions, reported
         nodes): the next :meth:`position` computes theirs in the same pass."""

@@ -10,7 +10,10 @@ analysed again only when the chunk is *dirty*:
   function body that the edit changed, or
 * it mentions a name that a changed, added or removed chunk binds, or that a
   chunk dirty for this reason binds (transitively: a class that subclasses a
-  changed class is dirty, and so is whatever mentions that one).
+  changed class is dirty, and so is whatever mentions that one).  A name the
+  changed chunk binds to what it was bound to before (compared right after the
+  top level ran: the same object, or an import of the same qualified name)
+  does not count, when no other chunk binds it.
 
 An edit that changes only comments and layout, or only function bodies (a new
 chunk has the same :mod:`.outline` as the one it replaces), binds no changed
@@ -39,13 +42,13 @@ from ..infer.analyzer import ClassRun
 from ..infer.api import CheckSettings, report
 from ..infer.project import ModuleInfo, Project
 from ..infer.source import text_digest
-from ..infer.values import ClassV
+from ..infer.values import ClassV, ExternalV, LazyImportV
 from ..lang.render import render_shape
 from ..model import codes
 from ..model.diagnostics import Diagnostic, Span
 from ..model.dims import Dim
 from ..model.obligations import Obligation
-from ..model.values import TensorV
+from ..model.values import TensorV, Value
 from .analysis import Analysis, ShapeAt, analyse
 from .chunks import Chunk, ChunkPool
 from .locate import STRIDE, ChunkSpans, chunk_span, chunk_uids, to_document
@@ -62,8 +65,8 @@ MAX_REPLACED = 200
 
 #: Observed tensor expressions by node id: the chunk the node is in (its span is computed when hover or
 #: inlay hints first ask: diagnostics do not wait for the positions of every chunk), last value, node;
-#: for a parameter's learnt shape, the chunk span of its name.
-_Observed = dict[int, tuple[Span | Chunk | None, TensorV, cst.CSTNode]]
+#: for a parameter's learnt shape, the parameter (its name is placed when asked for too).
+_Observed = dict[int, tuple[Chunk | None, TensorV, cst.CSTNode]]
 T = TypeVar("T")
 
 
@@ -119,6 +122,8 @@ class IncrementalAnalyser:
         self._outlines: dict[Chunk, Outline] = {}
         #: Bodies the module's top level executed (decorators, module-level calls) in the last version.
         self._module_bodies: frozenset[Body] = frozenset()
+        #: The module's globals right after its top level ran, in the last version analysed whole.
+        self._values: dict[str, Value] = {}
         #: Chunks analysed again by the last update (tests and benchmarks look).
         self.reanalysed = 0
         #: Definitions (qualified names) analysed again by the last update, ``C.__init__`` for an instance built.
@@ -152,7 +157,7 @@ class IncrementalAnalyser:
         fast = self._body_edit(source, version, chunks)
         if fast is not None:
             return fast
-        dirty = self._dirty(chunks)
+        plan = self._plan(chunks)
         tree = cst.Module(body=[s for c in chunks for s in c.tree.body])  # type: ignore[union-attr]
         spans = ChunkSpans(tree, chunks)
         info = self.project.add_parsed(source, tree, spans, self.path)
@@ -167,6 +172,10 @@ class IncrementalAnalyser:
         top = _take(an, spans)
         an.analysed_definitions.clear()
         self._module_bodies = top.bodies
+        # The module's values as its top level left them (the analyses below resolve imports in place).
+        values = dict(info.globals)
+        dirty = set(chunks) if plan is None else self._spread(chunks, *plan, self._values, values)
+        self._values = values
         uids = {c.uid for c in chunks}
         results: dict[Chunk, _Result] = {}
         self.reanalysed = 0
@@ -353,8 +362,10 @@ class IncrementalAnalyser:
     def _full(self, source: str, version: int | None) -> Analysis:
         return analyse(source, self.path, self.settings, version, [], self.project)
 
-    def _dirty(self, chunks: list[Chunk]) -> set[Chunk]:
-        """The chunks to analyse again (see the module's docstring)."""
+    def _plan(self, chunks: list[Chunk]) -> tuple[set[Chunk], list[Chunk], dict[Chunk, Chunk]] | None:
+        """What an edit makes dirty before the module's top level runs again: the chunks whose text is new
+        or whose analysis ran a changed body, and the chunks left unpaired (their names may be bound to
+        other values); ``None`` when every chunk is (see the module's docstring)."""
         old, everything = self._chunks, set(chunks)
         before = set(old)
         added = [c for c in chunks if c not in before]
@@ -362,22 +373,50 @@ class IncrementalAnalyser:
         kept = {c.text for c in chunks if c in before}
         if any(c.text in kept for c in (*added, *removed)):
             # One more or one fewer copy of a repeated statement: the copies' chunks may have shifted.
-            return everything
+            return None
         bodies, unmatched, pairs = self._body_changes(added, removed)
         paired = set(pairs.values())
         if [pairs.get(c, c) for c in chunks if c in before or c in pairs] != [
             c for c in old if c in everything or c in paired
         ]:
-            return everything  # chunks moved: what a name is bound to may have changed
+            return None  # chunks moved: what a name is bound to may have changed
         if not self._module_bodies.isdisjoint(bodies):
-            return everything  # a module-level value came from a changed body
+            return None  # a module-level value came from a changed body
+        if any(c.binds is None for c in unmatched):
+            return None
         results = self._results
         dirty = set(added) | {c for c in chunks if c in results and not results[c].bodies.isdisjoint(bodies)}
+        return dirty, unmatched, pairs
+
+    def _spread(
+        self,
+        chunks: list[Chunk],
+        dirty: set[Chunk],
+        unmatched: list[Chunk],
+        pairs: dict[Chunk, Chunk],
+        before: dict[str, Value],
+        after: dict[str, Value],
+    ) -> set[Chunk]:
+        """``dirty`` and the chunks that mention a name an ``unmatched`` chunk binds (transitively).
+
+        A name the edited statements bind to the value it had (``from torch import nn`` when a name is
+        added to that import, by the same qualified name) changes nothing for the chunks that mention it,
+        when no other statement of the module binds it, now or before (a second binding could make the
+        value another before the definitions that read it), and the statement that binds it is between
+        the same kept statements as before (one that binds it deleted above a class body that reads it
+        and added below, in one edit, is not the same)."""
         names: set[str] = set()
         for c in unmatched:
-            if c.binds is None:
-                return everything
+            assert c.binds is not None
             names |= c.binds
+        if names and not any(c.binds is None for c in (*chunks, *self._chunks)):
+            once = _bound_once(chunks) & _bound_once(self._chunks)
+            common = {pairs.get(c, c) for c in chunks} & set(self._chunks)
+            old, new = _slots(self._chunks, common, {}), _slots(chunks, common, pairs)
+            once = {n for n in once if _binder_slot(chunks, n, new) == _binder_slot(self._chunks, n, old)}
+            names = {
+                n for n in names if n not in once or not _same_value(before.get(n, _ABSENT), after.get(n, _ABSENT))
+            }
         # Chunks that mention a changed name: their values (and so what they bind) may change too.
         spread = set(unmatched)
         grew = bool(names)
@@ -386,7 +425,7 @@ class IncrementalAnalyser:
             for c in chunks:
                 if c not in spread and not c.names.isdisjoint(names):
                     if c.binds is None:
-                        return everything
+                        return set(chunks)
                     spread.add(c)
                     dirty.add(c)
                     names |= c.binds
@@ -410,7 +449,7 @@ class IncrementalAnalyser:
         by_code: dict[tuple[tuple[int, str], ...], list[Chunk]] = {}
         for c in removed:
             by_code.setdefault(c.code, []).append(c)
-        for c in added:
+        for c in added if by_code else ():  # (a document's first version: no tokens to compare)
             same = by_code.get(c.code)
             if same:
                 prev = pairs[c] = same.pop(0)
@@ -463,9 +502,10 @@ def _shapes(observed: _Observed, by_uid: dict[int, Chunk], first_lines: dict[int
     """Observed shapes for hover and inlay hints, placed in one version of the document."""
     out: list[tuple[Span, str, str | None, bool, bool]] = []
     for where, value, node in observed.values():
-        if isinstance(where, Span):  # a parameter's learnt shape (see ``_take``)
-            assert isinstance(node, cst.Param)
-            out.append((where, render_shape(value.shape), node.name.value, False, True))
+        if isinstance(node, cst.Param):  # a parameter's learnt shape (see ``_take``)
+            at = chunk_span(where, node.name) if where is not None else None
+            if at is not None:
+                out.append((at, render_shape(value.shape), node.name.value, False, True))
             continue
         span = (chunk_span(where, node) if where is not None else None) or Span(1, 0, 1, 0)
         target = by_uid[span.line // STRIDE].targets.get(id(node)) if span.line >= STRIDE else None
@@ -495,11 +535,11 @@ def _take(an: RecordingAnalyzer, spans: ChunkSpans) -> _Result:
     for fn, learnt in an.take_learned():  # kept as the parameter (no observed expression is one)
         for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
             got = learnt.get(param.name.value)
-            where = spans.locate(param.name) if got is not None else None
+            where = spans.chunk_of(param.name) if got is not None else None
             if got is not None and where is not None:
                 seen[id(param)] = (where, got, param)
     refs = chunk_uids(vd) | chunk_uids(vo)
-    refs |= {w.uid if isinstance(w, Chunk) else w.line // STRIDE for w, _, _ in seen.values() if w is not None}
+    refs |= {w.uid for w, _, _ in seen.values() if w is not None}
     return _Result(
         list(zip(dkeys, vd)),
         list(zip(okeys, vo)),
@@ -536,14 +576,11 @@ def _placed(r: _Result, spans: ChunkSpans, chunk: Chunk | None, pairs: dict[Chun
     vd, vo = spans.resolve_all(list(diags)), spans.resolve_all(list(obls))
     seen: _Observed = {}
     for key, (where, value, node) in r.observed.items():
-        if isinstance(where, Span):
-            if isinstance(node, cst.Param):
-                where = spans.locate(node.name) or where
-        elif where is not None:
+        if where is not None:
             where = back.get(where, where)
         seen[key] = (where, value, node)
     refs = chunk_uids(vd) | chunk_uids(vo)
-    refs |= {w.uid if isinstance(w, Chunk) else w.line // STRIDE for w, _, _ in seen.values() if w is not None}
+    refs |= {w.uid for w, _, _ in seen.values() if w is not None}
     return replace(
         r,
         diagnostics=[(k, d) for (k, _), d in zip(r.diagnostics, vd)],
@@ -584,3 +621,38 @@ def _unique(items: Iterable[tuple[object, T]]) -> list[T]:
             seen.add(key)
             out.append(item)
     return out
+
+
+_ABSENT = object()
+
+
+def _bound_once(chunks: list[Chunk]) -> set[str]:
+    """The names exactly one of ``chunks`` binds."""
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for c in chunks:
+        for n in c.binds or ():
+            (twice if n in seen else seen).add(n)
+    return seen - twice
+
+
+def _slots(chunks: list[Chunk], common: set[Chunk], pairs: dict[Chunk, Chunk]) -> dict[Chunk, int]:
+    """For each chunk, how many chunks of both versions (``common``, the old ones; a new chunk counts
+    as the old one it is paired with) come before it."""
+    out: dict[Chunk, int] = {}
+    n = 0
+    for c in chunks:
+        out[c] = n
+        n += pairs.get(c, c) in common
+    return out
+
+
+def _binder_slot(chunks: list[Chunk], name: str, slots: dict[Chunk, int]) -> int:
+    """The slot of the one chunk that binds ``name`` (see :func:`_bound_once`)."""
+    return next(slots[c] for c in chunks if c.binds is not None and name in c.binds)
+
+
+def _same_value(a: object, b: object) -> bool:
+    """Whether two runs of the module's top level bound a name to the same thing: the same object (an
+    installed module's class, kept by the project) or an import of the same qualified name."""
+    return a is b or (type(a) is type(b) and isinstance(a, (ExternalV, LazyImportV)) and a == b)

@@ -44,7 +44,7 @@ def _defs(body: object, out: list[cst.FunctionDef]) -> None:
 
 
 def outline(chunk: Chunk, functions: list[cst.FunctionDef]) -> Outline:
-    """The chunk's outline (``functions``: its :func:`defs`; positions are computed if they were not)."""
+    """The chunk's outline (``functions``: its :func:`defs`; their bodies' positions are computed if they were not)."""
     if not functions:
         return Outline(chunk.text, (), ())
     starts = [0]
@@ -56,8 +56,9 @@ def outline(chunk: Chunk, functions: list[cst.FunctionDef]) -> Outline:
 
     pieces, bodies = [], []
     pos = 0
+    found = chunk.positions_of(d.body for d in functions)
     for d in functions:
-        rng = chunk.positions.get(d.body)
+        rng = found.get(d.body)
         if rng is None:
             return Outline(chunk.text, (), ())
         a, b = offset(rng.start.line, rng.start.column), offset(rng.end.line, rng.end.column)
