@@ -1,3 +1,4 @@
+# known-miss: BERT's last_hidden_state is unknown (the attention is dispatched through ALL_ATTENTION_FUNCTIONS with config._attn_implementation, which PreTrainedModel.__init__ sets)
 import torch
 import torch.nn as nn
 from transformers import AutoModel, BertConfig
