@@ -9,12 +9,9 @@ and never an error."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from tensorshape.infer.api import check_file
-from tensorshape.infer.libraries import Libraries
-from tensorshape.infer.project import Project
+
+from tests.libraries.conftest import CheckWithSite, Found, reveals
 
 HUB = """
 from dataclasses import fields, MISSING
@@ -181,22 +178,12 @@ wrong = probe(model.embed(torch.randint(0, 100, (2, 5))))
 """
 
 
-def _check(tmp_path: Path, config: str = CONFIG, hub: str = HUB) -> list[tuple[int, str, str]]:
-    site = tmp_path / "site-packages"
-    (site / "tinylib").mkdir(parents=True)
-    (site / "tinylib" / "__init__.py").write_text("")
-    (site / "tinylib" / "hub.py").write_text(hub)
-    (site / "tinylib" / "config.py").write_text(config)
-    (site / "tinylib" / "model.py").write_text(MODEL)
-    user = tmp_path / "proj"
-    user.mkdir()
-    (user / "main.py").write_text(USER)
-    r = check_file(user / "main.py", project=Project([user], Libraries((str(site),))))
-    return [(d.span.line, d.code.id, d.message) for d in r.diagnostics]
+def _check(check_with_site: CheckWithSite, config: str = CONFIG, hub: str = HUB) -> Found:
+    return check_with_site(USER, {"tinylib": {"hub": hub, "config": config, "model": MODEL}})
 
 
-def test_config_fields_are_the_values_passed(tmp_path: Path) -> None:
-    found = _check(tmp_path)
+def test_config_fields_are_the_values_passed(check_with_site: CheckWithSite) -> None:
+    found = _check(check_with_site)
     assert (10, "TS900", "revealed shape: [2 5 3]") in found, found
     assert (11, "TS900", "revealed shape: [2 5 64]") in found, found
     # A probe built for the class-level default (768) fed the 64-wide embedding: torch raises.
@@ -230,11 +217,11 @@ def test_config_fields_are_the_values_passed(tmp_path: Path) -> None:
         ("hub", "            cls.validate(self)", "            self.hidden_size = 2"),
     ],
 )
-def test_what_is_not_followed_stays_unknown(tmp_path: Path, where: str, old: str, new: str) -> None:
+def test_what_is_not_followed_stays_unknown(check_with_site: CheckWithSite, where: str, old: str, new: str) -> None:
     config, hub = (CONFIG.replace(old, new), HUB) if where == "config" else (CONFIG, HUB.replace(old, new))
     assert old in (CONFIG if where == "config" else HUB)
-    found = _check(tmp_path, config, hub)
-    reveals = {line: msg for line, code, msg in found if code == "TS900"}
-    assert reveals[11] != "revealed shape: [2 5 64]", reveals
-    assert "768" not in reveals[11]
+    found = _check(check_with_site, config, hub)
+    shown = reveals(found)
+    assert shown[11] != "revealed shape: [2 5 64]", shown
+    assert "768" not in shown[11]
     assert [d for d in found if d[1] == "TS101"] == []  # never an error from a value not known

@@ -7,12 +7,9 @@ value passed.  Each piece that is not safe to follow leaves the field unknown, n
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from tensorshape.infer.api import check_file
-from tensorshape.infer.libraries import Libraries
-from tensorshape.infer.project import Project
+
+from tests.libraries.conftest import CheckWithSite, Found, reveals
 
 GENERIC = """
 from collections import OrderedDict
@@ -132,21 +129,12 @@ reveal_shape(encoder.hidden(torch.randn(2, 5, 8)).last_hidden_state)
 """
 
 
-def _check(tmp_path: Path, generic: str = GENERIC) -> list[tuple[int, str, str]]:
-    site = tmp_path / "site-packages"
-    (site / "shapedlib").mkdir(parents=True)
-    (site / "shapedlib" / "__init__.py").write_text("")
-    (site / "shapedlib" / "generic.py").write_text(generic)
-    (site / "shapedlib" / "model.py").write_text(MODEL)
-    user = tmp_path / "proj"
-    user.mkdir()
-    (user / "main.py").write_text(USER)
-    r = check_file(user / "main.py", project=Project([user], Libraries((str(site),))))
-    return [(d.span.line, d.code.id, d.message) for d in r.diagnostics]
+def _check(check_with_site: CheckWithSite, generic: str = GENERIC) -> Found:
+    return check_with_site(USER, {"shapedlib": {"generic": generic, "model": MODEL}})
 
 
-def test_model_output_fields_are_the_values_passed(tmp_path: Path) -> None:
-    found = _check(tmp_path)
+def test_model_output_fields_are_the_values_passed(check_with_site: CheckWithSite) -> None:
+    found = _check(check_with_site)
     assert (9, "TS900", "revealed shape: [2 5 16]") in found
     assert (10, "TS900", "revealed shape: [2 16]") in found
     # The head built for 32 features fed the 16-wide pooled output: torch raises at the user's line.
@@ -176,57 +164,57 @@ def test_model_output_fields_are_the_values_passed(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_what_is_not_followed_stays_unknown(tmp_path: Path, old: str, new: str) -> None:
+def test_what_is_not_followed_stays_unknown(check_with_site: CheckWithSite, old: str, new: str) -> None:
     assert old in GENERIC
-    found = _check(tmp_path, GENERIC.replace(old, new))
-    reveals = {line: msg for line, code, msg in found if code == "TS900"}
-    assert not reveals[9].startswith("revealed shape: [2 5 16]"), reveals[9]
+    found = _check(check_with_site, GENERIC.replace(old, new))
+    shown = reveals(found)
+    assert not shown[9].startswith("revealed shape: [2 5 16]"), shown[9]
     assert [d for d in found if d[1] == "TS101"] == []  # never an error from a value not known
 
 
-def test_enumerate_a_small_batch(tmp_path: Path) -> None:
-    """``enumerate`` of a tensor whose first size is a small known int gives its rows one by one:
-    the first pass certainly runs, with index 0 (a larger or symbolic batch: a loop of some passes)."""
-    user = tmp_path / "proj"
-    user.mkdir()
-    (user / "main.py").write_text(
-        "import torch\n"
-        "from tensorshape import reveal_shape\n"
-        "def first(x):\n"
-        "    out = None\n"
-        "    for i, row in enumerate(x):\n"
-        "        if i == 0:\n"
-        "            out = row\n"
-        "            break\n"
-        "    return out\n"
-        "reveal_shape(first(torch.randn(2, 7)))\n"
-        "reveal_shape(first(torch.randn(100, 7)))\n"
-    )
-    r = check_file(user / "main.py", project=Project([user]))
-    msgs = {d.span.line: d.message for d in r.diagnostics}
-    assert msgs[10] == "revealed shape: [7]"
-    assert msgs[11] == "revealed shape: optional"
+ENUMERATE = """
+import torch
+from tensorshape import reveal_shape
+def first(x):
+    out = None
+    for i, row in enumerate(x):
+        if i == 0:
+            out = row
+            break
+    return out
+reveal_shape(first(torch.randn(2, 7)))
+reveal_shape(first(torch.randn(100, 7)))
+"""
+
+ALL_ANY = """
+import torch
+from tensorshape import reveal_shape
+xs = (torch.randn(2), None)
+if all(x is not None for x in xs):
+    y = torch.randn(3)
+else:
+    y = torch.randn(4)
+reveal_shape(y)
+if any(x is None for x in xs):
+    z = torch.randn(5)
+else:
+    z = torch.randn(6)
+reveal_shape(z)
+"""
 
 
-def test_all_and_any_of_known_items(tmp_path: Path) -> None:
-    user = tmp_path / "proj"
-    user.mkdir()
-    (user / "main.py").write_text(
-        "import torch\n"
-        "from tensorshape import reveal_shape\n"
-        "xs = (torch.randn(2), None)\n"
-        "if all(x is not None for x in xs):\n"
-        "    y = torch.randn(3)\n"
-        "else:\n"
-        "    y = torch.randn(4)\n"
-        "reveal_shape(y)\n"
-        "if any(x is None for x in xs):\n"
-        "    z = torch.randn(5)\n"
-        "else:\n"
-        "    z = torch.randn(6)\n"
-        "reveal_shape(z)\n"
-    )
-    r = check_file(user / "main.py", project=Project([user]))
-    msgs = {d.span.line: d.message for d in r.diagnostics}
-    assert msgs[8] == "revealed shape: [4]"
-    assert msgs[13] == "revealed shape: [5]"
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # ``enumerate`` of a tensor whose first size is a small known int gives its rows one by one:
+        # the first pass certainly runs, with index 0 (a larger or symbolic batch: a loop of some
+        # passes).
+        (ENUMERATE, {11: "revealed shape: [7]", 12: "revealed shape: optional"}),
+        # ``all``/``any`` of items whose truth is known are known.
+        (ALL_ANY, {9: "revealed shape: [4]", 14: "revealed shape: [5]"}),
+    ],
+    ids=["enumerate-a-small-batch", "all-and-any-of-known-items"],
+)
+def test_loops_decided_by_known_items(check_with_site: CheckWithSite, source: str, expected: dict[int, str]) -> None:
+    shown = reveals(check_with_site(source, {}))
+    assert {line: shown[line] for line in expected} == expected

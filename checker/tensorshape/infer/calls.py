@@ -66,6 +66,7 @@ from .syntax import by_function_body, simple_text
 from .values import (
     CONTAINER,
     DYNAMIC_ATTRS,
+    ITEMS,
     TRAINING,
     AttrsV,
     BoundMethodV,
@@ -94,7 +95,10 @@ from .values import (
     building_attrs,
     building_key,
     building_prefix,
+    dict_base,
+    dict_items,
     has_attribute,
+    held_dict,
     is_torch_module_base,
     lacks_attribute,
     mentions,
@@ -104,6 +108,7 @@ from .values import (
     reads_dict_only,
     truthiness,
     unseen_constructor,
+    with_attr,
     with_mode,
 )
 
@@ -205,7 +210,7 @@ class Calls(AnalyzerBase):
         passed = [
             a.value.value
             for a in node.args
-            if isinstance(a.value, cst.Name) and isinstance(state.vars.get(a.value.value), DictV)
+            if isinstance(a.value, cst.Name) and isinstance(held_dict(state.vars.get(a.value.value)), DictV)
         ]
         if not passed:
             return  # asked first: the callee's body (maybe not loaded yet) is read only when it matters
@@ -215,7 +220,8 @@ class Calls(AnalyzerBase):
         if not isinstance(f, FunctionV) or not edited_params(f.node):
             return
         for name in passed:
-            state.vars[name] = UnknownV()
+            held = state.vars[name]
+            state.vars[name] = with_attr(held, ITEMS, UnknownV()) if isinstance(held, InstanceV) else UnknownV()
 
     def mutate_list(
         self, frame: Frame, state: State, target: cst.BaseExpression, method: str, node: cst.Call
@@ -354,7 +360,11 @@ class Calls(AnalyzerBase):
         if isinstance(func, DictMethodV):
             result, edited = call_dict_method(func, args, kwargs)
             if edited is not None and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-                self.replace_in(frame, state, node.func.value, edited)  # ``cfg.update(d_model=128)``
+                # ``cfg.update(d_model=128)``; of a dict subclass's instance, its items.
+                holder = func.holder
+                self.replace_in(
+                    frame, state, node.func.value, edited if holder is None else with_attr(holder, ITEMS, edited)
+                )
             return result
         if isinstance(func, LambdaV):
             return self.call_lambda(frame, state, func, args, kwargs)
@@ -1323,6 +1333,10 @@ class Calls(AnalyzerBase):
             if base is not None:
                 # ``class Wide(nn.Linear): ...`` with no ``__init__`` of its own: torch's builds the layer.
                 inst.attrs[CONTAINER] = self.call_external(frame, state, base, args, kwargs, node)
+            elif dict_base(cls):
+                # ``ClassInstantier(ACT2CLS)``: the dict's constructor keeps the items (``None``: not known).
+                items = dict_items(cls, [a.value for a in args], {k: a.value for k, a in kwargs.items()})
+                inst.attrs[ITEMS] = items if items is not None else UnknownV()
         return inst
 
     def has_attr(self, frame: Frame, state: State, inst: Value, name: str) -> bool | None:

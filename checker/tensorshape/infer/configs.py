@@ -21,13 +21,13 @@ from .state import join_all
 from .syntax import code_children, suite_body
 from .values import AttrsV, DictMethodV, MapV
 
-__all__ = ["NAMESPACE_CLASSES", "namespace", "call_dict_method", "edited_params"]
+__all__ = ["NAMESPACE_CLASSES", "DICT_EDITS", "namespace", "call_dict_method", "edited_params"]
 
 #: Classes whose instances are namespaces built from keywords.
 NAMESPACE_CLASSES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 
 #: Dict methods that change the dict.
-_EDITS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
+DICT_EDITS = _EDITS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
 
 
 def namespace(args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> Value:
@@ -61,6 +61,10 @@ def call_dict_method(method: DictMethodV, args: Sequence[Arg], kwargs: Mapping[s
             return UnknownV(), None
         found = d.get(literal)
         return (found if found is not None else args[1].value if len(args) == 2 else NONE), None
+    if name == "__getitem__" and len(args) == 1:
+        # ``super().__getitem__(key)`` of a dict subclass: the item, unknown when not found.
+        found = d.get(literal) if literal is not None else None
+        return (found if found is not None else UnknownV()), None
     if name == "copy" and not args:
         return DictV(d.items), None
     if name == "keys" and not args:

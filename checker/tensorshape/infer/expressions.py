@@ -43,6 +43,7 @@ from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import Truth, eq3, free_symbols, le3
 from .base import AnalyzerBase, Frame
+from .configs import DICT_EDITS
 from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
 from .options import option_value
@@ -83,6 +84,8 @@ from .values import (
     as_container,
     building_attrs,
     building_key,
+    dict_base,
+    held_dict,
     is_registry,
     is_torch_module_base,
     mode_of,
@@ -545,6 +548,10 @@ class Expressions(AnalyzerBase):
                 return ReturnsSelfV(recv, name)
             if recv.cls.is_module and name == "children":
                 return ChildrenV(recv)
+            items = held_dict(recv)
+            if items is not None and name in ITEM_READS | DICT_EDITS:
+                # ``registry.get(name)`` of a dict subclass's instance: its items (an edit gives it new ones).
+                return DictMethodV(items, name, recv)
             built = as_container(recv)
             if isinstance(built, ModuleV):
                 # ``self.out_channels`` / ``self.weight`` of a subclass of a torch layer: the layer's own.
@@ -591,6 +598,10 @@ class Expressions(AnalyzerBase):
                         m = b.lookup(name)
                         if isinstance(m, FunctionV):
                             return BoundMethodV(recv.instance, m)
+                items = held_dict(recv.instance)
+                if items is not None and name in ITEM_READS and dict_base(cls):
+                    # ``super().__getitem__(key)`` in a dict subclass (``ClassInstantier``): its items.
+                    return DictMethodV(items, name)
                 if name == "__setattr__" and object_setattr(cls):
                     # ``super().__setattr__(name, value)`` over ``object``'s (or a dict's): ``setattr``.
                     return PartialV(ExternalV("builtins.setattr"), (recv.instance,), ())
@@ -862,7 +873,7 @@ class Expressions(AnalyzerBase):
             self.learn_shape_index(frame, state, node)
         recv = self.eval(frame, state, node.value)
         if isinstance(recv, InstanceV) and recv.cls.lookup("__getitem__") is None:
-            recv = as_container(recv)
+            recv = held_dict(recv) or as_container(recv)
         index = self.index_value(frame, state, node)
         if isinstance(recv, InstanceV) and isinstance(recv.cls.lookup("__getitem__"), FunctionV):
             # ``dataset[i]`` of a project class: what its ``__getitem__`` returns for that index.
@@ -1190,6 +1201,9 @@ _SCALARS = frozenset({IntV, FloatV, BoolV, StrV, NoneV})
 
 #: Methods of a dict with known keys (and of an ``nn.ModuleDict``) that the interpreter follows.
 DICT_METHODS = frozenset({"items", "values", "keys", "get"})
+
+#: Methods that read a dict subclass's items (:data:`~.values.ITEMS`).
+ITEM_READS = DICT_METHODS | {"__getitem__", "copy"}
 
 #: Attributes that only tensors have: reading one from an unknown value makes it a tensor.
 _TENSOR_PROPERTIES = frozenset({"shape", "ndim", "mT", "T", "dtype", "device"})

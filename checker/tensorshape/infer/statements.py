@@ -48,6 +48,7 @@ from .state import State, dict_container, iteration_length, join_all, join_state
 from .summaries import LazyClassDef, LazyFunctionDef
 from .syntax import class_level_reads, code_children, definitions, names_under, self_assignments, suite_body
 from .values import (
+    ITEMS,
     AttrsV,
     ClassV,
     ExternalV,
@@ -60,7 +61,10 @@ from .values import (
     RangeV,
     as_container,
     building_key,
+    held_dict,
+    is_accessor,
     is_registry,
+    property_setter,
     truthiness,
     with_attr,
 )
@@ -219,6 +223,11 @@ class Statements(AnalyzerBase):
             for el in _del_targets(stmt.target):
                 if isinstance(el, cst.Name):
                     state.vars.pop(el.value, None)
+                elif isinstance(el, cst.Subscript):
+                    held = self.eval(frame, state, el.value, observe=False)
+                    if isinstance(held, InstanceV) and held_dict(held) is not None:
+                        # ``del registry[key]``: its items are no longer known.
+                        self.replace_in(frame, state, el.value, with_attr(held, ITEMS, UnknownV()))
             return state
         return state
 
@@ -576,6 +585,14 @@ class Statements(AnalyzerBase):
                 setitem = self.attribute(frame, state, base, "__setitem__", None)
                 self.call(frame, state, setitem, [Arg(key), Arg(value)], {}, target)
                 return
+            items = held_dict(base) if isinstance(base, InstanceV) else None
+            if isinstance(base, InstanceV) and items is not None:
+                # ``ACT2FN["mine"] = MyAct`` of a dict subclass's instance: its items with that entry.
+                key = self.index_value(frame, state, target)
+                literal = key.value if isinstance(key, StrV) else None
+                new_items: Value = _set_entry(items, literal, value) if literal is not None else UnknownV()
+                self.replace_in(frame, state, target.value, with_attr(base, ITEMS, new_items))
+                return
             if isinstance(base, ModuleV) and base.children:
                 # ``model.classifier[-1] = nn.Linear(...)``: the container with that child replaced.
                 self.replace_in(frame, state, target.value, self.with_child(frame, state, base, target, value))
@@ -644,6 +661,21 @@ class Statements(AnalyzerBase):
             self.replace_in(
                 frame, state, holder, AttrsV((*((k, v) for k, v in recv.items if k != name), (name, value)))
             )
+            return
+        setter = property_setter(recv.cls, name) if isinstance(recv, InstanceV) else None
+        if isinstance(recv, InstanceV) and setter is not None:
+            # ``config._attn_implementation = v`` of a property: its setter is not run, so neither the
+            # property nor what the setter assigns is known after it (never a stale value).
+            changed = {name, *_self_assignments(setter)}
+            if frame.building is recv:
+                for a in changed:
+                    state.vars[building_key(recv, a)] = UnknownV()
+            else:
+                self._written_attrs.update(changed)
+                edited = recv
+                for a in changed:
+                    edited = with_attr(edited, a, UnknownV())
+                self.replace_in(frame, state, holder, edited)
             return
         if isinstance(recv, InstanceV):
             if frame.building is recv:
@@ -907,6 +939,8 @@ class Statements(AnalyzerBase):
         fields: list[tuple[str, Value | None]] = []
         for stmt in body:
             if isinstance(stmt, cst.FunctionDef):
+                if is_accessor(stmt) and isinstance(ns.vars.get(stmt.name.value), FunctionV):
+                    continue  # ``@name.setter``: the property keeps its getter, which reads give
                 fn = FunctionV(stmt, frame.module, cls, f"{qual}.{stmt.name.value}")
                 ns.vars[stmt.name.value] = fn
                 self.defined(frame, stmt, fn)

@@ -35,6 +35,8 @@ from ..rules.names import canonical
 from .syntax import by_function_body, code_children, literal_setattrs, names_under
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from .annotations import Annotation
     from .project import ModuleInfo
 
@@ -64,6 +66,12 @@ __all__ = [
     "to_core",
     "truthiness",
     "CONTAINER",
+    "ITEMS",
+    "dict_base",
+    "dict_items",
+    "held_dict",
+    "is_accessor",
+    "property_setter",
     "ContainerInitV",
     "is_torch_module_base",
     "ChildrenV",
@@ -239,6 +247,9 @@ class DictMethodV(Value):
 
     receiver: DictV | MapV
     name: str
+    #: The instance of a dict subclass whose items ``receiver`` is (see :data:`ITEMS`): an edit
+    #: gives it new items, never turns it into a dict.
+    holder: InstanceV | None = None
 
 
 @dataclass(eq=False, slots=True)
@@ -726,6 +737,97 @@ def mode_of(v: Value) -> bool | None:
 #: a ``class CausalConv1d(nn.Conv1d)`` (not a Python identifier: no code can read it).
 CONTAINER = "(modules)"
 
+#: The attribute under which an instance of a subclass of ``dict``/``OrderedDict`` whose constructor is
+#: the dict's keeps its items, a :class:`DictV` (``class ClassInstantier(OrderedDict)`` built from a
+#: dict literal): ``super().__getitem__(key)`` in its methods and ``inst[key]`` read them.
+ITEMS = "(items)"
+
+#: The dict classes a project class may subclass and keep items of.
+DICT_BASES = frozenset({"dict", "builtins.dict", "collections.OrderedDict"})
+
+
+def dict_base(cls: ClassV) -> bool:
+    """Does ``cls`` derive from ``dict``/``OrderedDict`` (its other bases the project's or ``object``)?"""
+    found = False
+    for c in cls.lineage():
+        for b in c.bases:
+            if isinstance(b, ExternalV):
+                q = canonical(b.qualname)
+                if q in DICT_BASES:
+                    found = True
+                elif q not in ("object", "builtins.object"):
+                    return False
+            elif not isinstance(b, ClassV):
+                return False
+    return found
+
+
+def dict_items(cls: ClassV, args: Sequence[Value], kwargs: Mapping[str, Value]) -> DictV | None:
+    """The items ``dict(*args, **kwargs)`` builds for an instance of ``cls`` whose constructor is the
+    dict's (no ``__init__`` in its project classes), when they are known: no positional argument or one
+    dict of string keys, and keywords.  A class that defines how items are stored or read
+    (``__setitem__``, ``__missing__``, ``update``...) is not followed: ``None``."""
+    if not dict_base(cls) or cls.lookup("__init__") is not None or len(args) > 1:
+        return None
+    if any(cls.lookup(name) is not None for name in _ITEM_HOOKS):
+        return None
+    first = args[0] if args else DictV(())
+    if not isinstance(first, DictV) or isinstance(first, AttrsV):
+        return None
+    merged = dict(first.items)
+    merged.update(kwargs)
+    return DictV(tuple(merged.items()))
+
+
+def is_accessor(fn: cst.FunctionDef) -> bool:
+    """Is ``fn`` a property's setter or deleter (``@name.setter`` over ``def name``)?"""
+    for d in fn.decorators:
+        e = d.decorator
+        if (
+            isinstance(e, cst.Attribute)
+            and e.attr.value in ("setter", "deleter")
+            and isinstance(e.value, cst.Name)
+            and e.value.value == fn.name.value
+        ):
+            return True
+    return False
+
+
+def property_setter(cls: ClassV, name: str) -> cst.FunctionDef | None:
+    """The setter of property ``name`` in the class line of ``cls`` (the first class defining ``name``)."""
+    for c in cls.lineage():
+        if name not in c.members:
+            continue
+        body = c.node.body.body if isinstance(c.node.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name and is_accessor(stmt):
+                if any(_setter_deco(d, name) for d in stmt.decorators):
+                    return stmt
+        return None
+    return None
+
+
+def _setter_deco(d: cst.Decorator, name: str) -> bool:
+    e = d.decorator
+    return (
+        isinstance(e, cst.Attribute)
+        and e.attr.value == "setter"
+        and isinstance(e.value, cst.Name)
+        and e.value.value == name
+    )
+
+
+def held_dict(v: Value | None) -> DictV | None:
+    """``v`` when it is a dict of known items, or the items of a dict subclass's instance that holds them."""
+    if isinstance(v, InstanceV):
+        v = v.attrs.get(ITEMS)
+    return v if isinstance(v, DictV) else None
+
+
+#: Methods of a dict subclass that change how its items are stored (``__getitem__`` may be the
+#: class's own: it reads them through ``super().__getitem__``).
+_ITEM_HOOKS = ("__new__", "__setitem__", "__missing__", "update", "setdefault", "__delitem__", "pop", "__iter__")
+
 #: torch's container classes a project class may subclass and initialise through ``super().__init__``.
 CONTAINER_CLASSES = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 
@@ -838,6 +940,20 @@ def mentions(node: cst.CSTNode, names: frozenset[str]) -> bool:
     return not names.isdisjoint(names_under(node))
 
 
+#: ``collections.abc`` classes a project class may derive from: none defines ``__init__``.
+_ABSTRACT_COLLECTIONS = (
+    "Mapping",
+    "MutableMapping",
+    "Sequence",
+    "MutableSequence",
+    "Set",
+    "MutableSet",
+    "Iterable",
+    "Container",
+    "Sized",
+    "Collection",
+)
+
 #: Bases whose ``__init__`` sets no attributes from the constructor's arguments (a dict's sets
 #: items, never attributes: ``class Output(OrderedDict)`` made a dataclass).
 _PLAIN_BASES = frozenset(
@@ -851,6 +967,9 @@ _PLAIN_BASES = frozenset(
         "dict",
         "builtins.dict",
         "collections.OrderedDict",
+        # The abstract collections define no ``__init__``: ``object``'s runs (transformers'
+        # ``GeneralInterface(MutableMapping)`` registries).
+        *(f"collections.abc.{name}" for name in _ABSTRACT_COLLECTIONS),
         *CONTAINER_CLASSES,
     }
 )
@@ -871,6 +990,8 @@ def unseen_constructor(cls: ClassV, init: Value | None, called_with_arguments: b
                 return f"the constructor of base `{b.qualname}` is not analysed"
             if not isinstance(b, (ClassV, ExternalV)):
                 return "a base class is not known"
+    if init is None and dict_base(cls):
+        return None  # the dict's constructor: it sets items, never attributes
     if not isinstance(init, FunctionV) and called_with_arguments:
         return f"the constructor of `{cls.qualname}` is not in its source"
     return None
