@@ -443,3 +443,73 @@ def test_a_training_loop_with_an_evaluate_call_each_epoch_settles() -> None:
     _judge(EPOCHS, exact={29: "[5 3]"})
     assert "[1 5 3]" in _views(EPOCHS)[19]
     assert check_source(EPOCHS).stats.get("loop-bound", 0) == 0
+
+
+GLOBALS = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.lin(x)
+        return y if self.training else y.unsqueeze(0)
+
+
+def _a(x):
+    return x
+
+
+def _b(x):
+    return x * 2
+
+
+_registry = {"a": _a, "b": _b, "c": _a, "d": _b}
+HEADS = [Head()]
+
+
+def run(x):
+    for _ in range(3):
+        f = _registry["a"]
+        g = _registry["b"]
+        x = g(f(x))
+    reveal_shape(x)
+    reveal_shape(HEADS[0](x))
+    return x
+
+
+def main():
+    run(torch.randn(5, 4))
+
+
+main()
+"""
+
+
+def test_a_global_container_without_modules_is_walked_once_per_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A global read in a function is given the unknown mode of the modules it holds: a container
+    that holds none (a registry of functions, a table of configurations) is walked once per mode,
+    not at every read; one that holds a module is still put in the unknown mode at each read."""
+    from tensorshape.infer import calls
+    from tensorshape.model.values import DictV, TupleV
+
+    walked: list[object] = []
+    real = calls.with_mode
+
+    def counting(v: object, mode: object, done: object = None) -> object:
+        if done is None and isinstance(v, (DictV, TupleV)):  # a container's walk, not its steps
+            walked.append(v)
+        return real(v, mode, done)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(calls, "with_mode", counting)
+    _judge(GLOBALS)
+    dicts = [v for v in walked if isinstance(v, DictV)]
+    lists = [v for v in walked if not isinstance(v, DictV)]
+    assert len(dicts) == 1  # six reads of ``_registry``
+    # The list holding a module is walked at each read (each needs its unknown-mode copy).
+    assert len(lists) >= 2
+    assert "[5 4]" in _views(GLOBALS)[32]

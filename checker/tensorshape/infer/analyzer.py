@@ -127,6 +127,8 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._instances: dict[Any, tuple[InstanceV, int]] = {}
         #: Each module in each mode (``Calls.moded``): ``(id(origin), mode) -> (origin, copy)``.
         self._moded: dict[tuple[int, bool | None], tuple[InstanceV, Value]] = {}
+        #: Containers :meth:`Calls.moded` found hold no module (``(id(v), mode) -> v``; ``v`` kept alive).
+        self._unmoded: dict[tuple[int, bool | None], Value] = {}
         self.mode_sets = 0
         #: ``self.training`` reads of the checked file: whether some run knew the module's mode there.
         self.mode_reads: dict[int, bool] = {}

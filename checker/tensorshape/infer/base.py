@@ -130,6 +130,7 @@ class AnalyzerBase:
     touched: set[ModuleInfo]
     _instances: dict[Any, tuple[InstanceV, int]]
     _moded: dict[tuple[int, bool | None], tuple[InstanceV, Value]]
+    _unmoded: dict[tuple[int, bool | None], Value]
     #: How many ``.train()``/``.eval()`` calls ran so far (a call that ran one may have changed a module's mode).
     mode_sets: int
     #: Constructions the depth bound cut short so far (their instances are not memoised).

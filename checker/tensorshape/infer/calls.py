@@ -1230,7 +1230,19 @@ class Calls(AnalyzerBase):
         """:func:`with_mode`, one copy per module and mode (``model.train()`` after ``model.eval()``
         is the module as built again), so calls memoised on it are reused and loops settle."""
         if not isinstance(v, InstanceV):
-            return with_mode(v, mode)
+            # A container read again and again (a registry dict a decorator fills, a module's table of
+            # configurations, read at every global look-up in a function) is walked once per mode when
+            # it holds no module: the walk gives ``v`` itself again.
+            if not isinstance(v, (TupleV, SeqV, DictV, ModuleV)):
+                return with_mode(v, mode)
+            key = (id(v), mode.value)
+            same = self._unmoded.get(key)
+            if same is v:
+                return v
+            out = with_mode(v, mode)
+            if out is v:
+                self._unmoded[key] = v
+            return out
         origin = v.origin or v
         key = (id(origin), mode.value)
         hit = self._moded.get(key)
