@@ -209,3 +209,18 @@ def test_joins_divisions_and_asserts_of_huge_powers_are_bounded() -> None:
         r = check_source(f"import torch\n\n\ndef f({args}):\n{body}    return x @ torch.zeros(3, 3)\n")
         assert r.stats.get("expansion-bound", 0) >= 1, what
         assert not any(d.code is codes.INTERNAL_ERROR for d in r.diagnostics), (what, r.diagnostics)
+
+
+def test_a_cache_that_cannot_be_written_is_said_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A cache folder that is a file (or read-only, or on a full disk): the run goes on and says, once,
+    that its results were not cached (it was silent)."""
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("import torch\nx = torch.zeros(2, 3) @ torch.zeros(4, 5)\n")
+    (tmp_path / "cache").write_text("")
+    assert main(["check", "-j", "1", "--cache-dir", str(tmp_path / "cache"), str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert out.count("TS101") == 2
+    assert err.count("warning: results not cached") == 1 and "Not a directory" in err
+    (tmp_path / "cache").unlink()
+    assert main(["check", "-j", "1", "--cache-dir", str(tmp_path / "cache"), str(tmp_path)]) == 1
+    assert "not cached" not in capsys.readouterr().err

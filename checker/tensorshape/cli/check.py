@@ -140,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         progress.close()
+    if cache is not None and cache.write_failure is not None and sys.stderr is not None:
+        sys.stderr.write(f"tensorshape: warning: results not cached: {cache.write_failure}\n")
     color = {"always": True, "never": False}.get(args.color, sys.stdout is not None and sys.stdout.isatty())
     render = FORMATS[args.format]
     kwargs: dict[str, Any] = (
