@@ -224,3 +224,28 @@ def test_a_cache_that_cannot_be_written_is_said_once(tmp_path: Path, capsys: pyt
     (tmp_path / "cache").unlink()
     assert main(["check", "-j", "1", "--cache-dir", str(tmp_path / "cache"), str(tmp_path)]) == 1
     assert "not cached" not in capsys.readouterr().err
+
+
+def test_a_file_changed_during_the_run_is_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cache looks at a file before the analysis reads it: an edit in between made the result of
+    the new text the cached result of the old one (an edit undone later got the stale result)."""
+    path = tmp_path / "m.py"
+    old = "import torch\nx = torch.zeros(2, 3) @ torch.zeros(4, 5)\n"
+    new = "import torch\nx = torch.zeros(2, 3) @ torch.zeros(3, 5)\n"
+    path.write_text(old)
+    real = runner.check_file_guarded
+
+    def edited(p: str, settings: CheckSettings, project: Any) -> FileResult:
+        path.write_text(new)  # the user saves while the run is going
+        return real(p, settings, project)
+
+    monkeypatch.setattr(runner, "check_file_guarded", edited)
+    cache = str(tmp_path / "cache")
+    assert main(["check", "-j", "1", "--cache-dir", cache, str(path)]) == 0  # the text it read is fine
+    assert "m.py changed during the run; its result is not cached" in capsys.readouterr().err
+    monkeypatch.setattr(runner, "check_file_guarded", real)
+    path.write_text(old)  # undone: the old text's own result, not the new one's
+    assert main(["check", "-j", "1", "--cache-dir", cache, str(path)]) == 1
+    assert "TS101" in capsys.readouterr().out

@@ -32,6 +32,8 @@ class Cache:
         self._digests: dict[str, str | None] = {}
         #: Why the first write failed (a cache folder that is a file, read-only, on a full disk); None: none did.
         self.write_failure: str | None = None
+        #: Files whose text changed between the cache's look at them and their analysis: not cached.
+        self.changed: list[str] = []
 
     def digest(self, path: str) -> str | None:
         """The content digest of a file (memoised for one run)."""
@@ -62,6 +64,11 @@ class Cache:
     def put(self, path: str, result: FileResult) -> None:
         digest = self.digest(path)
         if digest is None:
+            return
+        real = os.path.realpath(path)
+        read = {d for dep, d in result.dependencies if os.path.realpath(dep) == real}
+        if read and digest not in read:  # the analysis read another text: keyed by this digest, it would lie
+            self.changed.append(path)
             return
         entry = self._entry(path, digest)
         try:
