@@ -316,3 +316,19 @@ def test_instrument_and_annotate_never_write_a_refused_file(tmp_path: Path) -> N
         assert "m.py:10:1: error: not" in run.stdout + run.stderr
         assert "'continue' not properly in loop" in run.stdout + run.stderr
         assert path.read_text(encoding="utf-8") == text
+
+
+def test_language_server_compiles_a_document_only_when_a_refusal_may_span_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A docstring and ``from __future__`` imports at the top (most modules) cost no compile per edit."""
+    import tensorshape.lsp.chunks as chunks
+
+    calls: list[str] = []
+    real = chunks.compile_refusal
+    monkeypatch.setattr(chunks, "compile_refusal", lambda s: calls.append(s) or real(s))
+    text = (EXAMPLES / "cnn.py").read_text(encoding="utf-8").replace("from __future__ import annotations\n", "")
+    chunks.ChunkPool().chunks('"""Doc."""\nfrom __future__ import annotations\n\n' + text)
+    assert calls == []
+    chunks.ChunkPool().chunks("import os\nfrom __future__ import annotations\n" + text)
+    assert len(calls) == 1

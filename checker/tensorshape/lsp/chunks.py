@@ -241,12 +241,21 @@ def _target_names(t: cst.BaseExpression, out: set[str]) -> None:
 
 #: A module-level ``global``/``nonlocal`` statement (Python refuses it after the name is bound or used).
 _DECLARE = re.compile(r"^(?:global|nonlocal)\b", re.M)
+#: The start of a plain string statement (a docstring may precede ``from __future__`` imports).
+_DOCSTRING = re.compile(r"""[rRuU]?["']""")
 
 
 def _refused_across(source: str, lines: list[str], pieces: list[tuple[int, int]]) -> bool:
     """Does Python refuse the document for something no chunk shows alone: a ``from __future__``
     import after the first chunk, a module-level ``global``?  The whole text is compiled only then."""
-    later = any("__future__" in lines[first + k] for first, n in pieces[1:] for k in range(n))
+    later = False
+    for i, (first, n) in enumerate(pieces):
+        head = lines[first].lstrip()
+        if head.startswith("from __future__"):
+            continue  # in its place while only a docstring and such imports come before it
+        if any("__future__" in lines[first + k] for k in range(n)) or not (i == 0 and _DOCSTRING.match(head)):
+            later = any("__future__" in lines[f + k] for f, m in pieces[i:] for k in range(m))
+            break
     if not later and not (("global" in source or "nonlocal" in source) and _DECLARE.search(source)):
         return False
     return compile_refusal(source) is not None
