@@ -249,3 +249,20 @@ def test_a_file_changed_during_the_run_is_not_cached(
     path.write_text(old)  # undone: the old text's own result, not the new one's
     assert main(["check", "-j", "1", "--cache-dir", cache, str(path)]) == 1
     assert "TS101" in capsys.readouterr().out
+
+
+def test_annotate_with_nothing_to_propose_only_parses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``annotate`` of a file it proposes nothing for resolved libcst's metadata over every function
+    twice (its functions' extents, its annotation sites): minutes for a 100,000-line file, counted as
+    a hang by the robustness run.  Now the text is only checked, parsed and given back."""
+    from tensorshape.annotate import codemod, static
+
+    def never(*args: object) -> None:
+        raise AssertionError("a metadata pass for nothing to write")
+
+    monkeypatch.setattr(static, "_extents", never)
+    monkeypatch.setattr(codemod, "collect_functions", never)
+    text = "import torch.nn.functional as F\n" + "".join(
+        f"\n\ndef g{i}(x, w):\n    return F.linear(x, w)\n" for i in range(50)
+    )
+    assert static.annotate_statically(text, "m.py").source == text

@@ -101,11 +101,13 @@ def annotate_statically(source: str, path: str, only: Callable[[str, str, int], 
         lines = {(q, n): p.line for q, ps in inferred_parameters(result).items() for n, p in ps.items()}
         kept = {q: {k: v for k, v in per.items() if only(q, k, lines.get((q, k), 0))} for q, per in slots.items()}
         slots = {q: per for q, per in kept.items() if per}
-    before = _errors_by_function(source, result)
+    before: set[tuple[str, str, str]] | None = None  # found only once there is something to compare
     for _ in range(3):
         annotated = _write(source, path, slots)
         if annotated.source == source:
             return annotated
+        if before is None:
+            before = _errors_by_function(source, result)
         new = _errors_by_function(annotated.source, check_source(annotated.source, path, CheckSettings())) - before
         if not new:
             return annotated
@@ -180,7 +182,9 @@ def _write(source: str, path: str, slots: Mapping[str, Mapping[str, tuple[str, s
                 messages.append(f"{path}:{site.line}:1: note: {qual}: {what} {how}, not observed")
         return plan, classes, messages
 
-    return apply_annotations(source, propose)
+    # Nothing to propose: the text is only parsed and checked (a metadata pass over every function of a
+    # 100,000-line file took minutes for nothing).
+    return apply_annotations(source, propose if slots else None)
 
 
 def run_static(
