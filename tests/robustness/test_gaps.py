@@ -266,3 +266,26 @@ def test_annotate_with_nothing_to_propose_only_parses(monkeypatch: pytest.Monkey
         f"\n\ndef g{i}(x, w):\n    return F.linear(x, w)\n" for i in range(50)
     )
     assert static.annotate_statically(text, "m.py").source == text
+
+
+def test_function_returns_are_each_top_level_functions_own() -> None:
+    """The ``return`` values annotate reads, by a walk of the statements: a method's, one in any block,
+    not a nested function's or class's; a name defined again keeps its last definition."""
+    import libcst as cst
+    from tensorshape.annotate.static import function_returns
+
+    text = (
+        "def f():\n    if x: return 1\n    def g():\n        return 2\n    class K:\n"
+        "        def m(self): return 3\n    return (lambda: 4)\n"
+        "class A:\n    def f(self): return 5\n    class B:\n        def g(self): return\n"
+        "if X:\n    def h():\n        for i in y:\n            return 6\n        else:\n            return 7\n"
+        "        try:\n            return 8\n        except E:\n            return 9\n"
+        "        with a: return 10\n        match q:\n            case 1:\n                return 11\n"
+        "def h(): return 12\n"
+    )
+    module = cst.parse_module(text)
+    found = {
+        q: [module.code_for_node(e) if e is not None else None for e in values]
+        for q, values in function_returns(module).items()
+    }
+    assert found == {"f": ["1", "(lambda: 4)"], "A.f": ["5"], "A.B.g": [None], "h": ["12"]}
