@@ -209,3 +209,83 @@ def test_joins_divisions_and_asserts_of_huge_powers_are_bounded() -> None:
         r = check_source(f"import torch\n\n\ndef f({args}):\n{body}    return x @ torch.zeros(3, 3)\n")
         assert r.stats.get("expansion-bound", 0) >= 1, what
         assert not any(d.code is codes.INTERNAL_ERROR for d in r.diagnostics), (what, r.diagnostics)
+
+
+def test_a_cache_that_cannot_be_written_is_said_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A cache folder that is a file (or read-only, or on a full disk): the run goes on and says, once,
+    that its results were not cached (it was silent)."""
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("import torch\nx = torch.zeros(2, 3) @ torch.zeros(4, 5)\n")
+    (tmp_path / "cache").write_text("")
+    assert main(["check", "-j", "1", "--cache-dir", str(tmp_path / "cache"), str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert out.count("TS101") == 2
+    assert err.count("warning: results not cached") == 1 and "Not a directory" in err
+    (tmp_path / "cache").unlink()
+    assert main(["check", "-j", "1", "--cache-dir", str(tmp_path / "cache"), str(tmp_path)]) == 1
+    assert "not cached" not in capsys.readouterr().err
+
+
+def test_a_file_changed_during_the_run_is_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cache looks at a file before the analysis reads it: an edit in between made the result of
+    the new text the cached result of the old one (an edit undone later got the stale result)."""
+    path = tmp_path / "m.py"
+    old = "import torch\nx = torch.zeros(2, 3) @ torch.zeros(4, 5)\n"
+    new = "import torch\nx = torch.zeros(2, 3) @ torch.zeros(3, 5)\n"
+    path.write_text(old)
+    real = runner.check_file_guarded
+
+    def edited(p: str, settings: CheckSettings, project: Any) -> FileResult:
+        path.write_text(new)  # the user saves while the run is going
+        return real(p, settings, project)
+
+    monkeypatch.setattr(runner, "check_file_guarded", edited)
+    cache = str(tmp_path / "cache")
+    assert main(["check", "-j", "1", "--cache-dir", cache, str(path)]) == 0  # the text it read is fine
+    assert "m.py changed during the run; its result is not cached" in capsys.readouterr().err
+    monkeypatch.setattr(runner, "check_file_guarded", real)
+    path.write_text(old)  # undone: the old text's own result, not the new one's
+    assert main(["check", "-j", "1", "--cache-dir", cache, str(path)]) == 1
+    assert "TS101" in capsys.readouterr().out
+
+
+def test_annotate_with_nothing_to_propose_only_parses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``annotate`` of a file it proposes nothing for resolved libcst's metadata over every function
+    twice (its functions' extents, its annotation sites): minutes for a 100,000-line file, counted as
+    a hang by the robustness run.  Now the text is only checked, parsed and given back."""
+    from tensorshape.annotate import codemod, static
+
+    def never(*args: object) -> None:
+        raise AssertionError("a metadata pass for nothing to write")
+
+    monkeypatch.setattr(static, "_extents", never)
+    monkeypatch.setattr(codemod, "collect_functions", never)
+    text = "import torch.nn.functional as F\n" + "".join(
+        f"\n\ndef g{i}(x, w):\n    return F.linear(x, w)\n" for i in range(50)
+    )
+    assert static.annotate_statically(text, "m.py").source == text
+
+
+def test_function_returns_are_each_top_level_functions_own() -> None:
+    """The ``return`` values annotate reads, by a walk of the statements: a method's, one in any block,
+    not a nested function's or class's; a name defined again keeps its last definition."""
+    import libcst as cst
+    from tensorshape.annotate.static import function_returns
+
+    text = (
+        "def f():\n    if x: return 1\n    def g():\n        return 2\n    class K:\n"
+        "        def m(self): return 3\n    return (lambda: 4)\n"
+        "class A:\n    def f(self): return 5\n    class B:\n        def g(self): return\n"
+        "if X:\n    def h():\n        for i in y:\n            return 6\n        else:\n            return 7\n"
+        "        try:\n            return 8\n        except E:\n            return 9\n"
+        "        with a: return 10\n        match q:\n            case 1:\n                return 11\n"
+        "def h(): return 12\n"
+    )
+    module = cst.parse_module(text)
+    found = {
+        q: [module.code_for_node(e) if e is not None else None for e in values]
+        for q, values in function_returns(module).items()
+    }
+    assert found == {"f": ["1", "(lambda: 4)"], "A.f": ["5"], "A.B.g": [None], "h": ["12"]}

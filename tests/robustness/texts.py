@@ -80,6 +80,9 @@ TEXTS: dict[str, bytes] = {
     "line-1mb-comment": (BASE + "# " + "x" * 1_000_000 + "\n").encode(),
     "line-1mb-no-newline": (BASE + "s = '" + "a" * 1_000_000 + "'").encode(),
     "type-comments": _TYPE_COMMENTS.encode(),
+    # Python's compiler refuses these, not its grammar (libcst takes them): a syntax error too.
+    "return-outside-function": (BASE + "\n\nclass K:\n    return F.linear\n").encode(),
+    "late-future-import": (BASE + "from __future__ import division\n").encode(),
     "decorator-100k-args": (
         BASE
         + "\n\ndef deco(*args, **kwargs):\n    return lambda fn: fn\n"
@@ -92,4 +95,4 @@ TEXTS: dict[str, bytes] = {
 }
 
 #: The texts whose cases run in CI (cheap ones, one of each kind of trouble).
-FAST_TEXTS = frozenset({"nul-byte-string", "bom-twice", "form-feeds"})
+FAST_TEXTS = frozenset({"nul-byte-string", "bom-twice", "form-feeds", "return-outside-function"})

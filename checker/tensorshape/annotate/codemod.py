@@ -277,10 +277,11 @@ def _is_docstring_or_future(stmt: cst.BaseStatement) -> bool:
 
 def apply_annotations(
     source: str,
-    propose: Callable[[cst.Module, Mapping[str, FunctionSite]], tuple[dict[str, dict[str, str]], set[str], list[str]]],
+    propose: Callable[[cst.Module, Mapping[str, FunctionSite]], tuple[dict[str, dict[str, str]], set[str], list[str]]]
+    | None,
 ) -> AnnotateResult:
     """Parse ``source``, ask ``propose`` for annotations per function (and the dtype classes they use),
-    write them where there are none and add the imports.  Raises ``SyntaxError`` (with its place) when
+    write them where there are none and add the imports (``propose`` None: nothing to write).  Raises ``SyntaxError`` (with its place) when
     the text does not parse, or is nested too deep to parse (:class:`~tensorshape.infer.project.FileSkipped`)."""
     module = parse_or_raise(source)
     if module.code != source:
@@ -292,6 +293,8 @@ def apply_annotations(
             "tensorshape's parser (libcst) does not give back this text byte for byte here (a form feed?)",
             ("<string>", line, column + 1, None),
         )
+    if propose is None:  # nothing to write: the text only had to parse and come back byte for byte
+        return AnnotateResult(source, [], [])
     functions = collect_functions(module)
     plan, classes, messages = propose(module, functions)
     w = _Write(plan)

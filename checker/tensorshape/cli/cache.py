@@ -30,6 +30,10 @@ class Cache:
         self.directory = directory / f"v{_FORMAT}"
         self.salt = f"{__version__}:{checker_digest()}:{stubs_digest()}:{settings_key}"
         self._digests: dict[str, str | None] = {}
+        #: Why the first write failed (a cache folder that is a file, read-only, on a full disk); None: none did.
+        self.write_failure: str | None = None
+        #: Files whose text changed between the cache's look at them and their analysis: not cached.
+        self.changed: list[str] = []
 
     def digest(self, path: str) -> str | None:
         """The content digest of a file (memoised for one run)."""
@@ -61,6 +65,11 @@ class Cache:
         digest = self.digest(path)
         if digest is None:
             return
+        real = os.path.realpath(path)
+        read = {d for dep, d in result.dependencies if os.path.realpath(dep) == real}
+        if read and digest not in read:  # the analysis read another text: keyed by this digest, it would lie
+            self.changed.append(path)
+            return
         entry = self._entry(path, digest)
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
@@ -68,5 +77,6 @@ class Cache:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(dump_result(result), f)
             os.replace(tmp, entry)
-        except OSError:
-            pass  # a read-only or full cache never fails a check
+        except OSError as e:  # a read-only or full cache never fails a check; the run says so once
+            if self.write_failure is None:
+                self.write_failure = f"{e.filename or self.directory}: {e.strerror or e}"

@@ -140,6 +140,11 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         progress.close()
+    if cache is not None and sys.stderr is not None:
+        if cache.write_failure is not None:
+            sys.stderr.write(f"tensorshape: warning: results not cached: {cache.write_failure}\n")
+        for path in cache.changed:
+            sys.stderr.write(f"tensorshape: warning: {path} changed during the run; its result is not cached\n")
     color = {"always": True, "never": False}.get(args.color, sys.stdout is not None and sys.stdout.isatty())
     render = FORMATS[args.format]
     kwargs: dict[str, Any] = (

@@ -22,6 +22,7 @@ from ..model.values import Value
 from .libraries import Libraries
 from .nesting import TooDeep, scan_elif_chains, scan_nesting
 from .oversized import LINE_BREAK, MAX_STATEMENT_CHARS, opaque_statement
+from .refusals import compile_refusal, refusal
 from .source import null_byte, read_bytes, read_source, text_digest
 from .spans import SpanTable
 from .summaries import SummaryCache
@@ -191,9 +192,21 @@ def parse_source_lines(source: str) -> tuple[cst.Module | None, ParseFailure | N
     if deep is None and len(source) > PIECES_FROM:
         pieces = parse_pieces(source)
         if pieces is not None:
-            return pieces[0], None, pieces[1]
+            refused = _refused(source, pieces[0])
+            return (None, refused, None) if refused else (pieces[0], None, pieces[1])
     tree, failure = _parse_whole(source, deep)
+    if tree is not None:
+        refused = _refused(source, tree)
+        if refused is not None:
+            return None, refused, None
     return tree, failure, None
+
+
+def _refused(source: str, tree: cst.Module) -> ParseFailure | None:
+    """Python's refusal to compile text libcst parsed (``return`` outside a function, ...): see
+    :mod:`.refusals`."""
+    found = refusal(source, tree)
+    return ParseFailure(found.message, found.line, found.column) if found else None
 
 
 def parse_pieces(source: str, piece_chars: int = PIECE_CHARS) -> tuple[cst.Module, list[int]] | None:
@@ -295,18 +308,12 @@ def _parse_whole(source: str, deep: TooDeep | None) -> tuple[cst.Module | None, 
                 getattr(e, "raw_column", 0),
                 skipped=True,
             )
-    # Python's own parser says whether the text is valid, and places syntax errors where users
-    # expect them.
-    import ast
-
-    try:
-        ast.parse(source)
-    except SyntaxError as se:
-        return None, ParseFailure(se.msg, se.lineno or 1, max((se.offset or 1) - 1, 0))
-    except ValueError as e:  # null bytes (a SyntaxError from Python 3.12 on)
-        return None, ParseFailure(str(e), *(null_byte(source) or (1, 0)))
-    except (MemoryError, RecursionError):
-        pass  # too complex for CPython's parser as well: still skipped, not called invalid
+    # Python's own compiler says whether the text is valid (its parser alone takes a bare ``except:``
+    # before another handler), and places syntax errors where users expect them; a text too complex
+    # for it as well is still skipped, not called invalid.
+    refused = compile_refusal(source)
+    if refused is not None:
+        return None, ParseFailure(refused.message, refused.line, refused.column)
     return None, failure
 
 

@@ -25,6 +25,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..infer.project import ParseFailure, parse_source
+from ..infer.refusals import compile_refusal
 from ..infer.source import null_byte
 from ..infer.spans import nodes_positions
 from ..infer.syntax import code_children
@@ -247,6 +248,28 @@ def _target_names(t: cst.BaseExpression, out: set[str]) -> None:
         _target_names(t.value, out)  # ``X.attr = ...`` changes what ``X`` is
 
 
+#: A module-level ``global``/``nonlocal`` statement (Python refuses it after the name is bound or used).
+_DECLARE = re.compile(r"^(?:global|nonlocal)\b", re.M)
+#: The start of a plain string statement (a docstring may precede ``from __future__`` imports).
+_DOCSTRING = re.compile(r"""[rRuU]?["']""")
+
+
+def _refused_across(source: str, lines: list[str], pieces: list[tuple[int, int]]) -> bool:
+    """Does Python refuse the document for something no chunk shows alone: a ``from __future__``
+    import after the first chunk, a module-level ``global``?  The whole text is compiled only then."""
+    later = False
+    for i, (first, n) in enumerate(pieces):
+        head = lines[first].lstrip()
+        if head.startswith("from __future__"):
+            continue  # in its place while only a docstring and such imports come before it
+        if any("__future__" in lines[first + k] for k in range(n)) or not (i == 0 and _DOCSTRING.match(head)):
+            later = any("__future__" in lines[f + k] for f, m in pieces[i:] for k in range(m))
+            break
+    if not later and not (("global" in source or "nonlocal" in source) and _DECLARE.search(source)):
+        return False
+    return compile_refusal(source) is not None
+
+
 class ChunkPool:
     """Splits documents and reuses the chunks whose text was already parsed."""
 
@@ -261,18 +284,19 @@ class ChunkPool:
 
         Identical texts get distinct chunks (their nodes must be distinct), in order of appearance."""
         lines = split_lines(source)
-        if null_byte(source) is not None:
-            # Python refuses the whole text, a NUL in a comment too (chunks of comments are never parsed).
+        top = self._scanner.starts(lines)
+        pieces = [(first, n) for first, is_code, n in split(lines, top) if is_code]
+        if null_byte(source) is not None or _refused_across(source, lines, pieces):
+            # Python refuses the whole text, a NUL in a comment too (chunks of comments are never parsed),
+            # or a statement for what comes before it (a late ``from __future__`` import, a ``global``
+            # statement after the name's use), which no chunk shows alone.
             whole = _make_chunk(source)
             whole.line = 0
             self._by_text = {source: [whole]}
             return lines, [whole]
-        top = self._scanner.starts(lines)
         used: dict[str, list[Chunk]] = {}
         out = []
-        for first, is_code, n in split(lines, top):
-            if not is_code:
-                continue
+        for first, n in pieces:
             text = "".join(lines[first : first + n])
             seen = used.setdefault(text, [])
             old = self._by_text.get(text, [])
