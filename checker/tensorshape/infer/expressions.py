@@ -59,6 +59,7 @@ from .values import (
     ChoiceV,
     ClassV,
     ContainerInitV,
+    DataclassInitV,
     DictMethodV,
     ExternalV,
     FunctionV,
@@ -82,6 +83,7 @@ from .values import (
     as_container,
     building_attrs,
     building_key,
+    generated_init,
     is_registry,
     is_torch_module_base,
     mode_of,
@@ -580,6 +582,9 @@ class Expressions(AnalyzerBase):
             if isinstance(cls, ClassV):
                 for b in cls.bases:
                     if isinstance(b, ClassV):
+                        made = generated_init(b) if name == "__init__" else None
+                        if made is not None:
+                            return DataclassInitV(recv.instance, made)
                         m = b.lookup(name)
                         if isinstance(m, FunctionV):
                             return BoundMethodV(recv.instance, m)
