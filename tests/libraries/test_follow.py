@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tensorshape.infer.api import check_file
 from tensorshape.infer.libraries import Libraries
 from tensorshape.infer.project import Project
@@ -238,3 +239,26 @@ def test_star_import_search_reads_only_modules_that_can_export_the_name(tmp_path
     (later / "main.py").write_text("from extra import BertConfig\n")
     assert not isinstance(project.load_path(later / "main.py"), str)
     assert project.may_define("extra", "BertConfig")
+
+
+@pytest.mark.parametrize("init", ["from . import models\n", "from fakelib import (\n    models,\n)\n"])
+def test_a_package_importing_its_own_submodule_gives_the_submodule(tmp_path: Path, init: str) -> None:
+    """``from torchvision import models`` where ``torchvision/__init__`` itself does ``from torchvision
+    import models``: the package has no ``models`` until that import binds the submodule."""
+    main, libs = _setup(tmp_path)
+    (tmp_path / "site-packages" / "fakelib" / "__init__.py").write_text(init)
+    main.write_text(USER.replace("from fakelib.models import Net", "from fakelib import models\nNet = models.Net"))
+    r = check_file(main, project=Project([main.parent], libs))
+    msgs = [(d.span.line, d.message) for d in r.diagnostics]
+    assert (7, "revealed shape: [2 8 16 16]") in msgs, msgs
+    assert [d.span.line for d in r.diagnostics if d.code.id == "TS101"] == [8], msgs
+
+
+def test_a_package_rebinding_its_submodule_name_is_not_the_submodule(tmp_path: Path) -> None:
+    main, libs = _setup(tmp_path)
+    init = "from . import models as _m\nmodels = None\nfrom fakelib import models\n"
+    (tmp_path / "site-packages" / "fakelib" / "__init__.py").write_text(init)
+    main.write_text(USER.replace("from fakelib.models import Net", "from fakelib import models\nNet = models.Net"))
+    r = check_file(main, project=Project([main.parent], libs))
+    assert [d for d in r.diagnostics if d.code.id == "TS101"] == []
+    assert (7, "revealed shape: [2 8 16 16]") not in [(d.span.line, d.message) for d in r.diagnostics]

@@ -74,6 +74,7 @@ from .values import (
     ChoiceV,
     ClassV,
     ContainerInitV,
+    DataclassInitV,
     DictMethodV,
     ExternalV,
     FunctionV,
@@ -97,6 +98,7 @@ from .values import (
     building_prefix,
     dict_base,
     dict_items,
+    generated_init,
     has_attribute,
     held_dict,
     is_torch_module_base,
@@ -349,6 +351,8 @@ class Calls(AnalyzerBase):
             return TupleV(children, SeqKind.TUPLE) if children is not None else UnknownV()
         if isinstance(func, ContainerInitV):
             return self.init_container(frame, state, func, args, kwargs, node)
+        if isinstance(func, DataclassInitV):
+            return self.init_dataclass_base(frame, state, func, args, kwargs)
         if isinstance(func, OptionalV):
             func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
         if isinstance(func, ChoiceV):
@@ -1268,10 +1272,13 @@ class Calls(AnalyzerBase):
     def instantiate(
         self, frame: Frame, state: State, cls: ClassV, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
     ) -> Value:
-        if cls.dataclass_fields is not None and not isinstance(cls.members.get("__init__"), FunctionV):
+        # A dataclass's generated ``__init__``, its own or one a subclass without an ``__init__`` inherits.
+        made = generated_init(cls)
+        if made is not None and made.dataclass_fields is not None:
             inst = InstanceV(cls, key=f"{cls.qualname}(...)")
-            names = [n for n, _ in cls.dataclass_fields]
-            for (n, default), i in zip(cls.dataclass_fields, range(len(names))):
+            fields = made.dataclass_fields
+            names = [n for n, _ in fields]
+            for (n, default), i in zip(fields, range(len(names))):
                 if i < len(args):
                     inst.attrs[n] = args[i].value
                 elif n in kwargs:
@@ -1283,7 +1290,7 @@ class Calls(AnalyzerBase):
                 inst.attrs.clear()  # the generated ``__init__`` sets each field through ``__setattr__``
             if any(c.hook_reason is not None for c in cls.lineage()):
                 inst.attrs.clear()  # a hook or class decorator not followed may change the constructor
-            if (cls.dataclass_kw_only or cls.kwargs_init) and args:
+            if (cls.dataclass_kw_only or made.dataclass_kw_only or cls.kwargs_init) and args:
                 inst.attrs.clear()  # ``kw_only`` fields passed by position: Python raises
                 inst.open_reason = inst.open_reason or f"`{cls.qualname}` takes its fields by keyword only"
             # The keywords that are not fields: an ``__init__`` taking any keyword passes them on.
@@ -1460,6 +1467,48 @@ class Calls(AnalyzerBase):
         if isinstance(inst, InstanceV) and frame.building is inst:
             built = self.call_external(frame, state, init.qualname, args, kwargs, node)
             state.vars[building_key(inst, CONTAINER)] = built
+        return NONE
+
+    def init_dataclass_base(
+        self, frame: Frame, state: State, init: DataclassInitV, args: Sequence[Arg], kwargs: Mapping[str, Arg]
+    ) -> Value:
+        """``super().__init__(...)`` in the ``__init__`` of a dataclass's subclass (torchvision's
+        ``MBConvConfig``): the generated ``__init__`` sets each field of the instance being built to the
+        argument passed, else to its default.  A call Python refuses, a field without a known default,
+        or a generated ``__init__`` that does more (``__post_init__``, keywords only, a class hook)
+        sets nothing known: the instance is open, its fields unknown."""
+        inst, made = init.instance, init.cls
+        if not isinstance(inst, InstanceV) or frame.building is not inst or made.dataclass_fields is None:
+            return UnknownV()
+        fields = made.dataclass_fields
+        names = [n for n, _ in fields]
+        values: dict[str, Value] = {}
+        for i, (n, default) in enumerate(fields):
+            if i < len(args):
+                values[n] = args[i].value
+            elif n in kwargs:
+                values[n] = kwargs[n].value
+            elif default is not None:
+                values[n] = default
+        refused = (
+            len(args) > len(names)
+            or any(k not in names or names.index(k) < len(args) for k in kwargs)
+            or len(values) < len(names)
+        )
+        followed = not (
+            refused
+            or made.dataclass_kw_only
+            or made.kwargs_init
+            or isinstance(made.lookup("__post_init__"), FunctionV)
+            or any(c.hook_reason is not None or opaque_setattr(c, inst.cls) for c in made.lineage())
+        )
+        if not followed:
+            inst.open_reason = inst.open_reason or f"the generated `{made.qualname}.__init__` is not followed"
+            for n in names:
+                self.set_building_attr(frame, state, inst, StrV(n), UnknownV())
+            return UnknownV()
+        for n, v in values.items():
+            self.set_building_attr(frame, state, inst, StrV(n), v)
         return NONE
 
     # -- reveal_shape ------------------------------------------------------------------------------------

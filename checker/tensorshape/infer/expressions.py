@@ -61,6 +61,7 @@ from .values import (
     ChoiceV,
     ClassV,
     ContainerInitV,
+    DataclassInitV,
     DictMethodV,
     ExternalV,
     FunctionV,
@@ -85,6 +86,7 @@ from .values import (
     building_attrs,
     building_key,
     dict_base,
+    generated_init,
     held_dict,
     is_registry,
     is_torch_module_base,
@@ -595,6 +597,9 @@ class Expressions(AnalyzerBase):
             if isinstance(cls, ClassV):
                 for b in cls.bases:
                     if isinstance(b, ClassV):
+                        made = generated_init(b) if name == "__init__" else None
+                        if made is not None:
+                            return DataclassInitV(recv.instance, made)
                         m = b.lookup(name)
                         if isinstance(m, FunctionV):
                             return BoundMethodV(recv.instance, m)

@@ -848,6 +848,11 @@ class Statements(AnalyzerBase):
                 # ``from pkg import f`` where ``pkg/__init__`` binds ``f`` (``from .f import f``):
                 # Python gives the package's binding, the submodule only when there is none.
                 defined = is_project and self.project.may_define(absolute, name)
+                if absolute == frame.module.name and name not in state.vars:
+                    # ``from . import models`` in the package's own ``__init__`` (torchvision's): the
+                    # package has no such attribute yet (this import is what binds it), so Python
+                    # imports the submodule.
+                    defined = False
                 state.vars[local] = LazyImportV(absolute, name) if defined else LazyImportV(f"{absolute}.{name}")
             elif is_project:
                 state.vars[local] = LazyImportV(absolute, name)

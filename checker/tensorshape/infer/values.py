@@ -73,6 +73,8 @@ __all__ = [
     "is_accessor",
     "property_setter",
     "ContainerInitV",
+    "DataclassInitV",
+    "generated_init",
     "is_torch_module_base",
     "ChildrenV",
     "as_container",
@@ -847,6 +849,30 @@ class ContainerInitV(Value):
 
     instance: Value
     qualname: str
+
+
+@dataclass(frozen=True, slots=True)
+class DataclassInitV(Value):
+    """``super().__init__`` that reaches the ``__init__`` a dataclass base generated (``cls``):
+    calling it sets each field of ``instance`` from the arguments, else the field's default."""
+
+    instance: Value
+    cls: ClassV
+
+
+def generated_init(cls: ClassV) -> ClassV | None:
+    """The dataclass whose generated ``__init__`` is the one ``cls`` runs: the first class of its line
+    that defines ``__init__`` or is a dataclass, when that one is a dataclass that does not define its
+    own (``None`` otherwise: the constructor is a function, or there is none in the project)."""
+    for c in cls.lineage():
+        init = c.members.get("__init__")
+        if isinstance(init, FunctionV):
+            return None
+        if c.dataclass_fields is not None:
+            return c
+        if init is not None:
+            return None  # set to a value not followed (a class hook)
+    return None
 
 
 @dataclass(frozen=True, slots=True)

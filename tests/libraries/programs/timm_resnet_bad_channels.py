@@ -1,0 +1,7 @@
+# known-miss: timm.create_model is unknown (parse_model_name, pretrained-config resolution and build_model_with_cfg are not followed to the model)
+import timm
+import torch
+
+model = timm.create_model("resnet18", in_chans=1, num_classes=2)
+rgb = torch.randn(8, 3, 64, 64)
+scores = model(rgb)  # E: TS101
