@@ -411,7 +411,7 @@ def foreach(call: Call) -> Value:
                 )
                 return UnknownV(UnknownSource.ERROR)
             if iss.verdict is Verdict.OBLIGATION:
-                call.oblige(f"item {i} of the lists must broadcast (dim {iss.position})", [])
+                call.broadcast_undecided(iss.dims, f"item {i} of the lists must broadcast (dim {iss.position})", "self")
         if call.params.get("inplace") and shapes_equal(got, x.shape, call.facts) is Verdict.ERROR:
             call.error(
                 codes.BROADCAST,
