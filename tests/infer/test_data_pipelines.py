@@ -61,6 +61,23 @@ CASES = {
             reveal_shape(target)
             flat = data.view(64, 3 * 8 * 8)  # E: TS106
     """,
+    "labels_from_tolist_collate_to_a_batch": """
+        class Pictures(Dataset):
+            def __init__(self, n):
+                self.data = torch.rand(n, 3, 8, 8)
+                self.targets = torch.randint(0, 10, (n,)).tolist()
+
+            def __len__(self):
+                return len(self.targets)
+
+            def __getitem__(self, index):
+                return self.data[index], self.targets[index]
+
+        for images, targets in DataLoader(Pictures(12), batch_size=4):
+            reveal_shape(images)
+            reveal_shape(targets)
+            reveal_shape(images.new_tensor(torch.rand(2, 3).tolist()))
+    """,
     "no_automatic_batching": """
         ds = TensorDataset(torch.randn(10, 5), torch.randn(10))
         for a, b in DataLoader(ds, batch_size=None):
