@@ -54,6 +54,30 @@ CASES = {
         for data, target in loader:
             flat = data.view(16, 784)  # E: TS106
     """,
+    "fewer_samples_than_a_batch_make_one_batch": """
+        ds = TensorDataset(torch.randn(40, 3, 8, 8), torch.randint(0, 10, (40,)))
+        for data, target in DataLoader(ds, batch_size=64):
+            reveal_shape(data)
+            reveal_shape(target)
+            flat = data.view(64, 3 * 8 * 8)  # E: TS106
+    """,
+    "labels_from_tolist_collate_to_a_batch": """
+        class Pictures(Dataset):
+            def __init__(self, n):
+                self.data = torch.rand(n, 3, 8, 8)
+                self.targets = torch.randint(0, 10, (n,)).tolist()
+
+            def __len__(self):
+                return len(self.targets)
+
+            def __getitem__(self, index):
+                return self.data[index], self.targets[index]
+
+        for images, targets in DataLoader(Pictures(12), batch_size=4):
+            reveal_shape(images)
+            reveal_shape(targets)
+            reveal_shape(images.new_tensor(torch.rand(2, 3).tolist()))
+    """,
     "no_automatic_batching": """
         ds = TensorDataset(torch.randn(10, 5), torch.randn(10))
         for a, b in DataLoader(ds, batch_size=None):
@@ -493,3 +517,68 @@ def test_range_past_len_keeps_the_clamped_window() -> None:
     notes = [d.message for d in check_source(src, "t.py").diagnostics if d.code.id == "TS900"]
     assert notes[0] == "revealed shape: [16]", notes
     assert notes[1] != "revealed shape: [16]" and "min" in notes[1], notes
+
+
+def test_a_dataset_an_option_sizes_below_a_batch_gives_a_batch_of_its_own_size() -> None:
+    """``--n-images 40`` images in batches of 64: with the default, torch yields one batch of 40 (not a
+    full batch of 64 and a last one); for other values, ``min(n, 64)`` rows, a size of its own."""
+    from tensorshape.infer import check_source
+
+    src = textwrap.dedent(
+        """
+        import argparse
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+        from tensorshape import reveal_shape
+
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--n-images", type=int, default=40)
+            parser.add_argument("--batch-size", type=int, default=16)
+            args = parser.parse_args()
+            images = torch.rand(args.n_images, 3)
+            for (x,) in DataLoader(TensorDataset(images), batch_size=64):
+                reveal_shape(x)
+            for (x,) in DataLoader(TensorDataset(images), batch_size=args.batch_size):
+                reveal_shape(x)
+
+        if __name__ == "__main__":
+            main()
+        """
+    )
+    notes = [d.message for d in check_source(src, "t.py").diagnostics if d.code.id == "TS900"]
+    assert notes[0] == "revealed shape: [batch 3]"
+    assert notes[1].startswith("revealed shape: [batch_size 3]; [last_batch 3] (on the last batch")
+
+
+def test_a_mask_built_for_the_batch_size_warns_of_the_last_batch() -> None:
+    """SimCLR's NT-Xent mask built from ``--batch_size``: ``masked_fill`` raises on the last batch
+    (torch: "The size of tensor a (32) must match the size of tensor b (16)" with 40 images in
+    batches of 16), a ``last-batch`` warning where the sizes are options."""
+    from tensorshape.infer import check_source
+
+    src = textwrap.dedent(
+        """
+        import argparse
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+
+        def nt_xent_mask(z, batch_size):
+            sim = z @ z.T
+            mask = torch.eye(2 * batch_size, dtype=torch.bool)
+            return sim.masked_fill(mask, float("-inf"))
+
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--batch_size", type=int, default=16)
+            parser.add_argument("--n_images", type=int, default=40)
+            args = parser.parse_args()
+            for (x,) in DataLoader(TensorDataset(torch.rand(args.n_images, 8)), batch_size=args.batch_size):
+                nt_xent_mask(torch.cat([x, x]), args.batch_size)
+
+        if __name__ == "__main__":
+            main()
+        """
+    )
+    found = [(d.span.line, d.code.id) for d in check_source(src, "t.py").diagnostics]
+    assert found == [(9, "TS120")]

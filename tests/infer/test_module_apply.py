@@ -90,6 +90,24 @@ CASES = {
 
         Net().apply(init)
         """,
+    "apply_skips_modules_a_tuple_holds": """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(8, 3)
+                self.experts = nn.ModuleList([nn.Linear(8, 8), nn.Linear(8, 2)])
+                # Not registered: torch's ``apply`` (and ``.eval()``) never reach these.
+                self.pair = (nn.Linear(4, 4), nn.Linear(4, 4))
+                self.table = {"extra": nn.Linear(5, 5)}
+
+
+        def init(m):
+            if isinstance(m, nn.Linear):
+                m(torch.randn(2, 8))  # each registered layer takes 8 features; the tuple's and dict's do not
+
+
+        Net().apply(init)
+        """,
 }
 
 

@@ -302,6 +302,47 @@ def test_submodules_follow_their_parent_and_dropout_and_batchnorm_keep_shapes() 
     assert stats.get("mode-unknown", 0) == 0
 
 
+HELD = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def forward(self, x):
+        return x if self.training else x.sum(0)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kept = Head()
+        self.blocks = nn.ModuleList([Head()])
+        self.pair = (Head(), Head())
+        self.table = {"a": Head()}
+
+
+def main():
+    net = Net()
+    net.eval()
+    x = torch.randn(3, 6)
+    reveal_shape(net.kept(x))
+    reveal_shape(net.blocks[0](x))
+    reveal_shape(net.pair[0](x))
+    reveal_shape(net.table["a"](x))
+
+
+main()
+"""
+
+
+def test_eval_reaches_registered_submodules_only() -> None:
+    """``net.eval()`` sets the mode of the modules ``net.children()`` walks (an attribute, a
+    ``ModuleList``'s items), not of modules in a tuple or a dict an attribute holds: torch does not
+    register those, and they stay in training mode (``[3 6]``, not ``[6]``)."""
+    views = _judge(HELD, exact={23: "[6]", 24: "[6]"})
+    assert "[6]" not in views[25] and "[6]" not in views[26]
+
+
 GLOBAL_MODEL = """\
 import torch
 from torch import nn

@@ -108,6 +108,7 @@ from .values import (
     opaque_setattr,
     plain_module_class,
     reads_dict_only,
+    submodules,
     truthiness,
     unseen_constructor,
     with_attr,
@@ -134,11 +135,6 @@ _CONTEXT_MANAGERS = {
 _MAX_APPLIED = 256
 
 
-def _may_be_module(v: Value) -> bool:
-    """An attribute that holds a submodule (or may: unknown), not a size, a flag or a tensor."""
-    if isinstance(v, OptionalV):
-        v = v.inner
-    return isinstance(v, (ModuleV, UnknownV)) or (isinstance(v, InstanceV) and v.cls.is_module)
 #: The keywords the generated ``__init__`` of a dataclass passes to ``__post_init__``: none.
 _NO_KEYWORDS = DictV(())
 
@@ -443,31 +439,24 @@ class Calls(AnalyzerBase):
                 m = m.inner
             if any(m is s or m == s for s in seen):
                 continue
-            if not isinstance(m, (ModuleV, InstanceV)):
+            if not isinstance(m, ModuleV) and not (isinstance(m, InstanceV) and m.cls.is_module):
                 missing = True
                 continue
             seen.append(m)
-            parts: Sequence[Value]
-            if isinstance(m, ModuleV):
-                items = container_items(m) if is_list_container(m) else m.args.get("modules", m.args.get("args"))
-                parts = (
-                    items.items
-                    if isinstance(items, TupleV)
-                    else [items.elem]
-                    if isinstance(items, SeqV)
-                    else [v for _, v in items.items]
-                    if isinstance(items, DictV)
-                    else ()
-                )
-            else:
-                parts = [v for v in m.attrs.values() if _may_be_module(v)]
-            stack.extend(reversed(parts))
+            stack.extend(reversed(list(submodules(m))))
         if missing or stack:
             self.tally("cause:apply: a submodule not known is not given to the function", frame, node)
         for m in reversed(seen):  # children before their parent, as torch's ``apply``
             self.call(frame, state, fn.value, [Arg(m, fn.span, None)], {}, node)
+
     def call_choice(
-        self, frame: Frame, state: State, func: ChoiceV, args: Sequence[Arg], kwargs: Mapping[str, Arg], node: cst.CSTNode
+        self,
+        frame: Frame,
+        state: State,
+        func: ChoiceV,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
     ) -> Value:
         """Each module ``func`` may be, called with the same arguments; the results joined.  Which one
         was built is not known: a problem is reported only when every option has it (the same code at
@@ -573,14 +562,22 @@ class Calls(AnalyzerBase):
         if q in ("torch.finfo", "torch.iinfo"):
             # ``torch.finfo(x.dtype).min``: a dtype's limits, numbers whose values are not tracked.
             number: Value = FloatV(None) if q == "torch.finfo" else IntV(Unknown())
-            limits = ("eps", "max", "min", "tiny", "smallest_normal", "resolution") if q == "torch.finfo" else ("max", "min")
+            limits = (
+                ("eps", "max", "min", "tiny", "smallest_normal", "resolution") if q == "torch.finfo" else ("max", "min")
+            )
             return AttrsV((("bits", IntV(Unknown())), *((k, number) for k in limits), ("dtype", StrV(None))))
         if q == "torch.Size":
             return _size_of(args[0].value) if args else TupleV((), SeqKind.SIZE)
         if q == "torch.device":
             device, problem = _device([a.value for a in args], {k: a.value for k, a in kwargs.items()})
             if problem is not None:
-                self.report(frame, codes.INVALID_ARG, f"torch.device: {problem}", span, "a device string is 'cpu', 'cuda', 'cuda:0', 'mps', ...")
+                self.report(
+                    frame,
+                    codes.INVALID_ARG,
+                    f"torch.device: {problem}",
+                    span,
+                    "a device string is 'cpu', 'cuda', 'cuda:0', 'mps', ...",
+                )
             return device
         if q.startswith("torch.Tensor.") and args:
             v = engine.call_method(
@@ -882,8 +879,13 @@ class Calls(AnalyzerBase):
             classes = vals[1].items if isinstance(vals[1], TupleV) else (vals[1],)
             return BoolV(_isinstance_any(vals[0], classes))
         if name == "getattr" and len(vals) >= 2 and isinstance(vals[1], StrV) and vals[1].value:
-            if len(vals) >= 3 and isinstance(vals[0], InstanceV) and (
-                lacks_attribute(vals[0], vals[1].value) or self.has_attr(frame, state, vals[0], vals[1].value) is False
+            if (
+                len(vals) >= 3
+                and isinstance(vals[0], InstanceV)
+                and (
+                    lacks_attribute(vals[0], vals[1].value)
+                    or self.has_attr(frame, state, vals[0], vals[1].value) is False
+                )
             ):
                 default: Value = vals[2]
                 return default
@@ -1629,8 +1631,26 @@ _NOT_CLASSES = frozenset(
 
 #: The device types ``torch.device`` accepts at the start of a device string.
 _DEVICE_TYPES = (
-    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
-    "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+    "cpu",
+    "cuda",
+    "ipu",
+    "xpu",
+    "mkldnn",
+    "opengl",
+    "opencl",
+    "ideep",
+    "hip",
+    "ve",
+    "fpga",
+    "maia",
+    "xla",
+    "lazy",
+    "vulkan",
+    "mps",
+    "meta",
+    "hpu",
+    "mtia",
+    "privateuseone",
 )
 
 
@@ -1665,7 +1685,10 @@ def _device(args: list[Value], kwargs: dict[str, Value]) -> tuple[Value, str | N
     rest = args[1] if len(args) > 1 else kwargs.get("index")
     if rest is not None and not isinstance(rest, NoneV):
         if colon:
-            return unknown, f"type (string) must not include an index because index was passed explicitly: {first.value}"
+            return (
+                unknown,
+                f"type (string) must not include an index because index was passed explicitly: {first.value}",
+            )
         index = rest if isinstance(rest, IntV) else UnknownV()
     return AttrsV((("type", StrV(kind)), ("index", index))), None
 

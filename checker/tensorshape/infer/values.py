@@ -7,6 +7,7 @@ engine treats them as unknown, except where the front end converts them first
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -687,20 +688,61 @@ class ReturnsSelfV(Value):
 TRAINING = "training"
 
 
+def may_be_module(v: Value) -> bool:
+    """A value that holds a module (or may: unknown, or optional), not a size, a flag or a tensor."""
+    if isinstance(v, OptionalV):
+        v = v.inner
+    return isinstance(v, (ModuleV, UnknownV)) or (isinstance(v, InstanceV) and v.cls.is_module)
+
+
+def submodules(v: Value) -> Iterator[Value]:
+    """The modules registered on the module ``v``, as ``nn.Module.children()`` walks them (what
+    ``.apply(fn)`` and ``.train(mode)``/``.eval()`` reach): a project module's attributes that hold a
+    module (or may: unknown or optional ones too, for the caller to judge), the torch module its
+    ``super().__init__`` built; a torch container's modules and a torch layer's module arguments.  A
+    tuple, list or dict of modules held in a project module's attribute is not registered (torch
+    reaches neither its modules' mode nor ``apply`` them); nothing for a value that is not a module."""
+    if isinstance(v, InstanceV):
+        if v.cls.is_module:
+            yield from (a for k, a in v.attrs.items() if k != TRAINING and may_be_module(a))
+    elif isinstance(v, ModuleV):
+        yield from v.children
+        for a in v.args.values():
+            # A container's modules (``ModuleList([...])``, ``Sequential(*layers)``, ``ModuleDict({...})``).
+            parts = (
+                a.items
+                if isinstance(a, TupleV)
+                else (a.elem,)
+                if isinstance(a, SeqV)
+                else tuple(c for _, c in a.items)
+                if isinstance(a, DictV)
+                else (a,)
+            )
+            yield from (c for c in parts if not isinstance(c, UnknownV) and may_be_module(c))
+
+
 def with_mode(v: Value, mode: BoolV, done: dict[int, Value] | None = None) -> Value:
     """``v`` with ``mode`` set on every project module it holds, as ``nn.Module.train(mode)`` sets it
-    on a module and its children: through instances' attributes (a trainer's model too), torch
-    containers and tuples, lists and dicts.  A copy where anything changes (instances other
-    variables share keep theirs, and calls memoised on the old object are not reused), else ``v``."""
+    on a module and its :func:`submodules` (only those: not the modules of a tuple a module's
+    attribute holds); a value that is not a module (a variable's tuple, a trainer's model) has it set
+    on the modules it holds.  A copy where anything changes (instances other variables share keep
+    theirs, and calls memoised on the old object are not reused), else ``v``."""
     done = {} if done is None else done
     if id(v) in done:
         return done[id(v)]
     done[id(v)] = v  # a cycle through attributes meets the instance as it is
     out: Value = v
-    if isinstance(v, InstanceV):
-        attrs = {k: with_mode(a, mode, done) for k, a in v.attrs.items()}
+    if isinstance(v, OptionalV):
+        inner = with_mode(v.inner, mode, done)
+        if inner is not v.inner:
+            out = OptionalV(inner)
+    elif isinstance(v, InstanceV):
         if v.cls.is_module:
+            registered = {id(a) for a in submodules(v)}
+            attrs = {k: with_mode(a, mode, done) if id(a) in registered else a for k, a in v.attrs.items()}
             attrs[TRAINING] = mode
+        else:
+            attrs = {k: with_mode(a, mode, done) for k, a in v.attrs.items()}
         if attrs.keys() != v.attrs.keys() or any(attrs[k] is not v.attrs[k] and attrs[k] != v.attrs[k] for k in attrs):
             base = v.key.split("+training=")[0]
             key = f"{base}+training={mode.value}" if v.cls.is_module else f"{base}+moded"

@@ -289,6 +289,12 @@ class Call:
                     "change the default, or pass a value that fits on the command line",
                 )
 
+    def broadcast_undecided(self, dims: Sequence[Dim | None], reason: builtins.str, at: builtins.str) -> None:
+        """A broadcast that cannot be decided (``reason`` names it): checked at run time, and a warning
+        when it fails only on a loader's last batch or with an option's default (:meth:`warn_undecided`)."""
+        self.oblige(reason, [])
+        self.warn_undecided(reason, Rel.BROADCAST, [d for d in dims if d is not None], at)
+
     def oblige(
         self,
         reason: builtins.str,

@@ -35,6 +35,7 @@ from ..model.values import (
     Value,
     unknown_tensor,
 )
+from ..unify import arith
 from ..unify.match import Bindings, Operand, instantiate, match
 from . import levels
 from .call import Call, as_dim, as_dims, report_problems
@@ -441,8 +442,68 @@ def _qualify(qualname: str, base: str) -> str:
     return base if "." in base else f"{ns}.{base}"
 
 
+#: torch's convolution layers: their dims, and whether the weight is ``[in, out/groups, *k]`` (transposed).
+_CONVS = {f"torch.nn.{kind}{n}d": (n, kind == "ConvTranspose") for kind in ("Conv", "ConvTranspose") for n in (1, 2, 3)}
+
+
+def _conv_param(module: ModuleV, attr: str, ctx: RuleContext) -> Value | None:
+    """A convolution's ``weight`` (``[out, in/groups, *kernel]``; transposed ``[in, out/groups, *kernel]``)
+    and ``bias`` (``[out]``, ``None`` with ``bias=False``), as torch's ``_ConvNd`` makes them."""
+    n, transposed = _CONVS[module.qualname]
+    args = module.args
+    if attr == "bias":
+        if args.get("bias") == BoolV(False):
+            return NONE
+        return TensorV(Shape((_dim_arg(args, "out_channels", None),)), layout=_parameter_layout(ctx))
+    k = args.get("kernel_size")
+    given = as_dims(k) if isinstance(k, TupleV) else None
+    kernel: tuple[Dim, ...]
+    if given is not None and len(given) == n:
+        kernel = tuple(given)
+    else:
+        one = as_dim(k) if k is not None and not isinstance(k, TupleV) else None
+        kernel = (one if one is not None else Unknown(UnknownSource.UNSUPPORTED),) * n
+    c_in, c_out = _dim_arg(args, "in_channels", None), _dim_arg(args, "out_channels", None)
+    groups = _dim_arg(args, "groups", 1)
+    first, second = (c_in, c_out) if transposed else (c_out, c_in)
+    per_group = (
+        arith.floordiv(second, groups)
+        if not isinstance(second, Unknown) and not isinstance(groups, Unknown)
+        else Unknown(UnknownSource.UNSUPPORTED)
+    )
+    return TensorV(Shape((first, per_group, *kernel)), layout=_parameter_layout(ctx))
+
+
+def _layer_norm_param(module: ModuleV, attr: str, ctx: RuleContext) -> Value | None:
+    """``nn.LayerNorm(normalized_shape)``'s ``weight`` and ``bias``: ``normalized_shape`` (an int is one
+    dim); ``None`` without ``elementwise_affine`` (or, for ``bias``, with ``bias=False``)."""
+    args = module.args
+    if args.get("elementwise_affine") == BoolV(False) or (attr == "bias" and args.get("bias") == BoolV(False)):
+        return NONE
+    given = args.get("normalized_shape")
+    listed = as_dims(given) if isinstance(given, (TupleV, SeqV)) else None
+    one = as_dim(given) if given is not None and listed is None else None
+    dims = tuple(listed) if listed is not None else (one,) if one is not None else None
+    return TensorV(Shape(dims), layout=_parameter_layout(ctx)) if dims is not None else None
+
+
+def _parameter_layout(ctx: RuleContext) -> Layout | None:
+    # Parameters and buffers are compile-time constants (Vollo).
+    return Layout(True) if ctx.options.vollo else None
+
+
+def _dim_arg(args: Mapping[str, Value], name: str, default: int | None) -> Dim:
+    v = args.get(name)
+    d = as_dim(v) if v is not None else default
+    return d if d is not None else Unknown(UnknownSource.UNSUPPORTED)
+
+
 def module_attr(module: ModuleV, attr: str, ctx: RuleContext) -> Value | None:
     """``lin.weight`` (from the class's attribute specs) or ``lin.out_features``."""
+    if attr in ("weight", "bias") and module.qualname in _CONVS:
+        return _conv_param(module, attr, ctx)
+    if attr in ("weight", "bias") and module.qualname == "torch.nn.LayerNorm":
+        return _layer_norm_param(module, attr, ctx)
     cls = None
     q: str | None = module.qualname
     while q is not None:

@@ -120,9 +120,16 @@ def dataloader(call: Call) -> Value:
             return collate(sample, rows)
         return _invoke(call, collate_fn, SeqV(sample, SeqKind.LIST, rows))
 
-    batch = batch_of(bs)
     drop_last = call.bool("drop_last") if call.has("drop_last") else False
     n = ds.length
+    fewer = _fewer_rows(call, n, bs)
+    if fewer is not None and drop_last is False:
+        # Fewer samples than a batch holds: a single batch of them all (one of ``n`` rows), not a full
+        # batch of ``bs`` and a last one.  Where that holds only for the options' defaults, the batch
+        # has ``min(n, bs)`` rows: a size of its own.
+        rows = n if fewer and n is not None else call.fresh("batch")
+        return LoaderV(batch_of(rows), ds, rows, length=1 if fewer else None)
+    batch = batch_of(bs)
     if drop_last is None:
         return LoaderV(batch, ds, bs)
     if drop_last:
@@ -144,6 +151,16 @@ def dataloader(call: Call) -> Value:
         flag, default = option
         cond = f"on the last batch: {n} samples in batches of {default} (the default {flag}) leave {n % default}"
     return LoaderV(batch, ds, bs, batch_of(rest), rest, cond, length)
+
+
+def _fewer_rows(call: Call, n: Dim | None, bs: Dim) -> bool | None:
+    """Whether a dataset of ``n`` samples has fewer than a batch of ``bs`` holds: ``True`` when certain
+    (two ints), ``False`` when it is so with the command-line options' defaults only (``n`` or ``bs``
+    an option), ``None`` when not (or not known)."""
+    usual = [d if type(d) is int else call.ctx.defaults[d][1] if d in call.ctx.defaults else None for d in (n, bs)]
+    if usual[0] is None or usual[1] is None or usual[0] >= usual[1]:
+        return None
+    return type(n) is int and type(bs) is int
 
 
 def _invoke(call: Call, fn: Value, value: Value) -> Value:

@@ -165,6 +165,33 @@ def dtype_is(call: Call) -> Value:
     return BoolV(_dtype_in(call, name, _COMPLEX if call.params["kind"] == "complex" else _FLOATING))
 
 
+_INTEGRAL = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+
+
+@rule("tolist")
+def tolist(call: Call) -> Value:
+    """``t.tolist()``: a number for a 0-d tensor, else a list of the first dim's length of what each
+    row gives (ints for an integral dtype, floats for a floating one, bools for ``bool``); the
+    numbers' values are not known."""
+    t = call.value("self")
+    dims = t.shape.dims if isinstance(t, TensorV) and t.shape.rank is not None else None
+    if not isinstance(t, TensorV) or dims is None or t.dtype is None:
+        return UnknownV()
+    data = Unknown(UnknownSource.DATA_DEPENDENT)
+    out: Value
+    if t.dtype in _INTEGRAL:
+        out = IntV(data)
+    elif t.dtype in _FLOATING:
+        out = FloatV(None)
+    elif t.dtype == "bool":
+        out = BoolV(None)
+    else:
+        return UnknownV()
+    for d in reversed(dims):
+        out = SeqV(out, SeqKind.LIST, None if isinstance(d, Unknown) else d)
+    return out
+
+
 @rule("default_dtype")
 def default_dtype(call: Call) -> Value:
     """``torch.get_default_dtype()``: a dtype; which one ``torch.set_default_dtype`` decides at run time."""
@@ -411,7 +438,7 @@ def foreach(call: Call) -> Value:
                 )
                 return UnknownV(UnknownSource.ERROR)
             if iss.verdict is Verdict.OBLIGATION:
-                call.oblige(f"item {i} of the lists must broadcast (dim {iss.position})", [])
+                call.broadcast_undecided(iss.dims, f"item {i} of the lists must broadcast (dim {iss.position})", "self")
         if call.params.get("inplace") and shapes_equal(got, x.shape, call.facts) is Verdict.ERROR:
             call.error(
                 codes.BROADCAST,

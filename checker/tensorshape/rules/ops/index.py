@@ -424,7 +424,11 @@ def masked(call: Call) -> Value:
             )
             return unknown_tensor(UnknownSource.ERROR)
         if iss.verdict is Verdict.OBLIGATION:
-            call.oblige(f"mask must broadcast to the input (dim {iss.position})", [])
+            call.broadcast_undecided(
+                iss.dims,
+                f"mask {render_shape(m.shape)} must broadcast to {render_shape(t.shape)} (dim {iss.position})",
+                "mask",
+            )
     # Out of place, the input and the mask broadcast together (in place, the engine then
     # requires the result to keep the input's shape).
     return TensorV(out, t.dtype)
@@ -442,6 +446,12 @@ def masked_select(call: Call) -> Value:
                 codes.BROADCAST, f"mask {render_shape(m.shape)} does not broadcast with {render_shape(t.shape)}", "mask"
             )
             return unknown_tensor(UnknownSource.ERROR)
+        if iss.verdict is Verdict.OBLIGATION:
+            call.broadcast_undecided(
+                iss.dims,
+                f"mask {render_shape(m.shape)} must broadcast with {render_shape(t.shape)} (dim {iss.position})",
+                "mask",
+            )
     return TensorV(Shape((Unknown(_DATA),)), t.dtype)
 
 
