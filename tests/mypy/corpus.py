@@ -79,9 +79,9 @@ def harvest(test_file: Path) -> list[tuple[str, str]]:
         if source in seen or not _PROGRAM.search(source):
             continue
         try:
-            ast.parse(source)
+            compile(source, test_file.name, "exec", dont_inherit=True)
         except SyntaxError:
-            continue  # a fragment (a template, an expression)
+            continue  # a fragment Python refuses (a template, an expression, a body without its def)
         seen.add(source)
         line, column = divmod(where, 1000)
         out.append((f"infer_{test_file.stem.removeprefix('test_')}_{line}" + (f"_{column}" if column else ""), source))
