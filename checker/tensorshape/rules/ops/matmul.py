@@ -176,9 +176,10 @@ def linear(call: Call) -> Value:
     if w.rank not in (None, 1, 2) or w.min_rank > 2:
         call.error(codes.RANK_MISMATCH, f"`weight` must have 1 or 2 dims, got {render_shape(w)}", "weight")
         return unknown_tensor(UnknownSource.ERROR)
-    if w.rank is None and w.min_rank < 2:
+    if w.rank is None and w.min_rank < 2 and not w.is_unknown:
         # A weight with a run of unknown length (``[n *b]``) may be 1-d (the output drops the
-        # feature dim) or 2-d (it has one more): which rank the output has is not known.
+        # feature dim) or 2-d (it has one more): which rank the output has is not known.  A weight
+        # known nothing about is taken as 2-d, the layer's weight, and that is a run-time obligation.
         return TensorV(Shape.unknown(), (call.tensor("input") or unknown_tensor()).dtype)
     if w.rank == 1:
         shape = call.match({"input": "*b k", "weight": "k"}, "*b")
