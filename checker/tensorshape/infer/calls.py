@@ -1420,7 +1420,7 @@ class Calls(AnalyzerBase):
             if self.adopted(frame, source, cached, key):
                 if cached.cls.reassigns(cached.setup):
                     # Another construction is another instance: a method run on one leaves the other.
-                    return replace(cached, attrs=dict(cached.attrs), setup=set(cached.setup))
+                    return _another(cached)
                 return cached
         inst = InstanceV(cls, key=f"{cls.qualname}#{len(self._instances)}", pinned=True)
         if key is not None:
@@ -1446,6 +1446,8 @@ class Calls(AnalyzerBase):
                 # ``ClassInstantier(ACT2CLS)``: the dict's constructor keeps the items (``None``: not known).
                 items = dict_items(cls, [a.value for a in args], {k: a.value for k, a in kwargs.items()})
                 inst.attrs[ITEMS] = items if items is not None else UnknownV()
+        if key is not None and key in self._instances and inst.cls.reassigns(inst.setup):
+            return _another(inst)  # the memoised one is never unpinned: each construction gets a copy
         return inst
 
     def has_attr(self, frame: Frame, state: State, inst: Value, name: str) -> bool | None:
@@ -1910,6 +1912,11 @@ def _registered_attr(
     keyword = REGISTERING_METHODS[f.attr.value]
     value = args[1].value if len(args) > 1 else kwargs[keyword].value if keyword in kwargs else None
     return (args[0].value.value, value) if value is not None else None
+
+
+def _another(inst: InstanceV) -> InstanceV:
+    """A copy of a memoised construction: unpinning it (:meth:`Calls.rebind_receiver`) leaves the memo."""
+    return replace(inst, attrs=dict(inst.attrs), setup=set(inst.setup))
 
 
 #: Builtins that look at an object without running its methods (of the project's classes).
