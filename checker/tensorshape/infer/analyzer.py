@@ -122,6 +122,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._call_memo: dict[Any, tuple[Value, list[Diagnostic], int, bool]] = {}
         self._call_constraints: dict[Any, list[Constraint]] = {}
         self._call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]] = {}
+        #: The receiver as a memoised call of a method left it, and as the last inlined call did.
+        self._call_after: dict[Any, tuple[cst.FunctionDef, Value, Value] | None] = {}
+        self._after: tuple[cst.FunctionDef, Value, Value] | None = None
         #: Constraints found while building each class's generic instance (``assert d % h == 0`` in ``__init__``).
         self.instance_constraints: dict[ClassV, list[Constraint]] = {}
         self._instances: dict[Any, tuple[InstanceV, int]] = {}

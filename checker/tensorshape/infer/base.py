@@ -126,6 +126,8 @@ class AnalyzerBase:
     _call_memo: dict[Any, tuple[Value, list[Diagnostic], int, bool]]
     _call_constraints: dict[Any, list[Constraint]]
     _call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]]
+    _call_after: dict[Any, tuple[cst.FunctionDef, Value, Value] | None]
+    _after: tuple[cst.FunctionDef, Value, Value] | None
     _entry_facts: dict[int, Facts]
     touched: set[ModuleInfo]
     _instances: dict[Any, tuple[InstanceV, int]]

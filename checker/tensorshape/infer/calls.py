@@ -199,6 +199,12 @@ class Calls(AnalyzerBase):
                 return UnknownV()
             return UnknownV(UnknownSource.UNSUPPORTED)
         result = self.call(frame, state, func, args, kwargs, node)
+        if not isinstance(func, (FunctionV, BoundMethodV, ClassV, PartialV)) and not any(
+            _is_builtin(func, b) for b in _INSPECTING
+        ):
+            # Not interpreted here (an interpreted callee rebinds what it runs a method on, and unpins
+            # the object it read: :meth:`rebind_receiver`).
+            self.unpin_arguments(frame, state, [a.value for a in (*args, *kwargs.values())])
         self.forget_edited_configs(state, func, node)
         return result
 
@@ -956,6 +962,75 @@ class Calls(AnalyzerBase):
         kwargs: Mapping[str, Arg],
         node: cst.CSTNode | None,
     ) -> Value:
+        """Call a project function; a method run on a pinned instance after its construction rebinds
+        the instance with what the method assigned to ``self`` (``model.reset_classifier(7)``)."""
+        if not (
+            isinstance(receiver, InstanceV)
+            and receiver.pinned
+            and frame.building is not receiver
+            and receiver.cls.reassigns(receiver.setup)
+        ):
+            return self._call_user(frame, state, f, receiver, args, kwargs, node)
+        self._after = None
+        result = self._call_user(frame, state, f, receiver, args, kwargs, node)
+        after: Value | None = None
+        if self._after is not None and self._after[0] is f.node and self._after[1] is receiver:
+            after = self._after[2]
+        self.rebind_receiver(frame, state, receiver, after, node)
+        return result
+
+    def rebind_receiver(
+        self, frame: Frame, state: State, old: InstanceV, new: Value | None, node: cst.CSTNode | None
+    ) -> None:
+        """``old`` after a method ran on it: ``new`` (the method's ``self`` on its ways out), or ``old``
+        unpinned where that is not known (the method was not interpreted: not run to its end, cut by
+        a bound, a recursion); rebound where it was read from.  ``old`` itself is unpinned in place:
+        an alias (another variable, a container, a join that holds it) reads such attributes as
+        unknown, never as the constructor's value, and calls memoised on it are dropped.  (Other
+        variables are not rebound by identity: one object may stand for two instances at run time.)"""
+        if not isinstance(new, InstanceV) or new.cls is not old.cls:
+            new = replace(old, attrs=dict(old.attrs), key=f"{old.key}+unpinned", setup=set(old.setup), pinned=False)
+        if new is old:
+            return
+        old.pinned = False
+        for memo in [m for m in self._call_memo if isinstance(m, tuple) and len(m) > 2 and any(v is old for v in m[2])]:
+            del self._call_memo[memo]
+        holder: cst.BaseExpression | None = None
+        if isinstance(node, cst.Call):
+            holder = node.func.value if isinstance(node.func, cst.Attribute) else node.func
+        elif isinstance(node, cst.Attribute):
+            holder = node.value  # a property
+        if isinstance(holder, cst.Name):
+            prefix = f"{holder.value}."
+            for held in [k for k in state.vars if k.startswith(prefix)]:
+                attr = held[len(prefix) :]
+                if attr in new.attrs:
+                    state.vars[held] = new.attrs[attr]
+        if holder is not None:
+            self.replace_in(frame, state, holder, new)
+
+    def unpin_arguments(self, frame: Frame, state: State, values: Sequence[Value]) -> None:
+        """Pinned instances passed to code not interpreted here: it may run any of their methods, so
+        they are unpinned from now on."""
+        for v in values:
+            if (
+                isinstance(v, InstanceV)
+                and v.pinned
+                and frame.building is not v
+                and v.cls.reassigns(v.setup)
+            ):
+                self.rebind_receiver(frame, state, v, None, None)
+
+    def _call_user(
+        self,
+        frame: Frame,
+        state: State,
+        f: FunctionV,
+        receiver: Value | None,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode | None,
+    ) -> Value:
         if frame.learning is not None and node is not None and not f.module.library:
             # A parameter passed on to a project function learns what that function's first use of it
             # requires (``self.block(x)`` whose ``forward`` starts with a convolution).
@@ -1097,6 +1172,7 @@ class Calls(AnalyzerBase):
             # Whatever construction is under way is cut short (a builder's ``conv3x3(...)`` as much as
             # a nested ``__init__``): its instance is not memoised.
             self._hollow += 1
+            self._after = None
             if too_deep:
                 self._cut += 1
             return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
@@ -1115,6 +1191,7 @@ class Calls(AnalyzerBase):
         ):
             result, diags, _, sets_modes = self._call_memo[key]
             self.mode_sets += sets_modes
+            self._after = self._call_after.get(key)
             callee = Frame(f.module, self.new_context(), f, sig)
             callee.ctx.diagnostics.extend(diags)
             callee.ctx.constraints.extend(self._call_constraints.get(key, ()))
@@ -1167,6 +1244,10 @@ class Calls(AnalyzerBase):
             prefix = building_prefix(building)
             overlay.clear()
             overlay.update({k: v for k, v in exits.vars.items() if k.startswith(prefix)})
+        # The receiver as the callee leaves it (what it assigned to ``self``), for :meth:`call_user`.
+        this = sig.params[0].name if sig.is_method and sig.params else None
+        out = exits.vars.get(this) if exits is not None and this is not None else None
+        after = (f.node, receiver, out) if receiver is not None and out is not None else None
         joined: Value | None = None
         for r in callee.returns:
             joined = r if joined is None else join_values(joined, r)
@@ -1192,6 +1273,8 @@ class Calls(AnalyzerBase):
             )
             self._call_constraints[key] = list(callee.ctx.constraints)
             self._call_facts[key] = learned
+            self._call_after[key] = after
+        self._after = after
         return result
 
     def set_mode(
@@ -1252,7 +1335,8 @@ class Calls(AnalyzerBase):
         origin = v.origin or v
         key = (id(origin), mode.value)
         hit = self._moded.get(key)
-        if hit is None or hit[0] is not origin:
+        stale = hit is not None and isinstance(hit[1], InstanceV) and origin.pinned and not hit[1].pinned
+        if hit is None or hit[0] is not origin or stale:
             hit = self._moded[key] = (origin, with_mode(origin, mode))
         return hit[1]
 
@@ -1277,7 +1361,7 @@ class Calls(AnalyzerBase):
         # A dataclass's generated ``__init__``, its own or one a subclass without an ``__init__`` inherits.
         made = generated_init(cls)
         if made is not None and made.dataclass_fields is not None:
-            inst = InstanceV(cls, key=f"{cls.qualname}(...)")
+            inst = InstanceV(cls, key=f"{cls.qualname}(...)", pinned=True)
             fields = made.dataclass_fields
             names = [n for n, _ in fields]
             for (n, default), i in zip(fields, range(len(names))):
@@ -1330,11 +1414,15 @@ class Calls(AnalyzerBase):
             hash(key)
         except TypeError:
             key = None
-        if key is not None and key in self._instances:
+        if key is not None and key in self._instances and self._instances[key][0].pinned:
+            # (One unpinned since, where an alias may have run a method on it, is built again.)
             cached, source = self._instances[key]
             if self.adopted(frame, source, cached, key):
+                if cached.cls.reassigns(cached.setup):
+                    # Another construction is another instance: a method run on one leaves the other.
+                    return _another(cached)
                 return cached
-        inst = InstanceV(cls, key=f"{cls.qualname}#{len(self._instances)}")
+        inst = InstanceV(cls, key=f"{cls.qualname}#{len(self._instances)}", pinned=True)
         if key is not None:
             self._instances[key] = (inst, frame.ctx.symbols.token)
         init = cls.lookup("__init__")
@@ -1358,6 +1446,8 @@ class Calls(AnalyzerBase):
                 # ``ClassInstantier(ACT2CLS)``: the dict's constructor keeps the items (``None``: not known).
                 items = dict_items(cls, [a.value for a in args], {k: a.value for k, a in kwargs.items()})
                 inst.attrs[ITEMS] = items if items is not None else UnknownV()
+        if key is not None and key in self._instances and inst.cls.reassigns(inst.setup):
+            return _another(inst)  # the memoised one is never unpinned: each construction gets a copy
         return inst
 
     def has_attr(self, frame: Frame, state: State, inst: Value, name: str) -> bool | None:
@@ -1822,6 +1912,15 @@ def _registered_attr(
     keyword = REGISTERING_METHODS[f.attr.value]
     value = args[1].value if len(args) > 1 else kwargs[keyword].value if keyword in kwargs else None
     return (args[0].value.value, value) if value is not None else None
+
+
+def _another(inst: InstanceV) -> InstanceV:
+    """A copy of a memoised construction: unpinning it (:meth:`Calls.rebind_receiver`) leaves the memo."""
+    return replace(inst, attrs=dict(inst.attrs), setup=set(inst.setup))
+
+
+#: Builtins that look at an object without running its methods (of the project's classes).
+_INSPECTING = ("isinstance", "issubclass", "type", "id", "getattr", "hasattr", "callable")
 
 
 def _is_builtin(func: Value, name: str) -> bool:

@@ -520,10 +520,10 @@ class Expressions(AnalyzerBase):
                     # (a module keeps its children elsewhere; an open instance may have others).
                     return DictV(tuple(building_attrs(recv, state).items()))
             if name == TRAINING and recv.cls.is_module and node is not None and frame.module is self.checked:
-                known = mode_of(recv) is not None and not recv.cls.reassigned(name, recv.setup)
+                known = mode_of(recv) is not None and not recv.stale(name)
                 self.mode_reads[id(node)] = self.mode_reads.get(id(node), False) or known
             if name in recv.attrs:
-                if frame.building is recv or not recv.cls.reassigned(name, recv.setup):
+                if frame.building is recv or not recv.stale(name):
                     return recv.attrs[name]
                 return UnknownV(UnknownSource.JOIN)
             member = recv.cls.lookup(name)

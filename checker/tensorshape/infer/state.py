@@ -265,9 +265,11 @@ def _join_instances(a: InstanceV, b: InstanceV, widen: Widen | None, facts: tupl
         and all(attrs[k] is v or attrs[k] == v for k, v in a.attrs.items())
         and open_reason == a.open_reason
         and b.setup <= a.setup
+        and (b.pinned or not a.pinned)
     ):
         return a
-    return InstanceV(a.cls, attrs, f"({a.key}|{b.key})", a.setup | b.setup, open_reason)
+    pinned = a.pinned and b.pinned
+    return InstanceV(a.cls, attrs, f"({a.key}|{b.key})", a.setup | b.setup, open_reason, pinned=pinned)
 
 
 def is_list_container(m: ModuleV) -> bool:

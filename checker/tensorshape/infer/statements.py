@@ -195,8 +195,7 @@ class Statements(AnalyzerBase):
             if frame.model_output:
                 self.check_model_output(frame, value, stmt.value or stmt)
             frame.returns.append(value)
-            if frame.building is not None:
-                frame.return_states.append(state)
+            frame.return_states.append(state)  # (the instance as it leaves: :meth:`inline`)
             frame.return_facts = state.facts if frame.return_facts is None else frame.return_facts.join(state.facts)
             return None
         if isinstance(stmt, cst.Raise):

@@ -182,6 +182,14 @@ class ClassV(Value):
             for method, attrs in c.assigned_in.items()
         )
 
+    def reassigns(self, setup: set[str]) -> bool:
+        """Does a method that is not part of construction assign any attribute?"""
+        return any(
+            attrs and method != "__init__" and method not in setup
+            for c in self.lineage()
+            for method, attrs in c.assigned_in.items()
+        )
+
     def lookup(self, name: str) -> Value | None:
         """A member, through the project base classes (first match, depth first)."""
         if name in self.members:
@@ -219,6 +227,15 @@ class InstanceV(Value):
     #: The instance this one is a copy of with other modes set (``model.eval()``): the paths of a
     #: join that hold the same module in different modes hold it in an unknown mode.
     origin: InstanceV | None = None
+    #: An instance the program built (not the generic ``self`` of a method analysed without a caller):
+    #: an attribute another method reassigns holds what construction gave it until that method runs
+    #: on the instance (interpreted: its writes rebind the instance) or the instance reaches code that
+    #: may run it unseen (then it is unpinned: such attributes are unknown, as for the generic one).
+    pinned: bool = False
+
+    def stale(self, name: str) -> bool:
+        """Is attribute ``name`` possibly changed by a method this analysis did not follow?"""
+        return not self.pinned and self.cls.reassigned(name, self.setup)
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,7 +439,14 @@ def is_registry(d: DictV) -> bool:
 
 def with_attr(inst: InstanceV, name: str, value: Value) -> InstanceV:
     """A copy of ``inst`` with attribute ``name`` set (an edit after construction: ``model.fc = ...``)."""
-    return InstanceV(inst.cls, {**inst.attrs, name: value}, f"{inst.key}+{name}", set(inst.setup), inst.open_reason)
+    return InstanceV(
+        inst.cls,
+        {**inst.attrs, name: value},
+        f"{inst.key}+{name}",
+        set(inst.setup),
+        inst.open_reason,
+        pinned=inst.pinned,
+    )
 
 
 #: Names by which a class's code can give its instances attributes its source does not spell out.
@@ -746,7 +770,7 @@ def with_mode(v: Value, mode: BoolV, done: dict[int, Value] | None = None) -> Va
         if attrs.keys() != v.attrs.keys() or any(attrs[k] is not v.attrs[k] and attrs[k] != v.attrs[k] for k in attrs):
             base = v.key.split("+training=")[0]
             key = f"{base}+training={mode.value}" if v.cls.is_module else f"{base}+moded"
-            out = InstanceV(v.cls, attrs, key, set(v.setup), v.open_reason, v.origin or v)
+            out = InstanceV(v.cls, attrs, key, set(v.setup), v.open_reason, v.origin or v, v.pinned)
     elif isinstance(v, ModuleV) and (v.children or v.args):
         children = tuple(with_mode(c, mode, done) for c in v.children)
         args = {k: with_mode(a, mode, done) for k, a in v.args.items()}
@@ -968,7 +992,7 @@ def module_children(v: Value) -> tuple[Value, ...] | None:
                 return None
             out.extend(a.children)
         elif isinstance(a, ModuleV) or (isinstance(a, InstanceV) and a.cls.is_module):
-            if v.cls.reassigned(name, v.setup):
+            if v.stale(name):
                 return None
             out.append(a)
         elif not isinstance(
