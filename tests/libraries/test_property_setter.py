@@ -122,11 +122,14 @@ def test_other_references_are_never_stale(check_with_site: CheckWithSite) -> Non
 
 
 def test_a_setter_that_raises_is_no_false_error(check_with_site: CheckWithSite) -> None:
-    """The setter's ``raise`` for a width the heads do not divide is not on the path of a width they
-    divide; one that they do not is not reported as a torch error either (it is Python's check)."""
+    """``config.width = 7``: the setter raises (Python's ``ValueError``, the heads do not divide 7),
+    so what it assigns is unknown after the write, never the values before it: the block built from
+    the config is no false error (with the old width its ``nn.Linear(8, 4)`` would be fed 12
+    features)."""
     user = USER.replace("config.width = 6", "config.width = 7")
     found = check_with_site(user, {"cfglib": {"config": CONFIG}})
     assert [d for d in found if d[1] != "TS900"] == [], found
+    assert reveals(found)[14] != "revealed shape: [8 4]", found
 
 
 @pytest.mark.parametrize(
@@ -142,3 +145,59 @@ def test_a_setter_not_followed_leaves_the_property_unknown(check_with_site: Chec
     user = "import torch\nfrom tensorshape import reveal_shape\nfrom cfglib.config import Config\n\nconfig = Config(4)\nconfig.width = 6\nreveal_shape(torch.randn(config.width))\n"
     shown = reveals(check_with_site(user, {"cfglib": {"config": CONFIG.replace(body, setter)}}))
     assert shown[7] in ("revealed shape: [...]", "revealed shape: [12]"), shown
+
+
+#: A setter like transformers' ``num_labels``: it stores a label map, which the getter measures.
+LABELS = """import torch
+import torch.nn as nn
+from tensorshape import reveal_shape
+
+
+class Config:
+    def __init__(self, hidden_size=32, num_labels=2, id2label=None):
+        self.hidden_size = hidden_size
+        self.id2label = id2label
+        if self.id2label is None:
+            self.num_labels = num_labels
+
+    @property
+    def num_labels(self):
+        return len(self.id2label)
+
+    @num_labels.setter
+    def num_labels(self, num_labels):
+        if self.id2label is None or len(self.id2label) != num_labels:
+            self.id2label = {i: f"LABEL_{i}" for i in range(num_labels)}
+            self.label2id = dict(zip(self.id2label.values(), self.id2label.keys()))
+
+
+class Classifier(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.num_labels = config.num_labels
+        self.head = nn.Linear(config.hidden_size, config.num_labels)
+
+    def forward(self, x):
+        return self.head(x)
+
+
+x = torch.randn(4, 32)
+config = Config(num_labels=5)
+reveal_shape(Classifier(config)(x))
+config.num_labels = 3
+reveal_shape(Classifier(config)(x))
+named = Config(id2label={0: "cat", 1: "dog"})
+reveal_shape(Classifier(named)(x))
+"""
+
+
+def test_a_setter_that_builds_a_label_map(check_with_site: CheckWithSite, tmp_path: Path) -> None:
+    """``self.num_labels = n`` in ``__init__`` and ``config.num_labels = 3`` after it: the setter
+    builds ``{i: f"LABEL_{i}" for i in range(n)}``, whose length (``n`` keys, distinct) the getter
+    returns; a map given as a literal with int keys is not measured (unknown, never wrong)."""
+    shown = reveals(check_with_site(LABELS, {}))
+    assert _torch_shapes(tmp_path, LABELS, {}) == {37: "[4 5]", 39: "[4 3]", 41: "[4 2]"}
+    assert shown[37] == "revealed shape: [4 5]", shown
+    assert shown[39] == "revealed shape: [4 3]", shown
+    assert shown[41] == "revealed shape: [4 ?]", shown

@@ -1026,24 +1026,31 @@ class Calls(AnalyzerBase):
         """``recv.p = value`` of a property with a setter: its body run on the instance.  While ``recv``
         is built, as a helper of its constructor (its pending attributes updated); otherwise on a copy
         that the setter builds further (``with_attr``'s edit, one attribute or several), returned.
-        What it assigns is unknown first, so a body the depth bound cuts short leaves nothing stale."""
+        What it assigns is unknown when the depth bound cut something short or the body may not end
+        normally (a ``raise`` for the value): nothing stale."""
         changed = assigned_attrs(setter.node)
         ran = setter.node.name.value + SETTER
+        hollow = self._hollow
         if frame.building is recv:
-            for a in changed:
-                state.vars[building_key(recv, a)] = UnknownV()
             recv.setup.add(ran)
-            self.call_user(frame, state, setter, recv, [Arg(value)], {}, at)
+            done = self.call_user(frame, state, setter, recv, [Arg(value)], {}, at)
+            if self._hollow != hollow or not isinstance(done, NoneV):
+                for a in changed:
+                    state.vars[building_key(recv, a)] = UnknownV()
             return recv
         attrs = {k: v for k, v in recv.attrs.items() if k != setter.node.name.value}
-        attrs.update((a, UnknownV()) for a in changed)
         # Other references to the object (a caller's, a model's ``self.config``) keep the setter's
         # attributes unknown (:meth:`~tensorshape.infer.values.ClassV.reassigned`); this one knows them.
         edited = InstanceV(recv.cls, attrs, f"{recv.key}+{ran}", {*recv.setup, ran}, recv.open_reason)
         overlay: dict[str, Value] = {}
         sig = self.signature(setter)
-        self.inline(frame, setter, sig, [Arg(edited), Arg(value)], {}, at, edited, building=edited, overlay=overlay)
+        done = self.inline(
+            frame, setter, sig, [Arg(edited), Arg(value)], {}, at, edited, building=edited, overlay=overlay
+        )
         _commit(edited, overlay)
+        if self._hollow != hollow or not isinstance(done, NoneV):
+            for a in changed:
+                edited.attrs[a] = UnknownV()
         return edited
 
     def check_call(
@@ -1937,6 +1944,8 @@ def _len(v: Value) -> Value:
     if isinstance(v, ModuleV) and (named := dict_container(v)) is not None:
         return IntV(len(named.items))
     if isinstance(v, RangeV):
+        return IntV(v.length)
+    if isinstance(v, MapV) and v.length is not None:
         return IntV(v.length)
     if isinstance(v, StrV) and v.value is not None:
         return IntV(len(v.value))

@@ -1056,6 +1056,7 @@ class Expressions(AnalyzerBase):
             return known
         s = state.copy()
         f: cst.CompFor | None = node.for_in
+        length = self._distinct_keys(frame, s, node)
         while f is not None:
             self.assign(frame, s, f.target, self.element_value(self.eval(frame, s, f.iter)), None)
             for cond in f.ifs:
@@ -1063,7 +1064,18 @@ class Expressions(AnalyzerBase):
             f = f.inner_for_in
         self.eval(frame, s, node.key)
         value = self.eval(frame, s, node.value)
-        return UnknownV() if isinstance(value, (FunctionV, ClassV)) else MapV(value)
+        return UnknownV() if isinstance(value, (FunctionV, ClassV)) else MapV(value, length)
+
+    def _distinct_keys(self, frame: Frame, state: State, node: cst.DictComp) -> Any:
+        """How many keys ``{i: ... for i in range(n)}`` has (``n``: a range's items are distinct and
+        the key is the item itself); ``None`` for any other comprehension."""
+        f = node.for_in
+        if f.inner_for_in is not None or f.ifs:
+            return None
+        if not (isinstance(f.target, cst.Name) and isinstance(node.key, cst.Name) and f.target.value == node.key.value):
+            return None
+        it = self.eval(frame, state, f.iter, observe=False)
+        return it.length if isinstance(it, RangeV) else None
 
     def _known_dict(self, frame: Frame, state: State, node: cst.DictComp) -> DictV | None:
         f = node.for_in

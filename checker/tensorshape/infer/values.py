@@ -251,6 +251,9 @@ class MapV(Value):
     or ``vocab[word] = i``) and whose values all look like ``value``: reading any key gives ``value``."""
 
     value: Value
+    #: How many keys it has, when known (``{i: f"LABEL_{i}" for i in range(n)}``: ``n``); an edit or a
+    #: join gives a map without it.
+    length: Any = None
 
 
 @dataclass(frozen=True, slots=True)
