@@ -260,6 +260,9 @@ class AnalyzerBase:
             kwargs: Mapping[str, Arg],
             node: cst.CSTNode | None,
         ) -> Value: ...
+        def run_setter(
+            self, frame: Frame, state: State, recv: InstanceV, setter: FunctionV, value: Value, at: cst.CSTNode
+        ) -> InstanceV: ...
         def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value: ...
         def result_of(
             self, frame: Frame, ann: Annotation | None, b: Bindings, fresh: Callable[[str], Dim] | None = None

@@ -62,11 +62,13 @@ from .state import (
     with_items,
 )
 from .strings import StrMethodV, call_str_method
+from .summaries import assigned_attrs
 from .syntax import by_function_body, simple_text
 from .values import (
     CONTAINER,
     DYNAMIC_ATTRS,
     ITEMS,
+    SETTER,
     TRAINING,
     AttrsV,
     BoundMethodV,
@@ -214,7 +216,11 @@ class Calls(AnalyzerBase):
         passed = [
             a.value.value
             for a in node.args
-            if isinstance(a.value, cst.Name) and isinstance(held_dict(state.vars.get(a.value.value)), DictV)
+            if isinstance(a.value, cst.Name)
+            and (
+                isinstance(held_dict(state.vars.get(a.value.value)), DictV)
+                or _ran_setters(state.vars.get(a.value.value))
+            )
         ]
         if not passed:
             return  # asked first: the callee's body (maybe not loaded yet) is read only when it matters
@@ -225,6 +231,13 @@ class Calls(AnalyzerBase):
             return
         for name in passed:
             held = state.vars[name]
+            if _ran_setters(held) and isinstance(held, InstanceV):
+                # ``widen(config)`` may write a property: what its setter assigns is not known after.
+                kept = {m for m in held.setup if not m.endswith(SETTER)}
+                held = InstanceV(held.cls, dict(held.attrs), f"{held.key}-setters", kept, held.open_reason)
+                if held_dict(held) is None:
+                    state.vars[name] = held
+                    continue
             state.vars[name] = with_attr(held, ITEMS, UnknownV()) if isinstance(held, InstanceV) else UnknownV()
 
     def mutate_list(
@@ -287,7 +300,9 @@ class Calls(AnalyzerBase):
         if not -n <= i < n:
             return None  # ``pop from empty list`` / ``pop index out of range``: left to the list method
         k = i % n
-        self.rebind_list(frame, state, target, TupleV(current.items[:k] + current.items[k + 1 :], SeqKind.LIST), container)
+        self.rebind_list(
+            frame, state, target, TupleV(current.items[:k] + current.items[k + 1 :], SeqKind.LIST), container
+        )
         return current.items[k]
 
     def rebind_list(
@@ -1079,6 +1094,39 @@ class Calls(AnalyzerBase):
             state.vars.update(overlay)
             return result
         return self.inline(frame, f, sig, all_args, kwargs, call_node, receiver)
+
+    def run_setter(
+        self, frame: Frame, state: State, recv: InstanceV, setter: FunctionV, value: Value, at: cst.CSTNode
+    ) -> InstanceV:
+        """``recv.p = value`` of a property with a setter: its body run on the instance.  While ``recv``
+        is built, as a helper of its constructor (its pending attributes updated); otherwise on a copy
+        that the setter builds further (``with_attr``'s edit, one attribute or several), returned.
+        What it assigns is unknown when the depth bound cut something short or the body may not end
+        normally (a ``raise`` for the value): nothing stale."""
+        changed = assigned_attrs(setter.node)
+        ran = setter.node.name.value + SETTER
+        hollow = self._hollow
+        if frame.building is recv:
+            recv.setup.add(ran)
+            done = self.call_user(frame, state, setter, recv, [Arg(value)], {}, at)
+            if self._hollow != hollow or not isinstance(done, NoneV):
+                for a in changed:
+                    state.vars[building_key(recv, a)] = UnknownV()
+            return recv
+        attrs = {k: v for k, v in recv.attrs.items() if k != setter.node.name.value}
+        # Other references to the object (a caller's, a model's ``self.config``) keep the setter's
+        # attributes unknown (:meth:`~tensorshape.infer.values.ClassV.reassigned`); this one knows them.
+        edited = InstanceV(recv.cls, attrs, f"{recv.key}+{ran}", {*recv.setup, ran}, recv.open_reason)
+        overlay: dict[str, Value] = {}
+        sig = self.signature(setter)
+        done = self.inline(
+            frame, setter, sig, [Arg(edited), Arg(value)], {}, at, edited, building=edited, overlay=overlay
+        )
+        _commit(edited, overlay)
+        if self._hollow != hollow or not isinstance(done, NoneV):
+            for a in changed:
+                edited.attrs[a] = UnknownV()
+        return edited
 
     def check_call(
         self,
@@ -1996,6 +2044,8 @@ def _len(v: Value) -> Value:
         return IntV(len(named.items))
     if isinstance(v, RangeV):
         return IntV(v.length)
+    if isinstance(v, MapV) and v.length is not None:
+        return IntV(v.length)
     if isinstance(v, StrV) and v.value is not None:
         return IntV(len(v.value))
     if isinstance(v, (DatasetV, LoaderV, SeqV)) and v.length is not None:
@@ -2048,6 +2098,11 @@ def _post_init_followed(post: FunctionV) -> bool:
 @by_function_body
 def _followed(node: cst.FunctionDef) -> bool:
     return not mentions(node, DYNAMIC_ATTRS - _FOLLOWED_DYNAMIC) and reads_dict_only(node)
+
+
+def _ran_setters(v: Value | None) -> bool:
+    """Whether ``v`` is an instance that knows what property setters assigned (they ran on it)."""
+    return isinstance(v, InstanceV) and any(m.endswith(SETTER) for m in v.setup)
 
 
 def _commit(inst: InstanceV, overlay: dict[str, Value]) -> None:

@@ -90,6 +90,7 @@ from .values import (
     held_dict,
     is_registry,
     is_torch_module_base,
+    mapping_base,
     mode_of,
     object_setattr,
     to_core,
@@ -554,6 +555,10 @@ class Expressions(AnalyzerBase):
             if items is not None and name in ITEM_READS | DICT_EDITS:
                 # ``registry.get(name)`` of a dict subclass's instance: its items (an edit gives it new ones).
                 return DictMethodV(items, name, recv)
+            if name in MAPPING_MIXINS and mapping_base(recv.cls):
+                mixin_items = self.mapping_items(frame, state, recv, node if node is not None else recv.cls.node)
+                if mixin_items is not None:
+                    return DictMethodV(mixin_items, name)
             built = as_container(recv)
             if isinstance(built, ModuleV):
                 # ``self.out_channels`` / ``self.weight`` of a subclass of a torch layer: the layer's own.
@@ -607,6 +612,12 @@ class Expressions(AnalyzerBase):
                 if items is not None and name in ITEM_READS and dict_base(cls):
                     # ``super().__getitem__(key)`` in a dict subclass (``ClassInstantier``): its items.
                     return DictMethodV(items, name)
+                if name in MAPPING_MIXINS and isinstance(recv.instance, InstanceV) and mapping_base(cls):
+                    # ``super().get(key, default)`` in a ``MutableMapping`` subclass: ``Mapping.get``.
+                    at = node if node is not None else recv.instance.cls.node
+                    mixin_items = self.mapping_items(frame, state, recv.instance, at)
+                    if mixin_items is not None:
+                        return DictMethodV(mixin_items, name)
                 if name == "__setattr__" and object_setattr(cls):
                     # ``super().__setattr__(name, value)`` over ``object``'s (or a dict's): ``setattr``.
                     return PartialV(ExternalV("builtins.setattr"), (recv.instance,), ())
@@ -774,6 +785,14 @@ class Expressions(AnalyzerBase):
             ):
                 # ``mask > 0`` with an unannotated ``mask``: maybe a tensor of bools, not a bool.
                 return UnknownV()
+            if (
+                isinstance(op, (cst.In, cst.NotIn))
+                and isinstance(right, InstanceV)
+                and right.cls.lookup("__contains__") is None
+                and mapping_base(right.cls)
+            ):
+                # ``key in interface``: ``Mapping.__contains__``, a key its items have.
+                right = self.mapping_items(frame, state, right, target.comparator) or right
             r = self._compare_values(frame, op, left, right)
             if (
                 isinstance(op, (cst.In, cst.NotIn))
@@ -871,6 +890,20 @@ class Expressions(AnalyzerBase):
                 self.run_module(info)
                 ran = True
         return ran
+
+    def mapping_items(self, frame: Frame, state: State, inst: InstanceV, node: cst.CSTNode) -> DictV | None:
+        """The items of an instance of a project subclass of an abstract ``Mapping``
+        (:func:`~tensorshape.infer.values.mapping_base`), as its mixins see them: the keys its
+        ``__iter__`` gives (a dict, or a list or tuple of literal strings), each with what its
+        ``__getitem__`` returns for it.  ``None`` (counted) when the keys are not known."""
+        keys = _literal_keys(
+            self.call(frame, state, self.attribute(frame, state, inst, "__iter__", None), [], {}, node)
+        )
+        if keys is None or len(keys) > MAX_MAPPING_KEYS:
+            self.tally("cause:mapping keys not known", frame, node)
+            return None
+        getitem = self.attribute(frame, state, inst, "__getitem__", None)
+        return DictV(tuple((k, self.call(frame, state, getitem, [Arg(StrV(k))], {}, node)) for k in keys))
 
     # -- subscripts ------------------------------------------------------------------------------
     def subscript(self, frame: Frame, state: State, node: cst.Subscript) -> Value:
@@ -1023,6 +1056,7 @@ class Expressions(AnalyzerBase):
             return known
         s = state.copy()
         f: cst.CompFor | None = node.for_in
+        length = self._distinct_keys(frame, s, node)
         while f is not None:
             self.assign(frame, s, f.target, self.element_value(self.eval(frame, s, f.iter)), None)
             for cond in f.ifs:
@@ -1030,7 +1064,18 @@ class Expressions(AnalyzerBase):
             f = f.inner_for_in
         self.eval(frame, s, node.key)
         value = self.eval(frame, s, node.value)
-        return UnknownV() if isinstance(value, (FunctionV, ClassV)) else MapV(value)
+        return UnknownV() if isinstance(value, (FunctionV, ClassV)) else MapV(value, length)
+
+    def _distinct_keys(self, frame: Frame, state: State, node: cst.DictComp) -> Any:
+        """How many keys ``{i: ... for i in range(n)}`` has (``n``: a range's items are distinct and
+        the key is the item itself); ``None`` for any other comprehension."""
+        f = node.for_in
+        if f.inner_for_in is not None or f.ifs:
+            return None
+        if not (isinstance(f.target, cst.Name) and isinstance(node.key, cst.Name) and f.target.value == node.key.value):
+            return None
+        it = self.eval(frame, state, f.iter, observe=False)
+        return it.length if isinstance(it, RangeV) else None
 
     def _known_dict(self, frame: Frame, state: State, node: cst.DictComp) -> DictV | None:
         f = node.for_in
@@ -1228,6 +1273,21 @@ def _literal(v: Value) -> object:
 
 
 _NO_LITERAL = object()
+
+
+#: The keys a mapping's mixins read one by one, at most (``AttentionInterface`` has about ten).
+MAX_MAPPING_KEYS = 64
+#: ``Mapping``'s mixin methods that read its items (``__contains__`` is ``in``).
+MAPPING_MIXINS = frozenset({"get", "keys", "items", "values"})
+
+
+def _literal_keys(v: Value) -> list[str] | None:
+    """The keys an ``__iter__`` gives, when it is a dict or a sequence of literal strings."""
+    if isinstance(v, DictV) and not isinstance(v, AttrsV):
+        return [k for k, _ in v.items]
+    if isinstance(v, TupleV) and all(isinstance(x, StrV) and x.value is not None for x in v.items):
+        return [x.value for x in v.items if isinstance(x, StrV) and x.value is not None]
+    return None
 
 
 def _contains(container: Value, item: Value) -> bool | None:

@@ -45,10 +45,11 @@ from .classhooks import ClassFacts, Effect, returned_functions, summarise
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
 from .state import State, dict_container, iteration_length, join_all, join_states, join_values
-from .summaries import LazyClassDef, LazyFunctionDef
-from .syntax import class_level_reads, code_children, definitions, names_under, self_assignments, suite_body
+from .summaries import LazyClassDef, assigned_attrs
+from .syntax import class_level_reads, code_children, definitions, names_under, suite_body
 from .values import (
     ITEMS,
+    SETTER,
     AttrsV,
     ClassV,
     ExternalV,
@@ -64,6 +65,7 @@ from .values import (
     held_dict,
     is_accessor,
     is_registry,
+    is_setter,
     property_setter,
     truthiness,
     with_attr,
@@ -663,17 +665,14 @@ class Statements(AnalyzerBase):
             return
         setter = property_setter(recv.cls, name) if isinstance(recv, InstanceV) else None
         if isinstance(recv, InstanceV) and setter is not None:
-            # ``config._attn_implementation = v`` of a property: its setter is not run, so neither the
-            # property nor what the setter assigns is known after it (never a stale value).
-            changed = {name, *_self_assignments(setter)}
-            if frame.building is recv:
-                for a in changed:
-                    state.vars[building_key(recv, a)] = UnknownV()
-            else:
-                self._written_attrs.update(changed)
-                edited = recv
-                for a in changed:
-                    edited = with_attr(edited, a, UnknownV())
+            # ``config._attn_implementation = v`` of a property: its setter runs on the instance (as a
+            # method that builds it), so reads give what its getter computes from what it assigned.
+            edited = self.run_setter(frame, state, recv, setter, value, at)
+            if edited is not recv:
+                self._written_attrs.update(assigned_attrs(setter.node))
+                for var, held in list(state.vars.items()):
+                    if held is recv:
+                        state.vars[var] = edited  # ``other = config``: this activation's aliases see it
                 self.replace_in(frame, state, holder, edited)
             return
         if isinstance(recv, InstanceV):
@@ -980,9 +979,7 @@ class Statements(AnalyzerBase):
             for base in reversed(cls.lineage()[1:]):
                 inherited.update(base.dataclass_fields or ())
             cls.dataclass_fields = tuple({**inherited, **dict(fields)}.items())
-        cls.assigned_in = {
-            stmt.name.value: frozenset(_self_assignments(stmt)) for stmt in body if isinstance(stmt, cst.FunctionDef)
-        }
+        cls.assigned_in = _assigned_in(body)
         return cls
 
     def class_transforms(self, frame: Frame, state: State, cls: ClassV) -> Effect:
@@ -1324,11 +1321,17 @@ def _is_list(v: Value) -> bool:
     return isinstance(v, (TupleV, SeqV)) and v.kind is SeqKind.LIST
 
 
-def _self_assignments(fn: cst.FunctionDef) -> set[str]:
-    """Attributes of ``self`` a method assigns or mutates (a library summary knows them without
-    loading the method's body)."""
-    known = fn.self_assigned if isinstance(fn, LazyFunctionDef) else None
-    return set(known) if known is not None else self_assignments(fn)
+def _assigned_in(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> dict[str, frozenset[str]]:
+    """What each method of a class body assigns on ``self``: a property's getter and deleter under
+    its name (together), its setter under ``"<name>.setter"``."""
+    out: dict[str, frozenset[str]] = {}
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef):
+            name = stmt.name.value
+            if is_setter(stmt):
+                name += SETTER
+            out[name] = out.get(name, frozenset()) | assigned_attrs(stmt)
+    return out
 
 
 def _names_self_attribute(test: cst.BaseExpression) -> bool:

@@ -43,6 +43,7 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "LazyClassDef",
     "LazyFunctionDef",
+    "assigned_attrs",
     "SummaryCache",
     "checker_digest",
     "default_directory",
@@ -110,6 +111,13 @@ class LazyFunctionDef(cst.FunctionDef):
 # Visitors dispatch on the class name (``visit_FunctionDef``): the subclass keeps its parent's.
 LazyFunctionDef.__name__ = "FunctionDef"
 LazyFunctionDef.__qualname__ = "FunctionDef"
+
+
+def assigned_attrs(fn: cst.FunctionDef) -> set[str]:
+    """Attributes of ``self`` a method assigns or mutates (a library summary knows them without
+    loading the method's body)."""
+    known = fn.self_assigned if isinstance(fn, LazyFunctionDef) else None
+    return set(known) if known is not None else self_assignments(fn)
 
 
 def _lazy_def(fields: tuple[Any, ...], blob: bytes, self_assigned: frozenset[str] | None) -> LazyFunctionDef:

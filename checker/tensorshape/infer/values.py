@@ -73,6 +73,9 @@ __all__ = [
     "held_dict",
     "is_accessor",
     "property_setter",
+    "mapping_base",
+    "is_setter",
+    "SETTER",
     "ContainerInitV",
     "DataclassInitV",
     "generated_init",
@@ -118,6 +121,10 @@ class LazyImportV(Value):
     module: str
     #: The imported name, or ``None`` for the module itself.
     attr: str | None = None
+
+
+#: The suffix of a property setter's key in :attr:`ClassV.assigned_in` (the getter has the name).
+SETTER = ".setter"
 
 
 @dataclass(eq=False, slots=True)
@@ -175,7 +182,9 @@ class ClassV(Value):
         return self._line
 
     def reassigned(self, name: str, setup: set[str]) -> bool:
-        """Is attribute ``name`` changed by a method that is not part of construction?"""
+        """Is attribute ``name`` changed by a method that is not part of construction?  A property's
+        setter (its assignments kept as ``"<name>.setter"``) is not, on an instance it ran on (while
+        built, or through the reference the property was written by: ``setup`` has it)."""
         return any(
             name in attrs and method != "__init__" and method not in setup
             for c in self.lineage()
@@ -259,6 +268,9 @@ class MapV(Value):
     or ``vocab[word] = i``) and whose values all look like ``value``: reading any key gives ``value``."""
 
     value: Value
+    #: How many keys it has, when known (``{i: f"LABEL_{i}" for i in range(n)}``: ``n``); an edit or a
+    #: join gives a map without it.
+    length: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,9 +411,7 @@ def truthiness(v: Value, negate: bool = False) -> bool | None:
 
 
 #: Torch's module classes with a ``__len__`` (an empty one is false).
-_SIZED_MODULES = frozenset(
-    {"Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Container"}
-)
+_SIZED_MODULES = frozenset({"Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Container"})
 
 
 def plain_module_class(cls: ClassV) -> bool:
@@ -814,6 +824,21 @@ ITEMS = "(items)"
 DICT_BASES = frozenset({"dict", "builtins.dict", "collections.OrderedDict"})
 
 
+#: The abstract mappings whose mixin methods (``get``, ``keys``, ``__contains__``...) are defined
+#: in terms of a subclass's own ``__getitem__`` and ``__iter__``.
+MAPPING_ABCS = frozenset(
+    f"{m}.{n}" for m in ("collections.abc", "_collections_abc", "typing") for n in ("Mapping", "MutableMapping")
+)
+
+
+def mapping_base(cls: ClassV) -> bool:
+    """Does ``cls`` derive from an abstract ``Mapping``, with ``__getitem__`` and ``__iter__`` of the
+    project's own (so the mixins read what those give)?"""
+    if not any(canonical(q) in MAPPING_ABCS for q in cls.external_bases()):
+        return False
+    return isinstance(cls.lookup("__getitem__"), FunctionV) and isinstance(cls.lookup("__iter__"), FunctionV)
+
+
 def dict_base(cls: ClassV) -> bool:
     """Does ``cls`` derive from ``dict``/``OrderedDict`` (its other bases the project's or ``object``)?"""
     found = False
@@ -861,8 +886,9 @@ def is_accessor(fn: cst.FunctionDef) -> bool:
     return False
 
 
-def property_setter(cls: ClassV, name: str) -> cst.FunctionDef | None:
-    """The setter of property ``name`` in the class line of ``cls`` (the first class defining ``name``)."""
+def property_setter(cls: ClassV, name: str) -> FunctionV | None:
+    """The setter of property ``name`` in the class line of ``cls`` (the first class defining ``name``),
+    as a method of the class that defines it."""
     for c in cls.lineage():
         if name not in c.members:
             continue
@@ -870,9 +896,14 @@ def property_setter(cls: ClassV, name: str) -> cst.FunctionDef | None:
         for stmt in body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name and is_accessor(stmt):
                 if any(_setter_deco(d, name) for d in stmt.decorators):
-                    return stmt
+                    return FunctionV(stmt, c.module, c, f"{c.qualname}.{name}")
         return None
     return None
+
+
+def is_setter(fn: cst.FunctionDef) -> bool:
+    """Is ``fn`` a property's setter (``@name.setter`` over ``def name``)?"""
+    return any(_setter_deco(d, fn.name.value) for d in fn.decorators)
 
 
 def _setter_deco(d: cst.Decorator, name: str) -> bool:
