@@ -484,7 +484,8 @@ _HOSTILE = {
     "    x = torch.zeros((a+b+c+d+e+g+h+k)**30)\n    y = x.reshape(-1, 2)\n    z = x + torch.zeros(3, 4)\n",
     "repeat-list": "import torch\nx = torch.zeros(3)\nl = [x] * 10**9\ny = torch.cat(l)\n",
     "zeros-huge": "import torch\nx = torch.zeros(10**5000)\ny = x.reshape(-1, 7)\n",
-    "zeros-digits": "import torch\nx = torch.zeros(" + "9" * 5000 + ")\n",
+    # Under Python's 4,300-digit limit for int literals (past it, Python refuses the file: below).
+    "zeros-digits": "import torch\nx = torch.zeros(" + "9" * 4000 + ")\n",
     "spec-terms": "import torch\nfrom jaxtyping import Float\nfrom torch import Tensor\n"
     "def f(x: Float[Tensor, '" + " ".join(f"d{i}" for i in range(2000)) + "']):\n    return x + x\n",
     "diamonds": "\n".join(
@@ -504,6 +505,15 @@ def hostile_cases() -> Iterator[Case]:
     for name, src in _HOSTILE.items():
         # None is an error torch would raise for the sizes the code allows: exit 0, no false error.
         yield Case(f"hostile:{name}", ["check", "--no-cache", "m.py"], _write("m.py", src), expect=(0,))
+    # Python refuses an int literal past its digit limit: a syntax error at its place, exit 1.
+    past = "import torch\nx = torch.zeros(" + "9" * 5000 + ")\n"
+    yield Case(
+        "hostile:digits-past-limit",
+        ["check", "--no-cache", "m.py"],
+        _write("m.py", past),
+        expect=(1,),
+        says="m.py:2:1: error: syntax error: Exceeds the limit",
+    )
     yield from size_cases()
 
 
