@@ -132,3 +132,26 @@ def test_kron_of_any_ranks(a: str, b: str) -> None:
     assert raised == [None]
     agree(reveals, seen)
     assert "?" not in next(iter(reveals.values()))
+
+
+# torchvision's ``clip_boxes_to_image`` and timm's ``rot``: a view to ``x.shape`` of an unannotated
+# ``x`` from a tensor whose shape holds a run known nothing about.  The two runs may have any lengths:
+# no error (reach-exact-10 took them for the same run and reported TS106 on both libraries).
+ANONYMOUS_RUNS = """
+def main(x):
+    y = torch.stack([-x[..., 1::2], x[..., ::2]], -1)
+    reveal_shape(y)
+    z = y.reshape(x.shape)
+    reveal_shape(z)
+    return z
+"""
+
+
+def test_two_runs_known_nothing_about_are_not_the_same_run() -> None:
+    reveals, errors, _ = check(ANONYMOUS_RUNS)
+    assert errors == set()
+    seen, raised = run_torch(ANONYMOUS_RUNS, "torch.zeros(4)", "torch.zeros(3, 4)", "torch.zeros(2, 3, 6)")
+    assert raised == [None, None, None]
+    y_line = min(reveals)
+    assert reveals[y_line] == "[... 2]"
+    assert seen[y_line] and all(s[-1] == 2 for s in seen[y_line])

@@ -128,12 +128,15 @@ def _view_run(call: Call, shape: Shape, items: Sequence[Item], at: str) -> Value
     such). Where the run does not line up with ``x``'s own, the target's sizes with ``-1`` unknown."""
     star = next(k for k, i in enumerate(items) if isinstance(i, Star))
     head, rest = tuple(items[: star + 1]), tuple(items[star + 1 :])
-    if shape.star_index == star and shape.items[: star + 1] == head:  # the run leads: reshape after it
+    # Only a named run is known to be the same run: two runs known nothing about (``[... 2]`` viewed
+    # as ``x.shape`` of an unknown ``x``) may have any lengths.
+    named = getattr(items[star], "name", None) is not None
+    if named and shape.star_index == star and shape.items[: star + 1] == head:  # the run leads: reshape after it
         out = _infer_sizes(call, Shape(shape.items[star + 1 :]), rest, at)
         return _ERR if out is None else _same(call, Shape(head + out))
     back = len(items) - star  # the run and what follows it
     i = shape.star_index
-    if i is not None and len(shape.items) - i == back and shape.items[i:] == tuple(items[star:]):
+    if named and i is not None and len(shape.items) - i == back and shape.items[i:] == tuple(items[star:]):
         out = _infer_sizes(call, Shape(shape.items[:i]), items[:star], at)
         return _ERR if out is None else _same(call, Shape(out + tuple(items[star:])))
     sizes = [d for d in items if not isinstance(d, Star)]
