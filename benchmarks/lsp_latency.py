@@ -18,11 +18,19 @@ analysis of the file in process (what every edit cost before the analysis was in
 where shapes are known and the analysis has real work to do.  After the edits a
 second file (the same text under another name) is opened in the warm server: the
 time to its first diagnostics is printed (target: under 0.5 s).
+
+``--explain`` skips the server and says, in process, where a method-body edit's
+time goes: the definitions it analyses again with the CPU of each, the calls
+into the edited function (how many, with how many distinct arguments, how many
+memoised or cut short by the depth bound: an early cut-off on the edited
+function's results would have to re-evaluate it once per distinct argument set)
+and the instances built, by class.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import json
 import os
@@ -33,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +204,7 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=20, help="edits of each kind")
     ap.add_argument("--full-runs", type=int, default=5, help="full analyses to time (0: skip)")
     ap.add_argument("--annotated", action="store_true", help="a 3,000-line file of annotated models")
+    ap.add_argument("--explain", action="store_true", help="where a method-body edit's time goes (in process)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ts-lsp-"))
     try:
@@ -210,6 +220,9 @@ def run(args: argparse.Namespace, work: Path) -> None:
         path = Path(args.file).resolve() if args.file else default_file()
     text = path.read_text()
     lines = text.splitlines(keepends=True)
+    if args.explain:
+        explain(path, lines, args.edits)
+        return
     c = Client()
     rid = c.send("initialize", {"processId": None, "rootUri": path.parent.as_uri(), "capabilities": {}}, request=True)
     c.wait(lambda m: m.get("id") == rid)
@@ -273,6 +286,120 @@ def run(args: argparse.Namespace, work: Path) -> None:
         print(f"  {name:14} {percentiles(times)}{server}  ({len(times)} edits)")
     if args.full_runs:
         print(f"full analysis of the file, in process (CPU): {percentiles(full_analysis(path, text, args.full_runs))}")
+
+
+def edited_function(new: list[str], old: list[str]) -> str:
+    """The qualified name (``Class.method``) of the innermost function whose body ``new`` edits."""
+    line = next(i for i, (a, b) in enumerate(zip(new, old)) if a != b) + 1
+    best: list[str] = []
+
+    def walk(node: ast.AST, names: list[str]) -> None:
+        nonlocal best
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = [*names, child.name]
+                end = child.end_lineno or child.lineno
+                if child.lineno <= line <= end and not isinstance(child, ast.ClassDef):
+                    best = inner
+                walk(child, inner)
+
+    walk(ast.parse("".join(new)), [])
+    if not best:
+        raise SystemExit("the edit is not inside a function")
+    return ".".join(best)
+
+
+def explain(path: Path, lines: list[str], edits: int) -> None:
+    """In process: where the CPU of a method-body edit (and its undo) goes."""
+    import tensorshape.lsp.incremental as incremental
+    from tensorshape.infer.api import CheckSettings
+    from tensorshape.infer.memory import tune_gc
+    from tensorshape.infer.project import Project
+    from tensorshape.lsp.analysis import lsp_settings
+    from tensorshape.lsp.incremental import IncrementalAnalyser
+    from tensorshape.lsp.recording import RecordingAnalyzer
+
+    target = edited_function(body_edit(lines, 0), lines)
+    per_def: dict[str, list[float]] = defaultdict(list)
+    calls: Counter[str] = Counter()
+    keys: set[int] = set()
+    call_cpu = [0.0]
+    built: dict[str, list[float]] = defaultdict(list)
+    counting = [False]
+
+    class Accounting(RecordingAnalyzer):
+        """Times the definitions, the calls into the edited function and the outermost constructions."""
+
+        _building = 0
+
+        def analyze_function(self, f: Any, *a: Any, **k: Any) -> None:
+            t = time.process_time()
+            try:
+                super().analyze_function(f, *a, **k)
+            finally:
+                if counting[0]:
+                    per_def[".".join(f.qualname.rsplit(".", 2)[-2:])].append(time.process_time() - t)
+
+        def inline(self, frame: Any, f: Any, *a: Any, **k: Any) -> Any:
+            if not counting[0] or not f.qualname.endswith("." + target):
+                return super().inline(frame, f, *a, **k)
+            t, cut = time.process_time(), self._cut
+            try:
+                key = hash((tuple(x.value for x in a[1]), tuple(sorted((n, x.value) for n, x in a[2].items()))))
+            except TypeError:
+                key = None
+            try:
+                return super().inline(frame, f, *a, **k)
+            finally:
+                call_cpu[0] += time.process_time() - t
+                calls["calls"] += 1
+                calls["cut short by the depth bound (never memoised)"] += self._cut != cut
+                calls["memoised (stored or reused)"] += key is not None and self._cut == cut
+                calls["arguments not hashable"] += key is None
+                if key is not None:
+                    keys.add(key)
+
+        def instantiate(self, frame: Any, state: Any, cls: Any, *a: Any, **k: Any) -> Any:
+            t = time.process_time()
+            self._building += 1
+            try:
+                return super().instantiate(frame, state, cls, *a, **k)
+            finally:
+                self._building -= 1
+                if counting[0] and not self._building:
+                    built[cls.qualname.rsplit(".", 1)[-1]].append(time.process_time() - t)
+
+    incremental.RecordingAnalyzer = Accounting  # type: ignore[misc]
+    tune_gc()  # as the server does
+    inc = IncrementalAnalyser(Project([path.parent]), lsp_settings(CheckSettings()), str(path))
+    inc.update("".join(lines), 1)
+    inc.update("".join(body_edit(lines, 99)), 2)  # the first edit: warm
+    inc.update("".join(lines), 3)
+    version, total, n = 3, 0.0, 0
+    counting[0] = True
+    for k in range(edits):
+        for new in (body_edit(lines, k), lines):
+            version += 1
+            t = time.process_time()
+            inc.update("".join(new), version)
+            total += time.process_time() - t
+            n += 1
+    print(f"file: {path} ({len(lines)} lines); method-body edit of `{target}`, and its undo, {n} updates")
+    print(f"CPU per update, in process: {total / n * 1000:.0f} ms")
+    print(f"definitions analysed again per update: {sum(len(v) for v in per_def.values()) / n:.0f}")
+    for q, ts in sorted(per_def.items(), key=lambda kv: -sum(kv[1])):
+        print(f"  {q:60} {sum(ts) / n * 1000:6.1f} ms")
+    print(f"calls into `{target}` per update: {calls['calls'] / n:.1f}, {len(keys)} distinct argument sets in all,")
+    print(f"  {call_cpu[0] / n * 1000:.0f} ms (an early cut-off on its results re-evaluates each argument set);")
+    for what in (
+        "memoised (stored or reused)",
+        "cut short by the depth bound (never memoised)",
+        "arguments not hashable",
+    ):
+        print(f"  {what}: {calls[what] / n:.1f}")
+    print(f"instances built (outermost constructions) per update: {sum(len(v) for v in built.values()) / n:.1f}")
+    for name, ts in sorted(built.items(), key=lambda kv: -sum(kv[1]))[:6]:
+        print(f"  {name:60} {len(ts) / n:5.1f} x {sum(ts) / n * 1000:6.1f} ms")
 
 
 if __name__ == "__main__":

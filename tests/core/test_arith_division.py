@@ -66,6 +66,20 @@ def test_exact_quotients_render_as_floor_division() -> None:
     assert render_dim(arith.floordiv(arith.mul(d, w), h)) == "(d*w)//h"
 
 
+def test_a_negative_multiple_of_a_quotient_renders_as_python_reads_it() -> None:
+    """``2*n - 2*floor(2*n/3) + 1`` (the passes of ``range(0, n, 3)`` times two, plus one) printed as
+    ``2*n-2*(2*n)//3+1``, which Python reads as ``2*n - (4*n)//3 + 1``: 2, not 3, for ``n = 1``."""
+    from tensorshape.lang.render import render_dim
+
+    n = arith.add(d, 0)
+    e = arith.add(arith.sub(arith.mul(2, n), arith.mul(2, arith.floordiv(arith.mul(2, n), 3))), 1)
+    text = render_dim(e)
+    assert text == "2*d-2*((2*d)//3)+1", text
+    for v in range(12):
+        assert eval(text, {"d": v}) == 2 * v - 2 * (2 * v // 3) + 1  # noqa: S307 - our own text
+    assert render_dim(arith.sub(3, arith.floordiv(d, 2))) == "3-d//2"
+
+
 def test_lower_bound_facts_decide_multiples() -> None:
     """``4*w == 2*w`` holds only for ``w == 0``: undecided for an opaque size, false once ``w >= 1``
     is a fact; the fact survives a join only where both paths have it, and renders nothing new."""

@@ -79,6 +79,9 @@ CASES: dict[str, Call] = {
     "Embedding-padding-idx": mod("Embedding", (5, 2), (T((3,), "int64"),), padding_idx=5),
     "Embedding-padding-idx-neg": mod("Embedding", (5, 2), (T((3,), "int64"),), padding_idx=-6),
     "EmbeddingBag-2d-offsets": mod("EmbeddingBag", (5, 2), (T((2, 3), "int64"), T((2,), "int64"))),
+    "Embedding-weight-shape": mod("Embedding", (5, 2), (T((3,), "int64"),), _weight=T((5, 3))),
+    "Embedding-weight-rank": mod("Embedding", (5, 2), (T((3,), "int64"),), _weight=T((5, 2, 1))),
+    "EmbeddingBag-weight-shape": mod("EmbeddingBag", (5, 2), (T((2, 3), "int64"),), _weight=T((4, 2))),
     "EmbeddingBag-1d-no-offsets": mod("EmbeddingBag", (5, 2), (T((3,), "int64"),)),
     # norms
     "layer_norm-trailing": f("layer_norm", T((2, 3, 4)), (3,)),
@@ -385,6 +388,8 @@ OK: dict[str, Call] = {
     "interpolate-linear": f("interpolate", T((1, 2, 4)), scale_factor=2.0, mode="linear"),
     "embedding-padding-idx-neg": f("embedding", T((3,), "int64"), T((5, 2)), -5),
     "Embedding-padding-idx": mod("Embedding", (5, 2), (T((3,), "int64"),), padding_idx=4),
+    "Embedding-weight-shape": mod("Embedding", (5, 2), (T((3,), "int64"),), _weight=T((5, 2))),
+    "EmbeddingBag-weight-shape": mod("EmbeddingBag", (5, 2), (T((2, 3), "int64"),), _weight=T((5, 2))),
     "EmbeddingBag-1d-offsets": mod("EmbeddingBag", (5, 2), (T((3,), "int64"), T((2,), "int64"))),
     "batch_norm-training": f("batch_norm", T((1, 3, 2)), None, None, training=True),
     "batch_norm-eval": f("batch_norm", T((1, 3)), T((3,)), T((3,))),

@@ -170,7 +170,8 @@ def run_torch(call: Call) -> Outcome:
                 attr = getattr(recv, name)
                 out = attr(*rest, **kwargs) if callable(attr) and name not in _PROPERTIES else attr
             else:
-                module = _resolve(call.qualname)(*call.init, **dict(call.init_kwargs))
+                init = [_to_torch(a, device) for a in call.init]
+                module = _resolve(call.qualname)(*init, **{k: _to_torch(v, device) for k, v in call.init_kwargs.items()})
                 module.eval()
                 out = module(*args, **kwargs)
     except NotImplementedError as e:

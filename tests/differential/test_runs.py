@@ -47,6 +47,9 @@ FOUND = {
     "linear, a weight with a run": _case("torch.nn.functional.linear", TR((1,), ()), TR((1,), ()), None),
     # a spec ``*b c h w`` against ``[1 2 *s]``: ``b`` took the 1 although ``s`` may be one dim
     "pixel_shuffle, known dims before the run": _case("torch.nn.functional.pixel_shuffle", TR((1, 2), ()), 1),
+    # adaptive average pooling to ones is torch's mean over the last dims, for any rank from 2 (3)
+    "adaptive_avg_pool2d to 1, a leading run": _case("torch.nn.functional.adaptive_avg_pool2d", TR((), (1, 1, 1, 1)), 1),
+    "adaptive_avg_pool3d to 1, a middle run": _case("torch.nn.functional.adaptive_avg_pool3d", TR((1, 3), (4, 2, 2)), 1),
     # einops' layers raise KeyError for a rank they have no recipe for
     "Rearrange, a rank with no recipe": _case(
         "einops.layers.torch.Rearrange", TR((2,), (3,)), kind="module", init=("b c -> c b",)
@@ -58,3 +61,105 @@ FOUND = {
 def test_what_the_sweep_found(name: str) -> None:
     verdict = runs.check(FOUND[name])
     assert verdict.status == "agree", verdict.detail
+
+
+def _module(name: str, x: object, *init: object) -> RunCase:
+    return _case(f"torch.nn.{name}", x, kind="module", init=init)
+
+
+#: Torch raises for every length of the run, and the rule now says so (each was a missed error:
+#: a rule gave up on the run although its requirement was on other arguments or on dims around it).
+ERRORS = {
+    # the pads' count is odd whatever the input
+    "ZeroPad2d, an odd number of pads": _module("ZeroPad2d", TR((), (1,)), (0, 0, 0)),
+    "F.pad, an odd number of pads": _case("torch.nn.functional.pad", TR((2,), (3,)), (1, 1, 1)),
+    # pooling's padding against its kernel, whatever the input
+    "max_pool2d, padding over half the kernel": _case("torch.nn.functional.max_pool2d", TR((), (8, 3)), 1, None, 1),
+    # the dims around the run are already more than torch accepts
+    "t, three dims around the run": _case("torch.t", TR((), (3, 1, 3))),
+    "ConvTranspose1d, four dims around the run": _module("ConvTranspose1d", TR((3, 4, 1), ()), 3, 1, 2),
+    "sparse_, three dims around the run": _case("torch.nn.init.sparse_", TR((), (1, 3, 2)), 0.5),
+    # an exact rank makes the run as long as the dims left: mv's matrix is [4 2]
+    "mv, a matrix whose run must be empty": _case("torch.mv", TR((4, 2), ()), T((1,))),
+    "bmm, a batch whose inner dims differ": _case("torch.bmm", TR((), (4,)), T((5, 3, 5))),
+    # permute's dims repeat, flatten's start comes after its end, whatever the rank
+    "permute, a repeated dim": _case("torch.permute", TR((2, 5), ()), (0, 0)),
+    "flatten, start after end": _case("torch.flatten", TR((2, 4, 4), ()), 2, 0),
+    "cross_entropy, class indices fix the scores' rank": _case(
+        "torch.nn.functional.cross_entropy", TR((), (1, 1)), T((2,), "int64")
+    ),
+    "GRUCell, a 1-d state fixes a 1-d input": _case(
+        "torch.nn.GRUCell", TR((2,), ()), T((6,)), kind="module", init=(2, 4)
+    ),
+    "rearrange, more dims around the run than axes": _case("einops.rearrange", TR((2, 3, 4), ()), "a b -> b a"),
+    "einsum, an operand whose run must be empty": _case("torch.einsum", "ij,jk->ik", TR((2, 3), ()), T((4, 5))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_errors_for_every_length_of_the_run(name: str) -> None:
+    case = ERRORS[name]
+    verdict = runs.check(case)
+    assert verdict.raised == len(RUNS), "torch must raise for every length"
+    assert verdict.status == "agree", verdict.detail
+    assert runs.run_rule(case.call)[2], "the rule must report the error"
+
+
+#: Torch raises for some lengths only: no error, but a runtime check (an obligation) naming it
+#: (each was silent before).
+def _runs(case: RunCase, *lengths: tuple[int, ...]) -> RunCase:
+    return RunCase(case.call, lengths, "")
+
+
+CHECKED = {
+    "log_softmax, a dim beyond the dims around the run": _runs(
+        _case("torch.log_softmax", TR((), ()), 3), (), (2,), (1, 2, 3, 4)
+    ),
+    "sum, a negative dim beyond them": _case("torch.sum", TR((4,), ()), -3),
+    "MaxPool2d, a rank of 3 or 4": _module("MaxPool2d", TR((4,), ()), 2),
+    "conv2d, a rank of 3 or 4": _runs(
+        _case("torch.nn.functional.conv2d", TR((), (4, 4)), T((2, 4, 1, 1))), (), (4,), (2, 4), (1, 2, 4)
+    ),
+    "BatchNorm2d, a rank of 4": _module("BatchNorm2d", TR((), (2, 2)), 1),
+    "GRU, a rank of 2 or 3": _module("GRU", TR((), (2,)), 2, 4),
+    "mm, a matrix": _case("torch.mm", TR((), (3,)), T((3, 2))),
+    "rearrange, one dim per axis": _case("einops.rearrange", TR((), (3,)), "a b -> b a"),
+    "nll_loss, scores of 1 or 2 dims": _case("torch.nn.functional.nll_loss", TR((), (3,)), T((2,), "int64")),
+    "F.pad, more pads than dims around the run": _case("torch.nn.functional.pad", TR((), (4,)), (1, 1, 1, 1)),
+    "kaiming_normal_, a fan needs two dims": _case("torch.nn.init.kaiming_normal_", TR((), (3,))),
+    "sub, dims left of the run's suffix": _runs(_case("torch.sub", TR((2,), ()), T((1, 4, 3))), (), (3,), (4, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHECKED))
+def test_a_requirement_on_the_runs_length_is_checked_at_run_time(name: str) -> None:
+    case = CHECKED[name]
+    verdict = runs.check(case)
+    assert 0 < verdict.raised < len(RUNS), f"torch must raise for some lengths only ({verdict.raised})"
+    assert verdict.status == "agree", verdict.detail
+    assert verdict.warned, "the rule must leave a runtime check"
+
+
+def test_bincount_of_an_empty_input_ignores_the_weights() -> None:
+    """torch returns no bins for an empty input without looking at the weights (was a false error:
+    ``bincount's weights must be 1-D``)."""
+    case = _case("torch.bincount", TR((0,), (), "int64"), T((0, 1)))
+    verdict = runs.check(RunCase(case.call, ((),), ""))
+    assert verdict.status == "agree" and verdict.raised == 0, verdict.detail
+
+
+def test_constant_padding_of_the_dims_after_the_run_keeps_it() -> None:
+    case = _case("torch.nn.functional.pad", TR((), (4, 5)), (1, 2, 0, 1))
+    got, warned, errors = runs.run_rule(case.call)
+    assert runs._show(got) == "[*b 5 8]" and not warned and not errors
+    assert runs.check(case).status == "agree"
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5, 6), (5, 6), (2, 3, 0, 4)])
+def test_adaptive_average_pooling_to_ones_takes_any_rank(shape: tuple[int, ...]) -> None:
+    """``F.adaptive_avg_pool2d(x, 1)`` is the mean of the last two dims whatever ``x``'s rank (was
+    a false TS103 for a rank other than 3 or 4); a 1-d input has too few dims."""
+    from .harness import compare
+
+    compare(Call("function", "torch.nn.functional.adaptive_avg_pool2d", (T(shape), 1)))
+    compare(Call("function", "torch.nn.functional.adaptive_avg_pool2d", (T(shape[-1:]), (1, 1))))

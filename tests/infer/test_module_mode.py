@@ -339,8 +339,7 @@ def test_eval_reaches_registered_submodules_only() -> None:
     """``net.eval()`` sets the mode of the modules ``net.children()`` walks (an attribute, a
     ``ModuleList``'s items), not of modules in a tuple or a dict an attribute holds: torch does not
     register those, and they stay in training mode (``[3 6]``, not ``[6]``)."""
-    views = _judge(HELD, exact={23: "[6]", 24: "[6]"})
-    assert "[6]" not in views[25] and "[6]" not in views[26]
+    _judge(HELD, exact={23: "[6]", 24: "[6]", 25: "[3 6]", 26: "[3 6]"})
 
 
 GLOBAL_MODEL = """\
@@ -554,3 +553,71 @@ def test_a_global_container_without_modules_is_walked_once_per_mode(monkeypatch:
     # The list holding a module is walked at each read (each needs its unknown-mode copy).
     assert len(lists) >= 2
     assert "[5 4]" in _views(GLOBALS)[32]
+
+
+REGISTRY = (
+    """\
+import torch
+
+_models = {}
+_modules = {}
+
+
+def register(fn):
+    name = fn.__name__
+    if name in _models:
+        raise ValueError(name)
+    _models[name] = fn
+    _modules[name] = "zoo"
+    return fn
+
+
+"""
+    + "".join(f"@register\ndef model{k}(x):\n    return x.flatten(1) * {k}\n\n\n" for k in range(40))
+    + """\
+def main():
+    f = _models["model7"]
+    y = f(torch.randn(2, 3, 4))
+    reveal_shape(y)
+    return y
+
+
+main()
+"""
+)
+
+
+def test_a_registry_filled_entry_by_entry_is_not_walked_again_at_each_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A registry a decorator fills one function (or string) at a time, read at each registration
+    (timm's ``@register_model``): each new dict is known to hold no module from the one before it,
+    so it is not walked again at the next read (that walk cost the square of the registry's size),
+    and its index of keys carries over; the entries are all there (``_models["model7"]``)."""
+    from tensorshape.infer import calls
+    from tensorshape.model.values import DictV
+
+    walked: list[int] = []
+    real = calls.with_mode
+
+    def counting(v: object, mode: object, done: object = None) -> object:
+        if done is None and isinstance(v, DictV):
+            walked.append(len(v.items))
+        return real(v, mode, done)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(calls, "with_mode", counting)
+    views = _judge(REGISTRY)
+    assert "[2 12]" in views[REGISTRY.splitlines().index("    reveal_shape(y)") + 1]
+    assert sum(walked) <= 4  # each dict walked while empty (each walked at every entry: 1,640 items)
+
+
+def test_a_large_dict_reads_its_first_entry_of_a_key() -> None:
+    """A dict's look-ups through its index (large dicts) find what a scan finds: the first entry."""
+    from tensorshape.model.values import DictV, IntV, carry_index
+
+    items = tuple((f"k{i % 20}", IntV(i)) for i in range(40))
+    d = DictV(items)
+    assert d.get("k3") == IntV(3) and d.has("k19") and not d.has("k20") and d.get("k20") is None
+    e = DictV((*items, ("new", IntV(99))))
+    carry_index(d, e, "new", IntV(99))
+    assert e.get("new") == IntV(99) and e.get("k3") == IntV(3)

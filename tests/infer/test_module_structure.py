@@ -331,3 +331,30 @@ def test_a_module_already_run_for_another_file_is_still_checked(tmp_path: Path) 
     result = check_file(tmp_path / "layers.py", CheckSettings(), project)
     assert {(d.span.line, d.code.id) for d in result.errors} == {(10, "TS101")}
     assert result.stats["functions"] == 1
+
+
+def test_a_module_top_level_is_reported_whichever_file_ran_it_first(tmp_path: Path) -> None:
+    """A module runs once per process; when another file's import ran it first, its own check still
+    reports what its top level does (torch raises at ``zeros(2, 3) @ zeros(4, 5)``) and counts its
+    tensor expressions, as when it is checked alone or first."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "consts.py").write_text(
+        "import torch\n\nproj = torch.zeros(2, 3) @ torch.zeros(4, 5)\nbase = torch.zeros(2, 3)\n"
+        "print(base.sum(0))\nreveal_shape(base)\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "pkg" / "model.py").write_text("from pkg.consts import base\n\nshifted = base + 1\n", "utf-8")
+
+    def results(order: list[str]) -> dict[str, tuple[list[tuple[int, str]], int, int]]:
+        project = Project([tmp_path])
+        out = {}
+        for name in order:
+            r = check_file(tmp_path / "pkg" / f"{name}.py", CheckSettings(), project)
+            out[name] = ([(d.span.line, d.code.id) for d in r.diagnostics], r.stats.get("known", 0), r.stats.get("unknown", 0))
+        return out
+
+    alone = results(["consts"])["consts"]
+    assert alone[0] == [(3, "TS101"), (6, "TS900")]
+    assert results(["model", "consts"])["consts"] == alone
+    assert results(["model", "consts"]) == results(["consts", "model"])

@@ -171,3 +171,48 @@ def main(x):
     assert any("[1 3] (with a caller's sizes)" in v for v in views), views
     seen, _ = run_torch(body, "0")
     assert seen[8] == [[1, 3]]
+
+
+FIXED_RANK = """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 8, 3)
+
+    def forward(self, x):
+        c = x.size(2)
+        y = self.conv(x)
+        reveal_shape(x)
+        return y
+
+
+def main(x, w, s):
+    n = x.size(1)
+    y = torch.bmm(x, w)
+    reveal_shape(x)
+    t = s.size(0)
+    z = s.permute(0, 2, 1)
+    reveal_shape(s)
+    Net()(z)
+    return y
+"""
+
+
+def test_a_use_that_fixes_the_rank_completes_a_minimum_rank() -> None:
+    """``x.size(1)`` teaches ``[d0 d1 *batch]``; ``torch.bmm(x, w)`` then runs only for 3 dims, so
+    ``x`` is ``[d0 d1 d2]`` after it (as ``s`` after ``s.permute(0, 2, 1)``, and a 1-d conv's input
+    that has 3 dims around its run).  Torch agrees on every input, and raises at the call that
+    fixed the rank for any other."""
+    reveals, errors, _ = check(FIXED_RANK)
+    reveals = {k: v.replace("'", "") for k, v in reveals.items()}
+    assert errors == set(), errors
+    assert reveals[14] == "[d0 d1 d2]", reveals  # the conv's input: [d0 d1 d2 *batch] before
+    assert reveals[21] == "[d0 d1 d2]" and reveals[24] == "[d0 d1 d2]", reveals
+    ok = "torch.zeros(2, 3, 4), torch.zeros(2, 4, 5), torch.zeros(2, 9, 4)"
+    seen, raised = run_torch(FIXED_RANK, ok)
+    assert raised == [None]
+    agree(reveals, seen)
+    longer = "torch.zeros(2, 3, 4, 1), torch.zeros(2, 4, 5), torch.zeros(2, 9, 4)"
+    shorter = "torch.zeros(2, 3, 4), torch.zeros(2, 4, 5), torch.zeros(2, 9, 4, 1)"
+    _, raised = run_torch(FIXED_RANK, longer, shorter)
+    assert raised == [20, 23], "bmm raises for a 4-d x, permute for a 4-d s"

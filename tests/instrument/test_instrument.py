@@ -129,3 +129,34 @@ def test_in_process_checks_do_not_depend_on_the_working_directory(
     assert instrument_source(src, "m.py").checks == instrument_source(src).checks == elsewhere == 2
     assert main(["instrument", "m.py"]) == 0
     assert "2 checks and 0 decorated functions in 1 file(s)" in capsys.readouterr().err
+
+
+RUN_RANKS = """import torch
+import torch.nn.functional as F
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(x: Float[Tensor, "*b d"]) -> Tensor:
+    y = F.log_softmax(x, 3)
+    z = F.max_pool2d(x, 2)
+    return y + z.sum()
+"""
+
+
+def test_a_rank_a_run_must_reach_is_checked() -> None:
+    """``log_softmax(x, 3)`` on ``[*b d]`` needs 4 dims: a check states it (``_ _ _ ... d``), and it
+    raises at run time for a 2-d ``x`` (torch would raise on the next line); ``max_pool2d``'s 3 or
+    4 dims have no shape string, and the skip says so."""
+    r = instrument_source(RUN_RANKS, "runs.py")
+    added = [line.strip() for line in r.source.splitlines() if line.endswith(MARKER)]
+    assert r.checks == 1 and '"x": (x, "_ _ _ ... d")' in added[0], added
+    assert any("no shape string states the requirement" in why and "max_pool2d" in why for why in r.skipped), r.skipped
+    from tensorshape.runtime.errors import ShapeCheckError
+
+    scope: dict[str, object] = {}
+    exec(compile(r.source, "runs.py", "exec"), scope)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ShapeCheckError):
+        scope["f"](torch.zeros(2, 4))  # type: ignore[operator]
+    assert scope["f"](torch.zeros(1, 2, 4, 4)).shape == (1, 2, 4, 4)  # type: ignore[operator]

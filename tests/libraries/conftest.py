@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -43,3 +46,24 @@ def check_with_site(tmp_path: Path) -> CheckWithSite:
 def reveals(found: Found) -> dict[int, str]:
     """The revealed shapes by line."""
     return {line: msg for line, code, msg in found if code == "TS900"}
+
+
+def torch_shapes(tmp_path: Path, user: str, package: str, modules: Mapping[str, str]) -> dict[int, str]:
+    """Run ``user`` with torch (``reveal_shape`` printing the line and shape) next to ``package``'s
+    modules: the shapes by line."""
+    (tmp_path / package).mkdir(exist_ok=True)
+    (tmp_path / package / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (tmp_path / package / f"{name}.py").write_text(text)
+    probe = user.replace(
+        "from tensorshape import reveal_shape\n",
+        "import sys\n\ndef reveal_shape(t):\n    print(sys._getframe(1).f_lineno, list(t.shape))\n\n",
+    )
+    shift = probe.count("\n") - user.count("\n")
+    (tmp_path / "probe.py").write_text(probe)
+    out = subprocess.run([sys.executable, "probe.py"], capture_output=True, text=True, cwd=tmp_path, check=True)
+    shapes = {}
+    for row in out.stdout.splitlines():
+        line, _, shape = row.partition(" ")
+        shapes[int(line) - shift] = "[" + " ".join(re.findall(r"\d+", shape)) + "]"
+    return shapes

@@ -262,3 +262,55 @@ def test_a_package_rebinding_its_submodule_name_is_not_the_submodule(tmp_path: P
     r = check_file(main, project=Project([main.parent], libs))
     assert [d for d in r.diagnostics if d.code.id == "TS101"] == []
     assert (7, "revealed shape: [2 8 16 16]") not in [(d.span.line, d.message) for d in r.diagnostics]
+
+
+TV_INIT = """
+from torchvision import datasets, models, transforms
+from . import _internally_used
+
+__all__ = ["datasets", "models", "transforms"]
+"""
+
+TV_USER = """
+import torch
+import torchvision
+from torch.utils.data import DataLoader
+from torchvision import datasets, transforms
+from torchvision.datasets import CIFAR10
+
+mnist = datasets.MNIST("data", train=False, download=True, transform=transforms.ToTensor())
+for xb, yb in DataLoader(mnist, batch_size=50):
+    reveal_shape(xb)
+cifar = CIFAR10("data", train=False, transform=transforms.Compose([transforms.Resize(64), transforms.ToTensor()]))
+reveal_shape(next(iter(DataLoader(cifar, batch_size=16)))[0])
+fashion = torchvision.datasets.FashionMNIST("data", transform=torchvision.transforms.ToTensor())
+reveal_shape(next(iter(DataLoader(fashion, batch_size=8)))[0])
+"""
+
+
+def test_stub_modelled_submodules_of_a_followed_package(tmp_path: Path) -> None:
+    """torchvision installed (followed from source): ``from torchvision import datasets`` and
+    ``torchvision.transforms.ToTensor`` are the stubs' models, not the package's bindings (which
+    made every dataset and loader unknown when torchvision was installed).  torch: MNIST's test
+    split batched by 50 is ``[50 1 28 28]`` (10,000 = 200 x 50), CIFAR-10 resized to 64 is
+    ``[16 3 64 64]``, FashionMNIST ``[8 1 28 28]``."""
+    site = tmp_path / "site-packages"
+    tv = site / "torchvision"
+    for sub in ("datasets", "models", "transforms"):
+        (tv / sub).mkdir(parents=True)
+        (tv / sub / "__init__.py").write_text("class MNIST:\n    pass\n" if sub == "datasets" else "")
+    (tv / "__init__.py").write_text(TV_INIT)
+    (tv / "_internally_used.py").write_text("")
+    user = tmp_path / "proj"
+    user.mkdir()
+    (user / "main.py").write_text(TV_USER)
+    project = Project([user], Libraries((str(site),)))
+    r = check_file(user / "main.py", project=project)
+    shown = {d.span.line: d.message for d in r.diagnostics if d.code.id == "TS900"}
+    assert shown == {
+        10: "revealed shape: [50 1 28 28]",
+        12: "revealed shape: [16 3 64 64]",
+        14: "revealed shape: [8 1 28 28]",
+    }, r.diagnostics
+    assert [d for d in r.diagnostics if d.code.id != "TS900"] == []
+    assert project.unfollowed["torchvision.datasets"] == "modelled by stubs"

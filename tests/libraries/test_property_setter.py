@@ -7,14 +7,11 @@ stale.  Each program is run with torch for the truth."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.libraries.conftest import CheckWithSite, reveals
+from tests.libraries.conftest import CheckWithSite, reveals, torch_shapes
 
 CONFIG = """
 import torch
@@ -78,23 +75,7 @@ TRUTH = {12: "[8 4]", 14: "[12 6]", 15: "[3 6]", 16: "[3 10]", 19: "[16]", 21: "
 
 
 def _torch_shapes(tmp_path: Path, user: str, modules: dict[str, str]) -> dict[int, str]:
-    """Run ``user`` (``reveal_shape`` printing the line and shape) next to the package's modules."""
-    (tmp_path / "cfglib").mkdir(exist_ok=True)
-    (tmp_path / "cfglib" / "__init__.py").write_text("")
-    for name, text in modules.items():
-        (tmp_path / "cfglib" / f"{name}.py").write_text(text)
-    probe = user.replace(
-        "from tensorshape import reveal_shape\n",
-        "import sys\n\ndef reveal_shape(t):\n    print(sys._getframe(1).f_lineno, list(t.shape))\n\n",
-    )
-    shift = probe.count("\n") - user.count("\n")
-    (tmp_path / "probe.py").write_text(probe)
-    out = subprocess.run([sys.executable, "probe.py"], capture_output=True, text=True, cwd=tmp_path, check=True)
-    shapes = {}
-    for row in out.stdout.splitlines():
-        line, _, shape = row.partition(" ")
-        shapes[int(line) - shift] = "[" + " ".join(re.findall(r"\d+", shape)) + "]"
-    return shapes
+    return torch_shapes(tmp_path, user, "cfglib", modules)
 
 
 def test_the_programs_truth(tmp_path: Path) -> None:
@@ -122,13 +103,16 @@ def test_other_references_are_never_stale(check_with_site: CheckWithSite) -> Non
 
 
 def test_a_setter_that_raises_is_no_false_error(check_with_site: CheckWithSite) -> None:
-    """``config.width = 7``: the setter raises (Python's ``ValueError``, the heads do not divide 7),
-    so what it assigns is unknown after the write, never the values before it: the block built from
-    the config is no false error (with the old width its ``nn.Linear(8, 4)`` would be fed 12
+    """``config.width = 7``: the setter raises (Python's ``ValueError``, the heads do not divide 7):
+    that check of known ints is the one error, at the user's write (line 13, where Python raises).
+    What the setter assigns is unknown after the write, never the values before it: the block built
+    from the config is no false error (with the old width its ``nn.Linear(8, 4)`` would be fed 12
     features)."""
     user = USER.replace("config.width = 6", "config.width = 7")
     found = check_with_site(user, {"cfglib": {"config": CONFIG}})
-    assert [d for d in found if d[1] != "TS900"] == [], found
+    errors = [d for d in found if d[1] != "TS900"]
+    assert [(line, code) for line, code, _ in errors] == [(13, "TS101")], found
+    assert "this check always raises: `value % self.heads != 0`: 1 vs 0" in errors[0][2], errors
     assert reveals(found)[14] != "revealed shape: [8 4]", found
 
 

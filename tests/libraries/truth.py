@@ -13,6 +13,7 @@ one of the test extras.
 
 from __future__ import annotations
 
+import fcntl
 import re
 import subprocess
 import sys
@@ -45,14 +46,23 @@ def install() -> Path | None:
     (offline)."""
     pins = SITE / ".pins"
     want = "\n".join((*PINS, "deps:", *RUNTIME))
-    if pins.is_file() and pins.read_text() == want:
+    SITE.mkdir(parents=True, exist_ok=True)
+    # One installer at a time: the test workers all ask for the folder at once, and two pips
+    # writing one --target folder corrupt it (the others wait, then find the pins written).
+    with (SITE.parent / ".libs.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if pins.is_file() and pins.read_text() == want:
+            return SITE
+        pip = [sys.executable, "-m", "pip", "install", "-q", "--upgrade", "--timeout", "60", "--target"]
+        for cmd in ([*pip, str(SITE), "--no-deps", *PINS], [*pip, str(DEPS), *RUNTIME]):
+            try:
+                done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+            except subprocess.TimeoutExpired:
+                return None
+            if done.returncode != 0:
+                return None
+        pins.write_text(want)
         return SITE
-    pip = [sys.executable, "-m", "pip", "install", "-q", "--upgrade", "--target"]
-    for cmd in ([*pip, str(SITE), "--no-deps", *PINS], [*pip, str(DEPS), *RUNTIME]):
-        if subprocess.run(cmd, capture_output=True, text=True).returncode != 0:
-            return None
-    pins.write_text(want)
-    return SITE
 
 
 @dataclass

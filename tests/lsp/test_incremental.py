@@ -517,3 +517,36 @@ def test_an_import_moved_below_a_class_body_that_reads_it(tmp_path: Path) -> Non
     moved = MOVED_IMPORT.replace("import torch\n", "", 1) + "\n\nimport torch, math\n"
     got, want = _norm(inc.update(moved, 2)), _norm(_full(moved, path))
     assert got == want and got[0] != first[0]
+
+
+def test_an_edit_of_comments_between_statements_runs_nothing_again(tmp_path: Path) -> None:
+    """Blank lines and comments between top-level statements: every statement is the chunk it was, so
+    neither the module's top level nor any definition runs again; the results, placed at the new lines,
+    are a full analysis's (comments that look like code, or like ``# type: ignore``, included)."""
+    path = str(tmp_path / "model.py")
+    source = generated(6)
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    inc.update(source, 1)
+    runs = inc.module_runs
+    lines = source.splitlines(keepends=True)
+    blank = [i for i, ln in enumerate(lines) if ln == "\n"]
+    demo = next(i for i, ln in enumerate(lines) if ln.startswith("def demo_3"))
+    before_defs = {i for i in blank if lines[i + 1].startswith(("def demo_", "class Block"))}
+    versions = [
+        lines[: blank[0]] + ["# a comment where a blank line was\n"] + lines[blank[0] + 1 :],
+        lines[:demo] + ["# Block3(d=1) builds it with another width\n", "# global WIDTH_3\n"] + lines[demo:],
+        lines[:demo] + ["# type: ignore\n", "\n", "\n"] + lines[demo:],
+        [ln for i, ln in enumerate(lines) if i not in before_defs],
+        lines,
+    ]
+    for n, new in enumerate(versions):
+        text = "".join(new)
+        assert text != source or n == len(versions) - 1
+        got = _norm(inc.update(text, n + 2))
+        assert got == _norm(_full(text, path)), n
+        assert inc.module_runs == runs and inc.reanalysed == 0, n
+    assert any(d.span.line > 100 for d in _full(source, path).diagnostics)  # diagnostics to place
+    # A statement changed: the module runs again (and the results are a full analysis's).
+    edited = source.replace("WIDTH_2 = ", "WIDTH_2 = 2 * ")
+    assert _norm(inc.update(edited, 20)) == _norm(_full(edited, path))
+    assert inc.module_runs == runs + 1

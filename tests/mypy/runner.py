@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -36,8 +37,20 @@ class Run:
     messages: tuple[Message, ...]
 
     def for_file(self, path: Path) -> list[Message]:
-        rel = _rel(path)
-        return [m for m in self.messages if _rel(Path(m.path)) == rel]
+        return list(self._by_file.get(_rel(path), ()))
+
+    @functools.cached_property
+    def _by_file(self) -> dict[str, list[Message]]:
+        # Each message's path resolved once, not once per file asked about (the parity corpus asks
+        # about 537 files of one run's thousands of messages).
+        out: dict[str, list[Message]] = {}
+        resolved: dict[str, str] = {}
+        for m in self.messages:
+            rel = resolved.get(m.path)
+            if rel is None:
+                rel = resolved[m.path] = _rel(Path(m.path))
+            out.setdefault(rel, []).append(m)
+        return out
 
 
 def _rel(p: Path) -> str:

@@ -43,7 +43,9 @@ def _names(target: ast.expr) -> list[ast.Name]:
 
 def _probe(names: list[ast.Name], at: ast.AST) -> list[ast.stmt]:
     out: list[ast.stmt] = []
-    for n in names:
+    for i, n in enumerate(names):
+        if any(m.id == n.id for m in names[i + 1 :]):
+            continue  # ``pred, _, _ = f()``: after the statement the name holds the last value only
         call = ast.Call(
             ast.Name(_PROBE, ast.Load()),
             [ast.Constant(f"{n.lineno}:{n.col_offset}:{n.id}"), ast.Name(n.id, ast.Load())],

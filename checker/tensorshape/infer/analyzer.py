@@ -88,6 +88,17 @@ MAX_VIEWS = 8
 MAX_LEARN_DEPTH = 3
 
 
+@dataclass(frozen=True, slots=True)
+class OwnRun:
+    """What a module's top-level run found for its own check, when another file's import ran it."""
+
+    diagnostics: list[Diagnostic]
+    obligations: list[Obligation]
+    observed: dict[int, tuple[cst.CSTNode, TensorV]]
+    views: dict[int, tuple[cst.CSTNode, list[TensorV]]]
+    mode_reads: dict[int, bool]
+
+
 @dataclass(eq=False, slots=True)
 class ClassRun:
     """One class's analysis under way: its members share one set of sizes (``self.n_head`` is the same
@@ -125,6 +136,13 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         #: The receiver as a memoised call of a method left it, and as the last inlined call did.
         self._call_after: dict[Any, tuple[cst.FunctionDef, Value, Value] | None] = {}
         self._after: tuple[cst.FunctionDef, Value, Value] | None = None
+        #: The dicts a callee edited in place, by parameter, as a memoised call and the last inlined call left them.
+        self._call_edits: dict[Any, tuple[cst.FunctionDef, dict[str, Value]] | None] = {}
+        self._edits: tuple[cst.FunctionDef, dict[str, Value]] | None = None
+        #: The copies attribute writes made of one dataclass instance, by ``id`` of each (they stay alive in it).
+        self._alias_groups: dict[int, list[InstanceV]] = {}
+        #: Arguments the last interpreted call wrote attributes through, as it left them (old, new).
+        self._moved: tuple[cst.FunctionDef, list[tuple[InstanceV, InstanceV]]] | None = None
         #: Constraints found while building each class's generic instance (``assert d % h == 0`` in ``__init__``).
         self.instance_constraints: dict[ClassV, list[Constraint]] = {}
         self._instances: dict[Any, tuple[InstanceV, int]] = {}
@@ -140,8 +158,15 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._global_names: dict[int, frozenset[str]] = {}
         self._hollow = 0
         self._written_attrs: set[str] = set()
+        self._written_unnamed = 0
+        self._escaped: set[int] = set()
         #: Calls the depth bound stopped so far (a call with one inside is not memoised).
         self._cut = 0
+        self.may_raise = 0
+        self.in_try = 0
+        self.undecided = 0
+        self._inlines = 0
+        self._call_raises: dict[Any, bool] = {}
         self._generic_instances: dict[ClassV, InstanceV] = {}
         self._active: set[Any] = set()
         #: Facts the next inlined call of a definition starts with, by ``id`` of its node (the index a
@@ -205,25 +230,67 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         if info.state or info.tree is None:
             return
         info.state = 1
+        # A module runs once per process, whichever file's analysis imports it first: it runs as its
+        # own check would run it (its top level observed, its reports kept on it for that check), so
+        # neither its globals nor its own file's results depend on which file asked first.
+        imported = info is not self.checked and not info.library
+        outer = self._enter_run(info) if imported else None
         frame = Frame(info, self.new_context(), generic=True, limit=MAX_PROGRAM_DEPTH)
-        self._run_tokens[id(info)] = frame.ctx.symbols.token
-        state = State(info.globals)
-        # Statements write straight into the globals (an import cycle sees them); after an
-        # ``if``/``try``/loop the state is a new one, which the globals take at once, so a function
-        # defined after ``try: import einops`` is there when ``main()`` (run below) calls it.
-        cur = state
-        for stmt in info.tree.body:
-            after = self.exec_stmt(frame, cur, stmt)
-            if after is None:
-                break
-            if after.vars is not info.globals:
-                info.globals.update(after.vars)
-                after = State(info.globals, after.facts)
-            cur = after
-        info.state = 2
+        # A module's top level runs once, whatever branch of the code that first needed it was under
+        # way (a lazy import resolved there): its own writes are not conditional.
+        undecided, self.undecided = self.undecided, 0
+        try:
+            self._run_tokens[id(info)] = frame.ctx.symbols.token
+            state = State(info.globals)
+            # Statements write straight into the globals (an import cycle sees them); after an
+            # ``if``/``try``/loop the state is a new one, which the globals take at once, so a function
+            # defined after ``try: import einops`` is there when ``main()`` (run below) calls it.
+            cur = state
+            for stmt in info.tree.body:
+                after = self.exec_stmt(frame, cur, stmt)
+                if after is None:
+                    break
+                if after.vars is not info.globals:
+                    info.globals.update(after.vars)
+                    after = State(info.globals, after.facts)
+                cur = after
+            info.state = 2
+        finally:
+            self.undecided = undecided
+            if outer is not None:
+                info.own_run = self._leave_run(outer, frame)
         if info is self.checked:
             self._module_diags.extend(frame.ctx.diagnostics)
             self._module_obligations.extend(frame.ctx.obligations)
+
+    def _enter_run(self, info: ModuleInfo) -> tuple[Any, ...]:
+        """Make ``info`` the checked module for its top-level run (see :meth:`run_module`); what the
+        file being checked had, to restore."""
+        outer = (self.checked, self._observed, self.caller_views, self.mode_reads, self._sites)
+        self.checked, self._observed, self.caller_views, self.mode_reads, self._sites = info, {}, {}, {}, None
+        return outer
+
+    def _leave_run(self, outer: tuple[Any, ...], frame: Frame) -> OwnRun:
+        """Back to the file being checked; what the module's run found for its own check."""
+        found = OwnRun(
+            list(frame.ctx.diagnostics), list(frame.ctx.obligations), self._observed, self.caller_views, self.mode_reads
+        )
+        self.checked, self._observed, self.caller_views, self.mode_reads, self._sites = outer
+        return found
+
+    def _take_own_run(self, info: ModuleInfo) -> None:
+        """What ``info``'s top level found when another file's import ran it (:meth:`run_module`)."""
+        found = info.own_run
+        if not isinstance(found, OwnRun):
+            return
+        self._module_diags.extend(found.diagnostics)
+        self._module_obligations.extend(found.obligations)
+        self._observed.update(found.observed)
+        for key, (node, views) in found.views.items():
+            mine = self.caller_views.setdefault(key, (node, []))[1]
+            mine.extend(v for v in views if v not in mine and len(mine) < MAX_VIEWS)
+        for key, known in found.mode_reads.items():
+            self.mode_reads[key] = self.mode_reads.get(key, False) or known
 
     def analyze(self, info: ModuleInfo) -> tuple[list[Diagnostic], list[Obligation]]:
         """Analyse every function and class of ``info``; diagnostics and obligations with ticket spans."""
@@ -231,6 +298,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         if info.tree is None:
             return [], []
         self.run_module(info)
+        self._take_own_run(info)
         for k, stmt in enumerate(info.tree.body):
             if info.spans is not None:
                 info.spans.at_statement = k  # the statement that holds most nodes a ticket is taken for now

@@ -96,6 +96,9 @@ class Frame:
     #: Set by an ``if`` on the module's configuration whose one branch leaves the block: the
     #: condition under which the rest of the block runs (``if not self.flag: return x``).
     only_after: tuple[cst.BaseExpression, bool] | None = None
+    #: The range of the elements of each ``torch.randint(low, high, size)`` call evaluated here (by
+    #: node): ``int(...)``, ``.item()`` and ``.tolist()`` of it read ints in that range (``infer/draws.py``).
+    drawn: dict[int, tuple[Dim, Dim]] = field(default_factory=dict)
 
     def widening(self, node: cst.CSTNode) -> Widening:
         """The widening of the join at ``node`` (the same symbols each time it runs)."""
@@ -128,6 +131,10 @@ class AnalyzerBase:
     _call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]]
     _call_after: dict[Any, tuple[cst.FunctionDef, Value, Value] | None]
     _after: tuple[cst.FunctionDef, Value, Value] | None
+    _call_edits: dict[Any, tuple[cst.FunctionDef, dict[str, Value]] | None]
+    _edits: tuple[cst.FunctionDef, dict[str, Value]] | None
+    _alias_groups: dict[int, list[InstanceV]]
+    _moved: tuple[cst.FunctionDef, list[tuple[InstanceV, InstanceV]]] | None
     _entry_facts: dict[int, Facts]
     touched: set[ModuleInfo]
     _instances: dict[Any, tuple[InstanceV, int]]
@@ -139,8 +146,27 @@ class AnalyzerBase:
     _hollow: int
     #: Attribute names assigned so far on an instance outside the frame that builds it.
     _written_attrs: set[str]
+    #: The stamp (:func:`~tensorshape.infer.values.stamp`) after which modules given to code not
+    #: interpreted were too many to follow, 0 if never: ``hasattr`` is not decided on a module made
+    #: before it.
+    _written_unnamed: int
+    #: The stamps (:attr:`InstanceV.born`) of the project modules given to code not interpreted.
+    _escaped: set[int]
     #: Calls the depth bound stopped so far (a result with one inside is not memoised).
     _cut: int
+    #: Events after which the code run so far may have raised (a ``raise`` reached, a call not
+    #: interpreted, a value not known...): a ``try`` body that adds none cannot raise.
+    may_raise: int
+    #: ``try`` bodies under way (a raise there may be caught).
+    in_try: int
+    #: Branches of an ``if`` whose test is not known under way: a function's write into a global
+    #: dict there may not happen (it joins what the dict held).
+    undecided: int
+    #: Functions entered by :meth:`inline` so far (a call of a project function that entered none
+    #: was not interpreted).
+    _inlines: int
+    #: Whether each memoised call may have raised.
+    _call_raises: dict[Any, bool]
     _generic_instances: dict[ClassV, InstanceV]
     _active: set[Any]
     _signatures: dict[int, Signature]
@@ -207,6 +233,7 @@ class AnalyzerBase:
         ) -> list[Value] | None: ...
         def element_value(self, it: Value) -> Value: ...
         def replace_in(self, frame: Frame, state: State, holder: cst.BaseExpression, edited: Value) -> None: ...
+        def rebind_aliases(self, state: State, old: InstanceV, new: InstanceV) -> None: ...
         def moded(self, v: Value, mode: BoolV) -> Value: ...
         def make_class(self, frame: Frame, state: State, node: cst.ClassDef) -> ClassV: ...
         def resolve_lazy(self, v: LazyImportV, seen: frozenset[LazyImportV] = frozenset()) -> Value: ...
@@ -274,6 +301,7 @@ class AnalyzerBase:
         def ask_callee(self, frame: Frame, f: FunctionV, receiver: Value | None) -> Any: ...
         def learned_through(self, f: FunctionV, receiver: Value | None, param: str) -> TensorV | None: ...
         def learn_shape_index(self, frame: Frame, state: State, node: cst.Subscript) -> None: ...
+        def learn_fixed_rank(self, frame: Frame, state: State, args: Sequence[Arg]) -> None: ...
 
         #: ``(frame, state, args, kwargs, node, ask)``: see :meth:`.learn.Learner.learn_args`.
         learn_args: Callable[..., tuple[Sequence[Arg], Mapping[str, Arg]]]
@@ -292,6 +320,7 @@ class AnalyzerBase:
         ) -> Value: ...
         def refine_condition(self, frame: Frame, state: State, test: cst.BaseExpression, truth: bool) -> None: ...
         def exec_assert(self, frame: Frame, state: State, stmt: cst.Assert) -> bool: ...
+        def raises_check(self, frame: Frame, state: State, stmt: cst.If) -> bool: ...
         def check_return(self, frame: Frame, state: State, value: Value, node: cst.CSTNode) -> None: ...
         def check_against(
             self, frame: Frame, state: State, value: Value, ann: Annotation, node: cst.CSTNode, what: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -20,6 +21,7 @@ from ..model.values import (
     BoolV,
     DatasetV,
     DictV,
+    DTypeV,
     FloatV,
     IntV,
     LoaderV,
@@ -44,8 +46,10 @@ from ..unify.compare import Truth, eq3
 from ..unify.facts import NO_FACTS
 from ..unify.match import Bindings, instantiate
 from .annotations import Annotation
+from .arrays import Apply, call_array_method, call_numpy, rule_on_arrays
 from .base import MAX_BUILD_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
-from .configs import NAMESPACE_CLASSES, call_dict_method, edited_params, namespace
+from .configs import NAMESPACE_CLASSES, call_dict_method, carried_params, edited_params, namespace
+from .draws import MAX_DRAWN_LIST, draw, randint_bounds, random_bounds
 from .firstclass import render_levels
 from .foreign import opaque_names
 from .options import PARSER_CLASSES, call_parser_method
@@ -61,15 +65,17 @@ from .state import (
     join_values,
     with_items,
 )
-from .strings import StrMethodV, call_str_method
+from .strings import SeqMethodV, StrMethodV, call_seq_method, call_str_method
 from .summaries import assigned_attrs
-from .syntax import by_function_body, simple_text
+from .syntax import NAMING_CALLS, by_function_body, simple_text
 from .values import (
     CONTAINER,
     DYNAMIC_ATTRS,
     ITEMS,
     SETTER,
     TRAINING,
+    ArrayMethodV,
+    ArrayV,
     AttrsV,
     BoundMethodV,
     ChildrenV,
@@ -83,6 +89,7 @@ from .values import (
     InstanceV,
     LambdaV,
     MapV,
+    ModuleNsV,
     NothingV,
     OpaqueV,
     OptionalV,
@@ -98,18 +105,23 @@ from .values import (
     building_attrs,
     building_key,
     building_prefix,
+    container_with_child,
+    copied,
     dict_base,
     dict_items,
+    dict_of_pairs,
     generated_init,
     has_attribute,
     held_dict,
     is_torch_module_base,
     lacks_attribute,
+    last_write,
     mentions,
     module_children,
     opaque_setattr,
     plain_module_class,
     reads_dict_only,
+    stamp,
     submodules,
     truthiness,
     unseen_constructor,
@@ -121,6 +133,9 @@ if TYPE_CHECKING:
     from .signature import Signature
 
 __all__ = ["Calls", "canonical"]
+
+#: Torch functions that make a tensor of a numpy array's shape.
+_FROM_ARRAY = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.asarray", "torch.Tensor"})
 
 _CONTEXT_MANAGERS = {
     "torch.no_grad",
@@ -135,6 +150,8 @@ _CONTEXT_MANAGERS = {
 
 #: The most modules ``model.apply(fn)`` gives to ``fn`` (a deeper model: the rest are counted).
 _MAX_APPLIED = 256
+#: Values :meth:`Calls.escape` walks through at most (beyond it, every module is taken as escaped).
+_MAX_ESCAPED = 4096
 
 
 #: The keywords the generated ``__init__`` of a dataclass passes to ``__post_init__``: none.
@@ -159,7 +176,14 @@ class Calls(AnalyzerBase):
         if isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert", "pop"):
             mutated = self.mutate_list(frame, state, f.value, f.attr.value, node)
             if mutated is not None:
+                self.may_raise += 1  # (``pop`` of an empty list raises)
                 return mutated
+        if isinstance(f, cst.Attribute) and f.attr.value in _SEQUENCE_EDITS and isinstance(f.value, cst.Name):
+            held = state.vars.get(f.value.value)
+            if isinstance(held, TupleV) and held.kind in (SeqKind.LIST, SeqKind.SET):
+                # An edit not followed item by item (``names.remove(k)``, ``seen.add(k)``): the list or
+                # set keeps what it may hold, never its old items as if unchanged.
+                state.vars[f.value.value] = _after_edit(held, f.attr.value)
         func = self.eval(frame, state, node.func, observe=False)
         args: list[Arg] = []
         kwargs: dict[str, Arg] = {}
@@ -192,23 +216,106 @@ class Calls(AnalyzerBase):
         if _is_reveal(func, node):
             return self.reveal(frame, args, node)
         registered = _registered_attr(f, func, args, kwargs)
+        if registered is None and isinstance(f, cst.Attribute) and f.attr.value in NAMING_CALLS:
+            # ``m.register_buffer(key, t)``: some attribute, of a name not known (or a registration
+            # not modelled).
+            self.wrote_unnamed(self.eval(frame, state, f.value, observe=False))
+        if registered is not None or opaque or (isinstance(f, cst.Attribute) and f.attr.value in _REGISTERS):
+            self.may_raise += 1  # a call not run through :meth:`call`
         if registered is not None and isinstance(f, cst.Attribute):
             # ``self.register_buffer("tril", torch.tril(...))``: as ``self.tril = ...``.
             self.assign_attr(frame, state, f.value, registered[0], registered[1], node, False)
             return NONE
+        if isinstance(f, cst.Attribute) and f.attr.value in _REGISTERS:
+            recv = self.eval(frame, state, f.value, observe=False)
+            # A child registered under a name not known (DenseNet's ``"denselayer%d" % (i + 1)`` in
+            # a loop not unrolled): which child it replaces, or where it goes, is not known.
+            if isinstance(recv, ModuleV) and container_with_child(recv, "?", UnknownV()) is not None:
+                self.tally("cause:add_module with a name not known", frame, node)
+                self.replace_in(frame, state, f.value, UnknownV())
+                return NONE
+            if isinstance(recv, InstanceV) and frame.building is recv:
+                key = building_key(recv, CONTAINER)
+                if isinstance(state.vars.get(key), ModuleV):
+                    self.tally("cause:add_module with a name not known", frame, node)
+                    state.vars[key] = UnknownV()
+                    return NONE
+            elif isinstance(recv, InstanceV) and isinstance(recv.attrs.get(CONTAINER), ModuleV):
+                self.tally("cause:add_module with a name not known", frame, node)
+                self.replace_in(frame, state, f.value, with_attr(recv, CONTAINER, UnknownV()))
+                return NONE
         if opaque:
             if isinstance(func, (FunctionV, BoundMethodV, ClassV)):
-                return UnknownV()
+                # ``model_cls(**kwargs)`` of a dict whose keys are not known: counted, never run with
+                # arguments it may not get.
+                why = "not followed: `*`/`**` arguments not known"
+                self.tally(f"cause:{why}", frame, node)
+                return UnknownV(why=why)
             return UnknownV(UnknownSource.UNSUPPORTED)
+        self._edits = None
         result = self.call(frame, state, func, args, kwargs, node)
+        result = self.drawn_value(frame, state, func, args, kwargs, node, result)
         if not isinstance(func, (FunctionV, BoundMethodV, ClassV, PartialV)) and not any(
             _is_builtin(func, b) for b in _INSPECTING
         ):
             # Not interpreted here (an interpreted callee rebinds what it runs a method on, and unpins
             # the object it read: :meth:`rebind_receiver`).
             self.unpin_arguments(frame, state, [a.value for a in (*args, *kwargs.values())])
+            if not _leaves_attributes(func):
+                self.escape([a.value for a in (*args, *kwargs.values())])
+            if _is_builtin(func, "delattr") and len(args) == 2:
+                gone = args[1].value
+                if isinstance(gone, StrV) and gone.value is not None:
+                    self._written_attrs.add(gone.value)
+                else:
+                    self.wrote_unnamed(args[0].value)
         self.forget_edited_configs(state, func, node)
         return result
+
+    def drawn_value(
+        self,
+        frame: Frame,
+        state: State,
+        func: Value,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.Call,
+        result: Value,
+    ) -> Value:
+        """Ints drawn in a known range (``infer/draws.py``): a ``torch.randint`` call's range is kept
+        by node; ``int(t)``, ``t.item()`` and ``t.tolist()`` of such a call read fresh ints with the
+        facts that bound them (a crop at ``i = int(torch.randint(0, h - size + 1, (1,)))`` keeps its
+        ``size``)."""
+        if isinstance(func, ExternalV) and canonical(func.qualname) == "torch.randint":
+            bounds = randint_bounds(args, kwargs, lambda a: self._int(frame, a.value))
+            if bounds is not None and isinstance(result, TensorV):
+                frame.drawn[id(node)] = bounds
+            else:
+                frame.drawn.pop(id(node), None)
+            return result
+        source: cst.BaseExpression | None = None
+        if _is_builtin(func, "int") and len(node.args) == 1 and not kwargs:
+            source = node.args[0].value
+        elif isinstance(func, TensorMethodV) and func.name in ("item", "tolist") and not args and not kwargs:
+            assert isinstance(node.func, cst.Attribute)
+            source = node.func.value
+        bounds = frame.drawn.get(id(source)) if isinstance(source, cst.Call) else None
+        if bounds is None:
+            return result
+        tensor = func.receiver if isinstance(func, TensorMethodV) else args[0].value
+        if not isinstance(tensor, TensorV):
+            return result
+        if isinstance(func, TensorMethodV) and func.name == "tolist":
+            n = tensor.shape.dims[0] if tensor.shape.rank == 1 else None
+            if type(n) is not int or not 0 <= n <= MAX_DRAWN_LIST:
+                return result
+            items: list[Value] = []
+            for _ in range(n):
+                i, state.facts = draw(frame.ctx.fresh, state.facts, bounds)
+                items.append(IntV(i))
+            return TupleV(tuple(items), SeqKind.LIST)
+        i, state.facts = draw(frame.ctx.fresh, state.facts, bounds)
+        return IntV(i)
 
     def forget_edited_configs(self, state: State, func: Value, node: cst.Call) -> None:
         """A dict or namespace passed to a project function that edits its parameters in place is
@@ -220,6 +327,7 @@ class Calls(AnalyzerBase):
             and (
                 isinstance(held_dict(state.vars.get(a.value.value)), DictV)
                 or _ran_setters(state.vars.get(a.value.value))
+                or _known_items(state.vars.get(a.value.value))
             )
         ]
         if not passed:
@@ -229,16 +337,51 @@ class Calls(AnalyzerBase):
             f = f.lookup("__init__")
         if not isinstance(f, FunctionV) or not edited_params(f.node):
             return
+        carried = self._carried_back(f, isinstance(func, BoundMethodV), node)
         for name in passed:
             held = state.vars[name]
+            if type(held) is DictV and isinstance(carried.get(name), (DictV, MapV)):
+                # Interpreted with this dict: the caller's dict is the callee's parameter on its way out.
+                state.vars[name] = carried[name]
+                continue
+            if isinstance(held, TupleV) and _known_items(held):
+                # A list or set: as the callee left it, or (not interpreted) holding what it may hold.
+                after = carried.get(name)
+                ok = isinstance(after, (TupleV, SeqV)) and after.kind is held.kind
+                state.vars[name] = after if ok and after is not None else _after_edit(held, "extend")
+                continue
             if _ran_setters(held) and isinstance(held, InstanceV):
                 # ``widen(config)`` may write a property: what its setter assigns is not known after.
                 kept = {m for m in held.setup if not m.endswith(SETTER)}
-                held = InstanceV(held.cls, dict(held.attrs), f"{held.key}-setters", kept, held.open_reason)
+                held = InstanceV(
+                    held.cls, dict(held.attrs), f"{held.key}-setters", kept, held.open_reason, **held.copy_of()
+                )
                 if held_dict(held) is None:
                     state.vars[name] = held
                     continue
             state.vars[name] = with_attr(held, ITEMS, UnknownV()) if isinstance(held, InstanceV) else UnknownV()
+
+    def _carried_back(self, f: FunctionV, bound_method: bool, node: cst.Call) -> dict[str, Value]:
+        """The caller's variables passed (by name) to parameters the call just interpreted edited in
+        place and never rebound: each as the callee left it (empty when the call was not interpreted,
+        or where the argument list cannot be matched to the parameters: a ``*args`` before it)."""
+        if self._edits is None or self._edits[0] is not f.node or not self._edits[1]:
+            return {}
+        params = [p for p in self.signature(f).params]
+        if bound_method and params:
+            params = params[1:]
+        positional = [p.name for p in params if p.kind not in ("var_positional", "var_keyword", "keyword_only")]
+        out: dict[str, Value] = {}
+        i = 0
+        for a in node.args:
+            if a.star:
+                return out if a.star == "**" else {}
+            target = a.keyword.value if a.keyword is not None else positional[i] if i < len(positional) else None
+            if a.keyword is None:
+                i += 1
+            if target in self._edits[1] and isinstance(a.value, cst.Name):
+                out[a.value.value] = self._edits[1][target]
+        return out
 
     def mutate_list(
         self, frame: Frame, state: State, target: cst.BaseExpression, method: str, node: cst.Call
@@ -262,6 +405,13 @@ class Calls(AnalyzerBase):
             # A list of known length stays exact (``layers.append(block)`` in ``_make_layer``'s loop).
             added = new.items if isinstance(new, TupleV) and method == "extend" else (new,)
             self.rebind_list(frame, state, target, TupleV((*current.items, *added), SeqKind.LIST), container)
+            return NONE
+        where = vals[0] if method == "insert" and len(vals) == 2 else None
+        if isinstance(current, TupleV) and isinstance(where, IntV) and type(where.value) is int:
+            # ``results.insert(0, layer(x))`` (an FPN's top-down pass): at that place, clamped as Python does.
+            items = list(current.items)
+            items.insert(where.value, new)
+            self.rebind_list(frame, state, target, TupleV(tuple(items), SeqKind.LIST), container)
             return NONE
         elems: list[Value] = [current.elem] if isinstance(current, SeqV) else list(current.items)
         if method == "extend":
@@ -328,6 +478,8 @@ class Calls(AnalyzerBase):
         kwargs: Mapping[str, Arg],
         node: cst.CSTNode,
     ) -> Value:
+        if not isinstance(func, (BoundMethodV, FunctionV)):
+            self.may_raise += 1  # not a project function run here (an op, a class, a builtin): it may raise
         if isinstance(func, ReturnsSelfV):
             if func.method in ("train", "eval"):
                 return self.set_mode(frame, state, func, args, kwargs, node)
@@ -378,6 +530,8 @@ class Calls(AnalyzerBase):
             return call_parser_method(func, args, kwargs)
         if isinstance(func, StrMethodV):
             return call_str_method(func, args, kwargs)
+        if isinstance(func, SeqMethodV):
+            return call_seq_method(func, args, kwargs)
         if isinstance(func, DictMethodV):
             result, edited = call_dict_method(func, args, kwargs)
             if edited is not None and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
@@ -394,6 +548,7 @@ class Calls(AnalyzerBase):
             if method is not None:
                 func = method
         if isinstance(func, TensorMethodV):
+            frame.ctx.runs_fixed.clear()
             v = engine.call_method(
                 func.receiver_arg,
                 func.name,
@@ -402,11 +557,24 @@ class Calls(AnalyzerBase):
                 frame.ctx,
                 span,
             )
+            self.learn_fixed_rank(frame, state, [func.receiver_arg, *args])
             if v is None:
                 self.stats["unknown-op"] += 1
                 self.tally(f"unknown-op:Tensor.{func.name}", frame, node)
                 return UnknownV(UnknownSource.UNSUPPORTED)
             return v
+        if isinstance(func, ArrayMethodV):
+            got = call_array_method(
+                func.array,
+                func.name,
+                [self.core_arg(frame, a).value for a in args],
+                {k: self.core_arg(frame, a).value for k, a in kwargs.items()},
+                self.numpy_apply(frame),
+            )
+            if got is None:
+                self.tally("cause:numpy call without a model", frame, node)
+                return UnknownV(why="numpy call without a model")
+            return got
         if isinstance(func, ExternalV) and canonical(func.qualname) == "functools.partial" and args:
             rest = tuple(a.value for a in args[1:])
             return PartialV(args[0].value, rest, tuple((k, a.value) for k, a in kwargs.items()))
@@ -430,7 +598,11 @@ class Calls(AnalyzerBase):
                 self.tally(f"cause:{why}", frame, node)
                 return UnknownV(why=why)
             receiver = func.receiver if isinstance(func, BoundMethodV) else None
-            return self.call_user(frame, state, function, receiver, args, kwargs, node)
+            entered = self._inlines
+            out = self.call_user(frame, state, function, receiver, args, kwargs, node)
+            if self._inlines == entered:
+                self.may_raise += 1  # its body was not run (an annotated result, a bound)
+            return out
         if isinstance(func, ClassV):
             return self.instantiate(frame, state, func, args, kwargs, node)
         if isinstance(func, InstanceV):
@@ -443,7 +615,9 @@ class Calls(AnalyzerBase):
             if learnt != (args, kwargs):
                 self.as_before(frame, lambda: self._call_module(frame, module, args, kwargs, span))
             args, kwargs = learnt
+            frame.ctx.runs_fixed.clear()
             v = self._call_module(frame, module, args, kwargs, span)
+            self.learn_fixed_rank(frame, state, [*args, *kwargs.values()])
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
         return UnknownV()
 
@@ -512,25 +686,30 @@ class Calls(AnalyzerBase):
     def call_lambda(
         self, frame: Frame, state: State, f: LambdaV, args: Sequence[Arg], kwargs: Mapping[str, Arg]
     ) -> Value:
-        """A lambda's body with its parameters bound (positional or keyword, plain parameters only;
-        a lambda made in another module, or with defaults or ``*args``, is unknown)."""
+        """A lambda's body with its parameters bound (positional, keyword or keyword-only; a
+        parameter not passed takes its default, evaluated where the lambda was made).  A lambda
+        made in another module, with ``*args``/``**kwargs``, or called with arguments that do not
+        bind, is unknown, and counted."""
         params = f.node.params
         plain = list(params.posonly_params) + list(params.params)
+        names = {p.name.value for p in (*plain, *params.kwonly_params)}
         if (
             f.module is not frame.module
-            or params.star_arg is not cst.MaybeSentinel.DEFAULT
+            or isinstance(params.star_arg, cst.Param)
             or params.star_kwarg is not None
-            or params.kwonly_params
-            or any(p.default is not None for p in plain)
             or len(args) > len(plain)
+            or not kwargs.keys() <= names
         ):
+            self.tally("cause:a lambda with *args, **kwargs or from another module", frame, f.node)
             return UnknownV()
         scope = State(dict(f.closure), state.facts)
-        for i, p in enumerate(plain):
+        for i, p in enumerate((*plain, *params.kwonly_params)):
             a = args[i] if i < len(args) else kwargs.get(p.name.value)
-            if a is None:
+            value = a.value if a is not None else f.defaults.get(p.name.value)
+            if value is None:
+                self.tally("cause:a lambda called without one of its arguments", frame, f.node)
                 return UnknownV()
-            scope.vars[p.name.value] = a.value
+            scope.vars[p.name.value] = value
         return self.eval(frame, scope, f.node.body)
 
     def _call_module(
@@ -551,10 +730,34 @@ class Calls(AnalyzerBase):
         span = frame.ticket(node)
         if q.startswith("builtins.") or q.startswith("math."):
             return self.call_builtin(frame, state, q, args, kwargs, node)
+        if q in ("copy.copy", "copy.deepcopy") and len(args) == 1 and not kwargs:
+            if args[0].value is frame.building:
+                return UnknownV()
+            held = args[0].value
+            hooked = isinstance(held, InstanceV) and any(held.cls.lookup(m) is not None for m in _COPY_HOOKS)
+            copy = None if hooked else copied(held, deep=q == "copy.deepcopy")
+            if copy is None and not hooked and isinstance(held, InstanceV) and _plain_class(held.cls):
+                # A config whose attributes are not all known: a copy is another instance of its
+                # class (so no module), its attributes as unknown as the original's.
+                reason = f"a copy of a `{held.cls.qualname}` whose attributes are not all known"
+                self.tally(f"cause:{q} of a value holding objects that may change in place", frame, node)
+                return InstanceV(held.cls, {}, f"{held.key}+opencopy", set(held.setup), reason)
+            if copy is None:
+                self.tally(f"cause:{q} of a value holding objects that may change in place", frame, node)
+                return UnknownV(UnknownSource.UNSUPPORTED)
+            return copy
         if q == "dataclasses.fields" and len(args) == 1 and not kwargs:
             return self.dataclass_fields(args[0].value)
-        if q == "collections.OrderedDict" and not args and not kwargs:
-            return DictV(())  # ``layers = OrderedDict()``, then filled by ``layers[name] = block``
+        if q == "dataclasses.asdict" and len(args) == 1 and not kwargs:
+            return as_dict(args[0].value)
+        if q == "dataclasses.replace" and len(args) == 1:
+            return self.dataclass_replace(frame, state, args[0].value, kwargs, node)
+        if q == "collections.OrderedDict" and len(args) <= 1:
+            # ``layers = OrderedDict()``, then filled by ``layers[name] = block``; DenseNet's
+            # ``OrderedDict([("conv0", nn.Conv2d(...)), ...])`` and ``OrderedDict(conv0=...)``.
+            built = dict_of_pairs(args[0].value if args else TupleV(()), [(k, a.value) for k, a in kwargs.items()])
+            if built is not None:
+                return built
         if q == "itertools.repeat" and len(args) == 2 and not kwargs:
             # ``tuple(repeat(x, n))`` (timm's ``to_ntuple``): n copies of ``x`` when n is a small known int.
             n = self._int(frame, args[1].value)
@@ -562,7 +765,7 @@ class Calls(AnalyzerBase):
                 return TupleV((args[0].value,) * n)
             return SeqV(args[0].value, SeqKind.TUPLE, n)
         if q.startswith("random."):
-            return self.call_random(frame, q.removeprefix("random."), [a.value for a in args])
+            return self.call_random(frame, state, q.removeprefix("random."), args, kwargs)
         if q == "typing.cast" and len(args) == 2:
             cast_value: Value = args[1].value  # ``v = cast(int, v)``: the value itself
             return cast_value
@@ -570,12 +773,26 @@ class Calls(AnalyzerBase):
             return ParserV()
         if q in NAMESPACE_CLASSES:
             return namespace(args, kwargs)
-        if q == "numpy.prod" and len(args) == 1 and not kwargs:
+        if q == "numpy.prod" and len(args) == 1 and not kwargs and not isinstance(args[0].value, ArrayV):
             return self.call_builtin(frame, state, "math.prod", args, kwargs, node)  # ``int(np.prod(img_shape))``
+        if q.startswith("numpy."):
+            made = call_numpy(
+                q.removeprefix("numpy."),
+                [self.core_arg(frame, a).value for a in args],
+                {k: self.core_arg(frame, a).value for k, a in kwargs.items()},
+                self.numpy_apply(frame),
+            )
+            if made is not None:
+                return made
+            self.tally("cause:numpy call without a model", frame, node)
+            return UnknownV(why="numpy call without a model")
         if q == "torch.nn.Parameter" or q == "torch.nn.Buffer":
             return args[0].value if args else UnknownV()
         if q in _CONTEXT_MANAGERS:
             return UnknownV()
+        if q in _FROM_ARRAY and args and isinstance(args[0].value, ArrayV) and "dtype" not in kwargs:
+            # ``torch.from_numpy(a)``, ``torch.tensor(a)``: a tensor of the array's shape.
+            return TensorV(args[0].value.shape, args[0].value.dtype)
         if q == "torch.from_numpy":
             # A numpy array's shape is not tracked, but the result is a tensor (``.view(1, k * k)`` of it
             # has the shape it asks for).
@@ -610,6 +827,12 @@ class Calls(AnalyzerBase):
                 span,
             )
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
+        if q == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0].value, MapV) and not kwargs:
+            # ``nn.Sequential(layers)`` of an ``OrderedDict`` filled in a loop that is not unrolled
+            # (ViT-B's 12 ``encoder_layer_{i}``): every child is like the map's value, their count
+            # not known, as ``nn.Sequential(*blocks)`` of a list of unknown length.
+            held = args[0].value
+            args = [Arg(SeqV(held.value, SeqKind.LIST, held.length), args[0].span, args[0].text)]
         if q.startswith("torch.utils.data."):
             args = [self.dataset_arg(frame, state, a, node) for a in args]
             kwargs = {k: self.dataset_arg(frame, state, a, node) for k, a in kwargs.items()}
@@ -629,7 +852,9 @@ class Calls(AnalyzerBase):
         if q in engine.table().classes:
             v = engine.construct_module(q, cargs, ckw, frame.ctx, span)
             return v if v is not None else UnknownV()
+        frame.ctx.runs_fixed.clear()
         v = engine.call_function(q, cargs, ckw, frame.ctx, span)
+        self.learn_fixed_rank(frame, state, [*args, *kwargs.values()])
         if v is not None:
             return v
         if q.split(".")[0] in ("torch", "einops", "functorch"):
@@ -649,6 +874,9 @@ class Calls(AnalyzerBase):
             self.tally(f"cause:not followed: {why}", frame, node)
             return UnknownV(why=f"not followed: {why}")
         return UnknownV()
+
+    def numpy_apply(self, frame: Frame) -> Apply:
+        return functools.partial(rule_on_arrays, frame.ctx)
 
     def learn_by_method(
         self,
@@ -733,11 +961,19 @@ class Calls(AnalyzerBase):
         n = None if distinct else iteration_length(v)
         return n if n is not None else built_length(self.element_value(v), frame.ctx.fresh)
 
-    def call_random(self, frame: Frame, name: str, vals: Sequence[Value]) -> Value:
+    def call_random(
+        self, frame: Frame, state: State, name: str, args: Sequence[Arg], kwargs: Mapping[str, Arg]
+    ) -> Value:
         """The ``random`` module, and a ``random.Random(seed)`` generator (which has its functions as
-        methods): what kind of value each draws (``randrange`` an int, ``choice`` an item)."""
+        methods): what kind of value each draws (``randrange`` an int, ``choice`` an item); an int
+        drawn in a known range is a fresh symbol with the facts that bound it (``infer/draws.py``)."""
+        vals = [a.value for a in args]
         if name == "Random":
             return ExternalV("random")
+        bounds = random_bounds(name, args, kwargs, lambda a: self._int(frame, a.value))
+        if bounds is not None:
+            i, state.facts = draw(frame.ctx.fresh, state.facts, bounds)
+            return IntV(i)
         if name in ("randrange", "randint", "getrandbits"):
             return IntV(Unknown(UnknownSource.DATA_DEPENDENT))
         if name in ("random", "uniform", "gauss", "normalvariate", "betavariate", "expovariate"):
@@ -899,6 +1135,10 @@ class Calls(AnalyzerBase):
         if name == "isinstance" and len(vals) == 2:
             classes = vals[1].items if isinstance(vals[1], TupleV) else (vals[1],)
             return BoolV(_isinstance_any(vals[0], classes))
+        if name == "issubclass" and len(vals) == 2 and not kwargs:
+            classes = vals[1].items if isinstance(vals[1], TupleV) else (vals[1],)
+            answers = [_issubclass(vals[0], c) for c in classes]
+            return BoolV(True if True in answers else False if answers and all(a is False for a in answers) else None)
         if name == "getattr" and len(vals) >= 2 and isinstance(vals[1], StrV) and vals[1].value:
             if (
                 len(vals) >= 3
@@ -926,6 +1166,12 @@ class Calls(AnalyzerBase):
             if frame.building is not None and vals[0] is frame.building:
                 self.set_building_attr(frame, state, frame.building, vals[1], vals[2])
                 return NONE
+            # Another object's attribute: ``hasattr`` of that name (of any, for a name not known) is
+            # no longer decided on a module.
+            if isinstance(vals[1], StrV) and vals[1].value is not None:
+                self._written_attrs.add(vals[1].value)
+            else:
+                self.wrote_unnamed(vals[0])
             return UnknownV()
         if name == "super":
             inst = state.vars.get("self")
@@ -985,9 +1231,14 @@ class Calls(AnalyzerBase):
             and frame.building is not receiver
             and receiver.cls.reassigns(receiver.setup)
         ):
-            return self._call_user(frame, state, f, receiver, args, kwargs, node)
+            self._moved = None
+            out = self._call_user(frame, state, f, receiver, args, kwargs, node)
+            self.rebind_moved(state, f)
+            return out
         self._after = None
+        self._moved = None
         result = self._call_user(frame, state, f, receiver, args, kwargs, node)
+        self.rebind_moved(state, f)
         after: Value | None = None
         if self._after is not None and self._after[0] is f.node and self._after[1] is receiver:
             after = self._after[2]
@@ -1013,8 +1264,8 @@ class Calls(AnalyzerBase):
         holder: cst.BaseExpression | None = None
         if isinstance(node, cst.Call):
             holder = node.func.value if isinstance(node.func, cst.Attribute) else node.func
-        elif isinstance(node, cst.Attribute):
-            holder = node.value  # a property
+        elif isinstance(node, (cst.Attribute, cst.Subscript)):
+            holder = node.value  # a property, ``registry[key] = fn``
         if isinstance(holder, cst.Name):
             prefix = f"{holder.value}."
             for held in [k for k in state.vars if k.startswith(prefix)]:
@@ -1024,17 +1275,61 @@ class Calls(AnalyzerBase):
         if holder is not None:
             self.replace_in(frame, state, holder, new)
 
+    def rebind_moved(self, state: State, f: FunctionV) -> None:
+        """After a call to ``f``: the caller's variables holding an argument the callee wrote an
+        attribute through (``self.config.x = ...`` in a base class's constructor, on every way out)
+        hold the argument as the callee left it, so they read what it wrote (other references to the
+        object read it as unknown: :meth:`~tensorshape.infer.values.InstanceV.overwritten`)."""
+        moved, self._moved = self._moved, None
+        if moved is None or moved[0] is not f.node:
+            return
+        for old, new in moved[1]:
+            self.rebind_aliases(state, old, new)
+
     def unpin_arguments(self, frame: Frame, state: State, values: Sequence[Value]) -> None:
         """Pinned instances passed to code not interpreted here: it may run any of their methods, so
         they are unpinned from now on."""
         for v in values:
-            if (
-                isinstance(v, InstanceV)
-                and v.pinned
-                and frame.building is not v
-                and v.cls.reassigns(v.setup)
-            ):
+            if isinstance(v, InstanceV) and v.pinned and frame.building is not v and v.cls.reassigns(v.setup):
                 self.rebind_receiver(frame, state, v, None, None)
+
+    def wrote_unnamed(self, recv: Value) -> None:
+        """An attribute of a name not known was written on ``recv``: ``hasattr`` is no longer decided
+        on it, if it is a project module.  (On an object the analysis does not know, the write is
+        taken to reach no module it knows, as for every attribute read: were it one, what the
+        analysis reads of that module's attributes would be as stale as a ``hasattr``.)"""
+        if isinstance(recv, OptionalV):
+            recv = recv.inner
+        if isinstance(recv, InstanceV) and recv.cls.is_module:
+            self._escaped.add(recv.born)
+
+    def escape(self, values: Sequence[Value]) -> None:
+        """Project modules reached from ``values``, given to code not interpreted here (through the
+        attributes and containers holding them): it may give them attributes (torch's
+        ``weight_norm`` adds ``weight_g``), so ``hasattr`` is no longer decided on them."""
+        todo = list(values)
+        seen: set[int] = set()
+        while todo and len(seen) < _MAX_ESCAPED:
+            v = todo.pop()
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            if isinstance(v, OptionalV):
+                todo.append(v.inner)
+            elif isinstance(v, InstanceV) and v.cls.is_module:
+                self._escaped.add(v.born)
+                todo.extend(v.attrs.values())
+            elif isinstance(v, ModuleV):
+                todo.extend(v.children)
+                todo.extend(v.args.values())
+            elif isinstance(v, TupleV):
+                todo.extend(v.items)
+            elif isinstance(v, DictV):
+                todo.extend(w for _, w in v.items)
+            elif isinstance(v, SeqV):
+                todo.append(v.elem)
+        if todo:
+            self._written_unnamed = stamp()  # too many to follow: no module made before now is decided
 
     def _call_user(
         self,
@@ -1116,7 +1411,7 @@ class Calls(AnalyzerBase):
         attrs = {k: v for k, v in recv.attrs.items() if k != setter.node.name.value}
         # Other references to the object (a caller's, a model's ``self.config``) keep the setter's
         # attributes unknown (:meth:`~tensorshape.infer.values.ClassV.reassigned`); this one knows them.
-        edited = InstanceV(recv.cls, attrs, f"{recv.key}+{ran}", {*recv.setup, ran}, recv.open_reason)
+        edited = InstanceV(recv.cls, attrs, f"{recv.key}+{ran}", {*recv.setup, ran}, recv.open_reason, **recv.copy_of())
         overlay: dict[str, Value] = {}
         sig = self.signature(setter)
         done = self.inline(
@@ -1207,6 +1502,7 @@ class Calls(AnalyzerBase):
                 tuple(sorted((k, a.value) for k, a in kwargs.items())),
                 quiet,
                 entry,
+                last_write(),  # a write through a reference since may change what the body reads
             )
             hash(key)
         except TypeError:
@@ -1214,13 +1510,16 @@ class Calls(AnalyzerBase):
         # Building an instance does not count toward the call depth (a model's constructor calls a
         # layer helper that builds blocks that call a conv helper), but constructions nest boundedly.
         # Calls into an installed package are inlined deeper (layers of small builders).
+        self._inlines += 1
         limit = MAX_LIBRARY_DEPTH if f.module.library else frame.limit
         too_deep = frame.depth >= limit if building is None else frame.build_depth >= MAX_BUILD_DEPTH
         if too_deep or (key is not None and key in self._active) or f.node.asynchronous is not None:
             # Whatever construction is under way is cut short (a builder's ``conv3x3(...)`` as much as
             # a nested ``__init__``): its instance is not memoised.
             self._hollow += 1
+            self.may_raise += 1  # the body is not run
             self._after = None
+            self._edits = None
             if too_deep:
                 self._cut += 1
             return self.result_of(frame, sig.returns, Bindings(frame.ctx.facts)) if sig.returns else UnknownV()
@@ -1238,8 +1537,11 @@ class Calls(AnalyzerBase):
             )
         ):
             result, diags, _, sets_modes = self._call_memo[key]
+            self.may_raise += self._call_raises.get(key, True)
             self.mode_sets += sets_modes
             self._after = self._call_after.get(key)
+            self._edits = self._call_edits.get(key)
+            self._moved = None  # (a call that wrote through a reference is not reused: ``last_write``)
             callee = Frame(f.module, self.new_context(), f, sig)
             callee.ctx.diagnostics.extend(diags)
             callee.ctx.constraints.extend(self._call_constraints.get(key, ()))
@@ -1275,10 +1577,12 @@ class Calls(AnalyzerBase):
                 state.vars[p.name] = a.value if isinstance(a.value, DictV) else UnknownV()
             else:
                 state.vars[p.name] = a.value
+        given = {p.name: v for p in sig.params if isinstance(v := state.vars.get(p.name), InstanceV)}
         if key is not None:
             self._active.add(key)
         cut = self._cut
         sets = self.mode_sets
+        raises = self.may_raise
         try:
             end = self.exec_block(callee, state, _body(f.node))
         finally:
@@ -1296,6 +1600,9 @@ class Calls(AnalyzerBase):
         this = sig.params[0].name if sig.is_method and sig.params else None
         out = exits.vars.get(this) if exits is not None and this is not None else None
         after = (f.node, receiver, out) if receiver is not None and out is not None else None
+        # The dicts it edited in place, as it leaves them (read by :meth:`forget_edited_configs`).
+        carried = carried_params(f.node) if exits is not None else frozenset()
+        edits = (f.node, {p: exits.vars.get(p, UnknownV()) for p in carried}) if exits is not None and carried else None
         joined: Value | None = None
         for r in callee.returns:
             joined = r if joined is None else join_values(joined, r)
@@ -1322,7 +1629,11 @@ class Calls(AnalyzerBase):
             self._call_constraints[key] = list(callee.ctx.constraints)
             self._call_facts[key] = learned
             self._call_after[key] = after
+            self._call_edits[key] = edits
+            self._call_raises[key] = self.may_raise != raises
         self._after = after
+        self._edits = edits
+        self._moved = (f.node, _moved_arguments(given, exits)) if given and exits is not None else None
         return result
 
     def set_mode(
@@ -1458,6 +1769,7 @@ class Calls(AnalyzerBase):
                 id(cls.node),
                 tuple(a.value for a in args),
                 tuple(sorted((k, a.value) for k, a in kwargs.items())),
+                last_write(),
             )
             hash(key)
         except TypeError:
@@ -1466,9 +1778,11 @@ class Calls(AnalyzerBase):
             # (One unpinned since, where an alias may have run a method on it, is built again.)
             cached, source = self._instances[key]
             if self.adopted(frame, source, cached, key):
-                if cached.cls.reassigns(cached.setup):
-                    # Another construction is another instance: a method run on one leaves the other.
+                if cached.cls.reassigns(cached.setup) or cached.cls.written:
+                    # Another construction is another instance: a method run on one, or a write through
+                    # a reference to it, leaves the other.
                     return _another(cached)
+                cached.shared = True
                 return cached
         inst = InstanceV(cls, key=f"{cls.qualname}#{len(self._instances)}", pinned=True)
         if key is not None:
@@ -1479,7 +1793,9 @@ class Calls(AnalyzerBase):
             sig = self.signature(init)
             overlay: dict[str, Value] = {}
             hollow = self._hollow
+            self._moved = None
             self.inline(frame, init, sig, [Arg(inst), *args], kwargs, node, inst, building=inst, overlay=overlay)
+            self.rebind_moved(state, init)
             _commit(inst, overlay)
             if self._hollow != hollow and key is not None:
                 # The depth bound stopped an ``__init__`` inside: a construction with the same
@@ -1500,11 +1816,26 @@ class Calls(AnalyzerBase):
 
     def has_attr(self, frame: Frame, state: State, inst: Value, name: str) -> bool | None:
         """``hasattr(inst, name)`` when known (:func:`~tensorshape.infer.values.has_attribute`)."""
+        if isinstance(inst, ModuleNsV):
+            # ``hasattr(mod, "default_cfgs")`` of a project module: a global it has bound (so far, while
+            # its top level runs) is there; one it lacks may come later, from a star import or a
+            # module ``__getattr__``: not decided.
+            return True if self.module_global(inst.info, name) is not None else None
         if not isinstance(inst, InstanceV):
             return None
         building = frame.building is inst
         attrs = building_attrs(inst, state) if building else inst.attrs
-        return has_attribute(inst, name, attrs, building, self._written_attrs)
+        # An ``nn.Module`` the program built (not a method's generic ``self``, which may be a
+        # subclass's), never given to code not interpreted here, with no attribute written by a name
+        # not known on an object that may be it since it was made: what the analysis saw set on it
+        # is all it has.
+        sealed = (
+            inst.cls.is_module
+            and inst.born > self._written_unnamed
+            and inst.born not in self._escaped
+            and all(g.born != inst.born for g in self._generic_instances.values())
+        )
+        return has_attribute(inst, name, attrs, building, self._written_attrs, sealed)
 
     def set_building_attr(self, frame: Frame, state: State, inst: InstanceV, name: Value, value: Value) -> None:
         """``setattr(self, name, value)`` while ``inst`` is built: the attribute of a literal name is
@@ -1532,6 +1863,26 @@ class Calls(AnalyzerBase):
                 for n, d in cls.dataclass_fields
             )
         )
+
+    def dataclass_replace(
+        self, frame: Frame, state: State, of: Value, changes: Mapping[str, Arg], node: cst.CSTNode
+    ) -> Value:
+        """``dataclasses.replace(x, **changes)`` of a project dataclass's instance whose fields are known:
+        its class built again from its fields, ``changes`` replacing some (``__post_init__`` runs, as
+        in Python).  Unknown when a field is ``init=False`` or an ``InitVar`` (Python treats those
+        apart), when the instance's fields are not all known, or a change is not a field (Python raises
+        then, and an error needs the fields ``replace`` sees: left unreported)."""
+        fields = of.cls.dataclass_fields if isinstance(of, InstanceV) and of.open_reason is None else None
+        if not isinstance(of, InstanceV) or fields is None:
+            return UnknownV()
+        cls = of.cls
+        names = [n for n, _ in fields]
+        if any(mentions(c.node, _INIT_VARS) or _init_false_field(c.node) for c in cls.lineage()):
+            return UnknownV()
+        if any(n not in of.attrs or of.stale(n) for n in names) or any(k not in names for k in changes):
+            return UnknownV()
+        kwargs = {n: changes[n] if n in changes else Arg(of.attrs[n]) for n in names}
+        return self.call(frame, state, cls, [], kwargs, node)
 
     def run_post_init(
         self, frame: Frame, inst: InstanceV, post: FunctionV, node: cst.CSTNode, rest: DictV = _NO_KEYWORDS
@@ -1566,11 +1917,8 @@ class Calls(AnalyzerBase):
         class on the instance: what those methods assign is not known after it."""
         if not inst.cls.validated:
             return
-        for c in inst.cls.lineage():
-            for method, attrs in c.assigned_in.items():
-                if method not in ("__init__", "__post_init__"):
-                    for a in attrs:
-                        inst.attrs.pop(a, None)
+        for a in validator_writes(inst.cls):
+            inst.attrs.pop(a, None)
 
     def call_instance(
         self,
@@ -1899,6 +2247,30 @@ def _isinstance_any(v: Value, classes: Sequence[Value]) -> bool | None:
     return False if answers and all(a is False for a in answers) else None
 
 
+def _issubclass(sub: Value, cls: Value) -> bool | None:
+    """``issubclass(A, B)`` of two project classes (timm's ``issubclass(attn_layer, DiffAttention)``):
+    whether ``B`` is among ``A``'s bases, when every base of ``A`` is a class the analysis knows and
+    ``B`` has no base outside the project but ``object`` and torch's (whose metaclass could answer
+    otherwise: ``ABCMeta.register``); ``None`` otherwise."""
+    if not isinstance(sub, ClassV) or not isinstance(cls, ClassV):
+        return None
+    line = sub.lineage()
+    if any(c is cls for c in line):
+        return True
+    if any(not isinstance(b, (ClassV, ExternalV)) for c in line for b in c.bases):
+        return None
+    for c in (*line, *cls.lineage()):
+        if any(k.keyword is not None and k.keyword.value == "metaclass" for k in c.node.keywords):
+            return None
+    if any(not (b.qualname.startswith("torch.") or b.qualname == "builtins.object") for b in _external_bases(cls)):
+        return None
+    return False
+
+
+def _external_bases(cls: ClassV) -> list[ExternalV]:
+    return [b for c in cls.lineage() for b in c.bases if isinstance(b, ExternalV)]
+
+
 def _isinstance(v: Value, cls: Value) -> bool | None:
     """``isinstance(v, cls)`` when the value's kind decides it (``pair(t)``'s ``isinstance(t, tuple)``
     of an int is false), else ``None``."""
@@ -1929,6 +2301,8 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
         return True
     if cls.qualname in _CALLABLE_CLASSES and isinstance(v, (IntV, FloatV, BoolV, StrV, DictV, NoneV, TupleV, TensorV)):
         return False  # data (``act_layer="gelu"``) is no class, function or partial
+    if canonical(cls.qualname) == "torch.Tensor" and isinstance(v, (TupleV, SeqV, StrV, DictV, NoneV)):
+        return False  # DenseNet's ``_DenseLayer`` given its list of features
     name = cls.qualname.removeprefix("builtins.")
     if name == cls.qualname or isinstance(v, MaybeIntV):
         return None  # not a builtin class, or a value that may be a tensor
@@ -1962,13 +2336,53 @@ def _registered_attr(
     return (args[0].value.value, value) if value is not None else None
 
 
+def _moved_arguments(given: dict[str, InstanceV], exits: State) -> list[tuple[InstanceV, InstanceV]]:
+    """The arguments (by parameter) that a call wrote an attribute through, on every way out: each
+    with the copy its parameter holds at the end (the same object, ``born`` alike, that knows more
+    writes).  A write on one path only leaves a join that knows none of them."""
+    out: list[tuple[InstanceV, InstanceV]] = []
+    for name, old in given.items():
+        new = exits.vars.get(name)
+        if (
+            isinstance(new, InstanceV)
+            and new is not old
+            and new.cls is old.cls
+            and new.born == old.born
+            and any(w > old.through.get(k, 0) for k, w in new.through.items())
+        ):
+            out.append((old, new))
+    return out
+
+
 def _another(inst: InstanceV) -> InstanceV:
     """A copy of a memoised construction: unpinning it (:meth:`Calls.rebind_receiver`) leaves the memo."""
-    return replace(inst, attrs=dict(inst.attrs), setup=set(inst.setup))
+    return replace(inst, attrs=dict(inst.attrs), setup=set(inst.setup), born=stamp(), through={})
 
 
 #: Builtins that look at an object without running its methods (of the project's classes).
 _INSPECTING = ("isinstance", "issubclass", "type", "id", "getattr", "hasattr", "callable")
+
+
+def _plain_class(cls: ClassV) -> bool:
+    """A project class that is no module and whose line has no external base but ``object``: a copy
+    of one of its instances is an instance of it (absent copy hooks of its own)."""
+    return not cls.is_module and all(
+        isinstance(b, ClassV) or (isinstance(b, ExternalV) and b.qualname in ("object", "builtins.object"))
+        for c in cls.lineage()
+        for b in c.bases
+    )
+
+
+def _leaves_attributes(func: Value) -> bool:
+    """Does calling ``func`` (not interpreted here) give the objects passed to it no attributes?  A
+    builtin other than ``delattr``, or a torch module class (``nn.ModuleList([...])`` holds the
+    modules; torch's ``nn.utils`` functions are the ones that add parameters)."""
+    if not isinstance(func, ExternalV):
+        return False
+    if func.qualname.startswith("builtins."):
+        return func.qualname != "builtins.delattr"
+    name = canonical(func.qualname)
+    return name.startswith("torch.nn.") and name.count(".") == 2 and name.rsplit(".", 1)[1][:1].isupper()
 
 
 def _is_builtin(func: Value, name: str) -> bool:
@@ -2028,6 +2442,9 @@ def _range_len(start: Dim, stop: Dim, step: Dim) -> Dim:
         return len(range(start, stop, step))
     if step == 1:
         return arith.sub(stop, start)
+    if type(step) is int and step > 1:
+        # ``range(0, n, 3)``: ``ceil(max(0, n) / 3)`` passes
+        return arith.ceildiv(arith.dmax(0, arith.sub(stop, start)), step)
     return Unknown()
 
 
@@ -2035,7 +2452,7 @@ def _len(v: Value) -> Value:
     v = as_container(v)
     if isinstance(v, TupleV):
         return IntV(len(v.items))
-    if isinstance(v, TensorV):
+    if isinstance(v, (TensorV, ArrayV)):
         d = v.shape.dim(0) if v.shape.rank != 0 else None
         return IntV(d if d is not None else Unknown())
     if isinstance(v, ModuleV) and v.children:
@@ -2089,6 +2506,127 @@ _FOLLOWED_DYNAMIC = frozenset({"setattr", "__setattr__", "__dict__"})
 _INIT_VARS = frozenset({"InitVar"})
 
 
+def _init_false_field(node: cst.ClassDef) -> bool:
+    """Does the class body declare a field ``field(init=False)`` (not a parameter of ``__init__``)?"""
+    for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.AnnAssign) and isinstance(small.value, cst.Call):
+                for a in small.value.args:
+                    if (
+                        a.keyword is not None
+                        and a.keyword.value == "init"
+                        and not (isinstance(a.value, cst.Name) and a.value.value == "True")
+                    ):
+                        return True
+    return False
+
+
+def as_dict(v: Value) -> Value:
+    """``dataclasses.asdict(x)`` of a project dataclass's instance: its fields in order, nested
+    dataclasses as dicts, lists, tuples and dicts rebuilt, data copied; unknown when its fields are not
+    all known (an unknown object may be a dataclass too, so an unknown item stays unknown)."""
+    if not isinstance(v, InstanceV) or v.cls.dataclass_fields is None or v.open_reason is not None:
+        return UnknownV()
+    items: list[tuple[str, Value]] = []
+    for n, _ in v.cls.dataclass_fields:
+        a = v.attrs.get(n)
+        items.append((n, _as_dict_item(a) if a is not None and not v.stale(n) else UnknownV()))
+    return DictV(tuple(items))
+
+
+def _as_dict_item(v: Value) -> Value:
+    if isinstance(v, InstanceV):
+        return as_dict(v) if v.cls.dataclass_fields is not None else UnknownV()
+    if isinstance(v, TupleV) and v.kind in (SeqKind.TUPLE, SeqKind.LIST):
+        return TupleV(tuple(_as_dict_item(x) for x in v.items), v.kind)
+    if isinstance(v, SeqV) and v.kind in (SeqKind.TUPLE, SeqKind.LIST):
+        return replace(v, elem=_as_dict_item(v.elem))
+    if type(v) is DictV:
+        return DictV(tuple((k, _as_dict_item(x)) for k, x in v.items))
+    if isinstance(v, MapV):
+        return MapV(_as_dict_item(v.value), v.length)
+    copied = data_copy(v, True)
+    return copied if copied is not None and not isinstance(copied, InstanceV) else UnknownV()
+
+
+#: Methods that change a list or a set in place (``append``/``extend``/``insert``/``pop`` of a list are
+#: followed item by item where they can be, :meth:`Calls.mutate_list`).
+_SEQUENCE_EDITS = frozenset(
+    {
+        "pop",
+        "remove",
+        "clear",
+        "sort",
+        "reverse",
+        "add",
+        "discard",
+        "update",
+        "difference_update",
+        "intersection_update",
+        "symmetric_difference_update",
+        "append",
+        "extend",
+        "insert",
+    }
+)
+
+
+def _known_items(v: Value | None) -> bool:
+    """A list or set of known items (what an edit the analysis does not follow would make stale)."""
+    return isinstance(v, TupleV) and v.kind in (SeqKind.LIST, SeqKind.SET)
+
+
+def _after_edit(held: TupleV, method: str) -> Value:
+    """A list or set of known items after ``method`` changed it in a way not followed."""
+    if method == "clear":
+        return TupleV((), held.kind)
+    elem = join_all(list(held.items)) if held.items else UnknownV()
+    if method in ("sort", "reverse"):
+        return SeqV(elem, held.kind, len(held.items))
+    if method in ("pop", "remove", "discard") or held.kind is SeqKind.LIST:
+        # Fewer items, or a list item of any kind (``extend``/``insert`` not followed): length not known.
+        return SeqV(UnknownV() if method not in ("pop", "remove", "discard") else elem, held.kind)
+    return SeqV(UnknownV(), held.kind)
+
+
+#: Methods that make a copy something else than the same fields.
+_COPY_HOOKS = ("__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__")
+
+#: Values a copy of which is the same value (the analysis never edits them in place: an edit rebinds).
+_PLAIN_DATA = (IntV, FloatV, StrV, BoolV, NoneV, DTypeV, TensorV)
+
+
+def data_copy(v: Value, deep: bool) -> Value | None:
+    """``copy.deepcopy(x)`` / ``copy.copy(x)`` of plain data (numbers, strings, tensors, tuples,
+    lists and string-keyed dicts of them) and of a project dataclass's instance holding such data
+    (a new instance with the same fields); ``None`` for anything else (a module, a class with its own
+    ``__copy__``/``__deepcopy__``/``__reduce__``, an object not known)."""
+    if isinstance(v, _PLAIN_DATA):
+        return v
+    if isinstance(v, TupleV) and v.kind in (SeqKind.TUPLE, SeqKind.LIST):
+        items = [data_copy(x, deep) if deep else x for x in v.items]
+        return None if any(x is None for x in items) else TupleV(tuple(x for x in items if x is not None), v.kind)
+    if type(v) is DictV:
+        pairs = [(k, data_copy(x, deep) if deep else x) for k, x in v.items]
+        return None if any(x is None for _, x in pairs) else DictV(tuple((k, x) for k, x in pairs if x is not None))
+    if (
+        isinstance(v, InstanceV)
+        and v.cls.dataclass_fields is not None
+        and v.open_reason is None
+        and not v.cls.is_module
+    ):
+        if any(v.cls.lookup(m) is not None for m in _COPY_HOOKS):
+            return None
+        attrs: dict[str, Value] = {}
+        for k, x in v.attrs.items():
+            y = data_copy(x, deep) if deep else x
+            if y is None:
+                return None
+            attrs[k] = y
+        return InstanceV(v.cls, attrs, f"{v.key}+copy", set(v.setup), None, None, v.pinned)
+    return None
+
+
 def _post_init_followed(post: FunctionV) -> bool:
     """Can running ``__post_init__`` follow every attribute it sets?  Not when it uses ``vars`` or
     ``__getattr__``, or writes through ``self.__dict__``."""
@@ -2126,3 +2664,32 @@ def _pair_parts(old: Value, new: Value, out: dict[int, Value]) -> None:
     elif isinstance(old, ModuleV) and isinstance(new, ModuleV) and len(old.children) == len(new.children):
         for a, b in zip(old.children, new.children):
             _pair_parts(a, b, out)
+
+
+#: Module methods that register a child by name.
+_REGISTERS = ("add_module", "register_module")
+
+
+def validator_writes(cls: ClassV) -> set[str]:
+    """The attributes the methods of ``cls`` may assign on an instance when code run after its
+    constructor (``@strict``'s validators) calls them: what each method other than ``__init__`` and
+    ``__post_init__`` assigns, and what the setter of a property assigns when one of those methods
+    (or a setter they trigger) assigns that property.  A setter is not a method the class holds by
+    a name (the class holds the property, which is not callable): it runs only when its property
+    is assigned."""
+    setters: dict[str, set[str]] = {}
+    out: set[str] = set()
+    for c in cls.lineage():
+        for method, attrs in c.assigned_in.items():
+            if method.endswith(SETTER):
+                setters.setdefault(method[: -len(SETTER)], set()).update(attrs)
+            elif method not in ("__init__", "__post_init__"):
+                out |= attrs
+    todo = [a for a in out if a in setters]
+    while todo:
+        for a in setters.pop(todo.pop(), set()):
+            if a not in out:
+                out.add(a)
+                if a in setters:
+                    todo.append(a)
+    return out

@@ -85,6 +85,11 @@ class Effect:
     validated: bool = False
     #: Class attributes set to values not followed (their reads are unknown).
     members: frozenset[str] = frozenset()
+    #: Class attributes set to a function the transformer defines, in order: the attribute, the
+    #: function, where it is defined (the transformer's ``where``) and what each name it reads from the
+    #: transformer's body holds: a member of the class as it was (``forward = cls.forward``),
+    #: :data:`THE_CLASS` or :data:`ITSELF`.
+    wrappers: tuple[tuple[str, cst.FunctionDef, object, tuple[tuple[str, str], ...]], ...] = ()
     #: Why the class is not known after the transformer (``None``: it is).
     reason: str | None = None
     #: The function may return something other than the class (a decorator that replaces it).
@@ -100,6 +105,7 @@ class Effect:
             self.kwargs_init or other.kwargs_init,
             self.validated or other.validated,
             self.members | other.members,
+            self.wrappers + other.wrappers,
             self.reason or other.reason,
             self.replaces or other.replaces,
             self.particular or other.particular,
@@ -361,6 +367,10 @@ class _Walk:
         if name in CONSTRUCTION:
             self.fail(f"`{self.fn.name.value}` replaces `{name}`")
             return
+        spec = self.closure_of(nested[0]) if nested is not None and not conditional else None
+        if spec is not None and nested is not None:
+            self.effect = replace(self.effect, wrappers=(*self.effect.wrappers, (name, nested[0], self.where, spec)))
+            return
         self.effect = replace(self.effect, members=self.effect.members | {name})
 
     # -- the methods installed ---------------------------------------------------------------------------
@@ -407,6 +417,31 @@ class _Walk:
             for c in calls
         )
         return "validated" if forwards and not post else None
+
+    def closure_of(self, inner: cst.FunctionDef) -> tuple[tuple[str, str], ...] | None:
+        """What each name ``inner`` reads from this function's body holds when it is installed on
+        the class: a member of the class read before (``forward = cls.forward``, bound once), the
+        class (never rebound) or ``inner`` itself; ``None`` when it reads any other local, or has a
+        decorator other than ``functools.wraps`` (which returns the function itself)."""
+        if any(
+            _name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) != "wraps"
+            for d in inner.decorators
+        ):
+            return None
+        here = _bound(self.fn)
+        read = {n.value for n in _all_names(inner.body)} - _bound(inner)
+        out: list[tuple[str, str]] = []
+        for name in sorted(read & here):
+            once = sum(1 for n in _binding_names(self.fn) if n == name) == 1
+            if name == inner.name.value and once:
+                out.append((name, ITSELF))
+            elif name == self.param and not _rebinds(self.fn, {name}):
+                out.append((name, THE_CLASS))
+            elif name in self.aliases and once:
+                out.append((name, self.aliases[name]))
+            else:
+                return None
+        return tuple(out)
 
     def wraps_setattr(self, setter: cst.FunctionDef) -> bool:
         """A ``__setattr__`` that ends in ``original(self, name, value)`` (``original =
@@ -612,6 +647,66 @@ def _rebinds(fn: cst.FunctionDef, names: set[str]) -> bool:
             if isinstance(c.target, cst.Name):
                 return True
     return False
+
+
+#: In :attr:`Effect.wrappers`: the name holds the class, or the installed function itself.
+THE_CLASS, ITSELF = "<class>", "<itself>"
+
+
+def _all_names(node: cst.CSTNode) -> Iterator[cst.Name]:
+    """Every name under ``node``, nested functions and lambdas included."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            yield n
+        stack.extend(n.children)
+
+
+def _binding_names(fn: cst.FunctionDef) -> Iterator[str]:
+    """Each binding of a name in ``fn``'s own scope (parameters, assignments, loop and ``with``
+    targets, imports, ``except ... as``, nested ``def`` and ``class``), once per binding."""
+    p = fn.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        yield param.name.value
+    for star in (p.star_arg, p.star_kwarg):
+        if isinstance(star, cst.Param):
+            yield star.name.value
+    for _, c in _parented(fn.body):
+        targets: list[cst.CSTNode] = []
+        if isinstance(c, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+            targets.append(c.target)
+        elif isinstance(c, cst.NamedExpr):
+            targets.append(c.target)
+        elif isinstance(c, (cst.AsName,)):
+            targets.append(c.name)
+        elif isinstance(c, (cst.FunctionDef, cst.ClassDef)):
+            yield c.name.value
+        elif isinstance(c, cst.ImportAlias) and c.asname is None:
+            yield _name(c.name).partition(".")[0] if isinstance(c.name, cst.Name) else _import_root(c.name)
+        for t in targets:
+            yield from _target_names(t)
+
+
+def _target_names(t: cst.CSTNode) -> Iterator[str]:
+    """The names an assignment target binds (not those of ``cls.x`` or ``d[k]``)."""
+    if isinstance(t, cst.Name):
+        yield t.value
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            yield from _target_names(e.value)
+    elif isinstance(t, cst.StarredElement):
+        yield from _target_names(t.value)
+
+
+def _import_root(e: cst.BaseExpression) -> str:
+    while isinstance(e, cst.Attribute):
+        e = e.value
+    return _name(e)
+
+
+def _bound(fn: cst.FunctionDef) -> set[str]:
+    return set(_binding_names(fn))
 
 
 def _ends_in_return(body: cst.BaseSuite) -> bool:

@@ -21,7 +21,7 @@ from .state import join_all
 from .syntax import code_children, suite_body
 from .values import AttrsV, DictMethodV, MapV
 
-__all__ = ["NAMESPACE_CLASSES", "DICT_EDITS", "namespace", "call_dict_method", "edited_params"]
+__all__ = ["NAMESPACE_CLASSES", "DICT_EDITS", "namespace", "call_dict_method", "edited_params", "carried_params"]
 
 #: Classes whose instances are namespaces built from keywords.
 NAMESPACE_CLASSES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
@@ -49,7 +49,6 @@ def call_dict_method(method: DictMethodV, args: Sequence[Arg], kwargs: Mapping[s
     literal = key.value if isinstance(key, StrV) else None
     if isinstance(d, MapV):
         return _call_map_method(d, name, args)
-    keys = [k for k, _ in d.items]
     if name in ("get", "setdefault") and args and len(args) <= 2 and literal is None:
         # A key that is not a literal reads one of the values, or the default; ``setdefault`` may
         # add it, so the dict's keys are no longer known.
@@ -68,7 +67,7 @@ def call_dict_method(method: DictMethodV, args: Sequence[Arg], kwargs: Mapping[s
     if name == "copy" and not args:
         return DictV(d.items), None
     if name == "keys" and not args:
-        return TupleV(tuple(StrV(k) for k in keys), SeqKind.LIST), None
+        return TupleV(tuple(StrV(k) for k, _ in d.items), SeqKind.LIST), None
     if name == "values" and not args:
         return TupleV(tuple(v for _, v in d.items), SeqKind.LIST), None
     if name == "items" and not args:
@@ -122,6 +121,10 @@ def _with(d: DictV, extra: Mapping[str, Value]) -> DictV:
     return type(d)(tuple(merged.items()))
 
 
+#: Methods that change a dict, a list or a set passed as a parameter.
+_PARAM_EDITS = _EDITS | {"append", "extend", "insert", "remove", "sort", "reverse", "add", "discard"}
+
+
 def _target(t: cst.BaseExpression, found: set[str]) -> None:
     if isinstance(t, (cst.Subscript, cst.Attribute)) and isinstance(t.value, cst.Name):
         found.add(t.value.value)
@@ -145,7 +148,7 @@ def _edited(node: cst.FunctionDef) -> frozenset[str]:
             _target(n.target, found)
         elif isinstance(n, cst.Call):
             f = n.func
-            if isinstance(f, cst.Attribute) and f.attr.value in _EDITS and isinstance(f.value, cst.Name):
+            if isinstance(f, cst.Attribute) and f.attr.value in _PARAM_EDITS and isinstance(f.value, cst.Name):
                 found.add(f.value.value)
             if isinstance(f, cst.Name) and f.value == "setattr" and n.args and isinstance(n.args[0].value, cst.Name):
                 found.add(n.args[0].value.value)
@@ -155,5 +158,54 @@ def _edited(node: cst.FunctionDef) -> frozenset[str]:
 
 def edited_params(node: cst.FunctionDef) -> frozenset[str]:
     """The parameters a function's body edits in place (``cfg["x"] = ...``, ``cfg.update(...)``,
-    ``ns.x = ...``, ``setattr(ns, ...)``), ``self`` aside."""
+    ``ns.x = ...``, ``setattr(ns, ...)``, ``layers.append(...)``), ``self`` aside."""
     return _edited(node)
+
+
+def _rebinds(t: cst.BaseExpression, found: set[str]) -> None:
+    if isinstance(t, cst.Name):
+        found.add(t.value)
+    elif isinstance(t, (cst.Tuple, cst.List)):
+        for e in t.elements:
+            _rebinds(e.value, found)
+    elif isinstance(t, cst.StarredElement):
+        _rebinds(t.value, found)
+
+
+@functools.cache
+def _carried(node: cst.FunctionDef) -> frozenset[str]:
+    edited = _edited(node)
+    if not edited:
+        return edited
+    plain = {p.name.value for p in (*node.params.params, *node.params.posonly_params, *node.params.kwonly_params)}
+    # A name the body binds anew (``kwargs = dict(kwargs)``, a loop target, ``global``/``nonlocal``,
+    # ``del``, a nested definition's parameter of the same name) is not the caller's object on the
+    # way out; neither is one a nested function or class may edit (its scope is not followed here).
+    rebound: set[str] = set()
+    todo: list[cst.CSTNode] = list(suite_body(node.body))
+    nested = False
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.AssignTarget):
+            _rebinds(n.target, rebound)
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+            _rebinds(n.target, rebound)
+        elif isinstance(n, cst.NamedExpr):
+            _rebinds(n.target, rebound)
+        elif isinstance(n, cst.AsName):
+            _rebinds(n.name, rebound)
+        elif isinstance(n, (cst.Global, cst.Nonlocal, cst.Del)):
+            return frozenset()
+        elif isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            nested = True
+        todo.extend(code_children(n))
+    if nested:
+        return frozenset()
+    return frozenset(edited & plain - rebound)
+
+
+def carried_params(node: cst.FunctionDef) -> frozenset[str]:
+    """The parameters a function edits in place and never rebinds (nor hands to a nested scope): the
+    caller's dict passed there is the parameter as the body leaves it (``_update_kwargs(cfg, kwargs)``
+    whose ``kwargs.setdefault("in_chans", 3)`` the caller's ``kwargs`` has after the call)."""
+    return _carried(node)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -42,19 +43,23 @@ from ..rules.names import canonical
 from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import Truth, eq3, free_symbols, le3
+from .arrays import array_attribute, array_binop, as_array, rule_on_arrays
 from .base import AnalyzerBase, Frame
 from .configs import DICT_EDITS
 from .deadline import tick
 from .firstclass import TENSORLIKE, firstclass_attr
+from .libraries import modelled_by_stubs
 from .options import option_value
 from .oversized import MAX_STATEMENT_CHARS, OpaqueCode, OpaqueSequence
 from .state import State, built_length, dict_container, iteration_length, join_all, join_values
-from .strings import STR_METHODS, StrMethodV
+from .strings import SEQ_METHODS, STR_METHODS, SeqMethodV, StrMethodV
 from .syntax import simple_text
 from .values import (
     MODULE_SELF_METHODS,
     TRAINING,
     AnnotationV,
+    ArrayMethodV,
+    ArrayV,
     AttrsV,
     BoundMethodV,
     ChildrenV,
@@ -92,6 +97,7 @@ from .values import (
     is_torch_module_base,
     mapping_base,
     mode_of,
+    named_child,
     object_setattr,
     to_core,
     truthiness,
@@ -242,6 +248,8 @@ class Expressions(AnalyzerBase):
         # and a chain of them was a measurable part of every evaluation.
         handler = _EVALUATORS.get(type(node))
         v = handler(self, frame, state, node) if handler is not None else UnknownV()
+        if isinstance(v, (UnknownV, OpaqueV)) or (isinstance(v, TensorV) and type(node) in _TENSOR_OPS):
+            self.may_raise += 1  # a value not known, or an op on tensors: it may have raised
         if frame.ctx.learned:
             # A requirement left to run time held if execution goes on: a fact from here on.
             state.facts = frame.ctx.learn(state.facts)
@@ -396,9 +404,14 @@ class Expressions(AnalyzerBase):
         return SeqV(join_all(distinct), kind, length)
 
     def _eval_set(self, frame: Frame, state: State, node: cst.Set) -> Value:
-        for el in node.elements:
-            self.eval(frame, state, el.value)
-        return UnknownV()
+        """A set display of distinct literals (strings, ints) is known (``k in keep_null``); any other
+        set is unknown."""
+        items = [self.eval(frame, state, el.value) for el in node.elements]
+        literals = [_literal(v) for v in items]
+        starred = any(isinstance(el, cst.StarredElement) for el in node.elements)
+        if starred or any(x is _NO_LITERAL or x is None for x in literals) or len(set(literals)) != len(items):
+            return UnknownV()
+        return TupleV(tuple(items), SeqKind.SET)
 
     def _eval_dict(self, frame: Frame, state: State, node: cst.Dict) -> Value:
         entries: list[tuple[str, Value]] | None = []
@@ -439,7 +452,13 @@ class Expressions(AnalyzerBase):
         return ELLIPSIS
 
     def _eval_lambda(self, frame: Frame, state: State, node: cst.Lambda) -> Value:
-        return LambdaV(node, frame.module, dict(state.vars))
+        params = node.params
+        defaults = {
+            p.name.value: self.eval(frame, state, p.default)
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if p.default is not None
+        }
+        return LambdaV(node, frame.module, dict(state.vars), defaults)
 
     def _eval_named(self, frame: Frame, state: State, node: cst.NamedExpr) -> Value:
         named = self.eval(frame, state, node.value)
@@ -461,6 +480,8 @@ class Expressions(AnalyzerBase):
                 return DTypeV(DTYPES[name])
             if q == "numpy" and name == "newaxis":
                 return NONE
+            if q == "numpy" and name in _NUMPY_CONSTANTS:
+                return FloatV(_NUMPY_CONSTANTS[name])
             if name == "__name__" and canonical(q) in engine.table().classes:
                 return StrV(canonical(q).rsplit(".", 1)[1])  # ``m.__class__.__name__`` of a torch layer
             return ExternalV(f"{q}.{name}")
@@ -492,6 +513,8 @@ class Expressions(AnalyzerBase):
             return DictMethodV(recv, name)
         if isinstance(recv, StrV) and recv.value is not None and name in STR_METHODS:
             return StrMethodV(recv.value, name)
+        if isinstance(recv, (TupleV, SeqV)) and recv.kind is not SeqKind.SIZE and name in SEQ_METHODS:
+            return SeqMethodV(recv, name)
         if isinstance(recv, PackedV):
             # A ``PackedSequence``'s steps, and how many sequences are still running at each step.
             if name == "data":
@@ -505,6 +528,9 @@ class Expressions(AnalyzerBase):
             if name == "batch_size":
                 return IntV(recv.batch_size) if recv.batch_size is not None else NONE
             return UnknownV()
+        if isinstance(recv, ArrayV):
+            got = array_attribute(recv, name)
+            return got if got is not None else ArrayMethodV(recv, name)
         if isinstance(recv, TENSORLIKE):
             arg = self.arg(frame, recv, node.value if node is not None else None)
             v = engine.tensor_attr(arg, name, frame.ctx, frame.ticket(node) if node is not None else None)
@@ -523,6 +549,12 @@ class Expressions(AnalyzerBase):
             if name == TRAINING and recv.cls.is_module and node is not None and frame.module is self.checked:
                 known = mode_of(recv) is not None and not recv.stale(name)
                 self.mode_reads[id(node)] = self.mode_reads.get(id(node), False) or known
+            if frame.building is not recv and recv.overwritten(name):
+                # Written through another reference since this object was made: not the value here.
+                why = "attribute written through another reference"
+                if node is not None:
+                    self.tally(f"cause:{why}", frame, node)
+                return UnknownV(why=why)
             if name in recv.attrs:
                 if frame.building is recv or not recv.stale(name):
                     return recv.attrs[name]
@@ -560,6 +592,9 @@ class Expressions(AnalyzerBase):
                 if mixin_items is not None:
                     return DictMethodV(mixin_items, name)
             built = as_container(recv)
+            named_in = dict_container(built) if isinstance(built, ModuleV) else None
+            if named_in is not None and name in DICT_METHODS and name != "get":
+                return DictMethodV(named_in, name)  # ``self.items()`` of DenseNet's ``_DenseBlock``
             if isinstance(built, ModuleV):
                 # ``self.out_channels`` / ``self.weight`` of a subclass of a torch layer: the layer's own.
                 v = engine.module_attr(built, name, frame.ctx)
@@ -575,6 +610,9 @@ class Expressions(AnalyzerBase):
                     return child
                 if name in DICT_METHODS and name != "get":  # a ``ModuleDict`` has no ``get``
                     return DictMethodV(named_children, name)
+            child = named_child(recv, name)
+            if child is not None:
+                return child  # ``features.conv0`` of ``Sequential(OrderedDict(conv0=...))``
             v = engine.module_attr(recv, name, frame.ctx)
             if v is None and name in MODULE_SELF_METHODS:
                 return ReturnsSelfV(recv, name)
@@ -582,6 +620,8 @@ class Expressions(AnalyzerBase):
                 return ChildrenV(recv)
             return v if v is not None else UnknownV()
         if isinstance(recv, ModuleNsV):
+            if modelled_by_stubs(f"{recv.info.name}.{name}"):
+                return ExternalV(f"{recv.info.name}.{name}")  # ``torchvision.datasets``: the stubs'
             self.run_module(recv.info)
             v = self.module_global(recv.info, name)
             if v is not None:
@@ -590,6 +630,12 @@ class Expressions(AnalyzerBase):
             return ModuleNsV(sub) if sub is not None else UnknownV()
         if isinstance(recv, (FunctionV, ClassV)) and name == "__name__":
             return StrV(recv.node.name.value)  # ``_registry[fn.__name__] = fn`` in a registering decorator
+        if isinstance(recv, (FunctionV, ClassV)) and name == "__module__" and recv.module.library:
+            # ``sys.modules[fn.__module__]`` in a registering decorator: an installed package's module
+            # is imported by its name (a project file may run as ``"__main__"``: not known); a class
+            # body may set its own.
+            own = recv.members.get(name) if isinstance(recv, ClassV) else None
+            return own if own is not None else StrV(recv.module.name)
         if isinstance(recv, ClassV):
             member = recv.lookup(name)
             if isinstance(member, FunctionV) and "classmethod" in {_deco(d) for d in member.node.decorators}:
@@ -646,6 +692,8 @@ class Expressions(AnalyzerBase):
         rnode: cst.CSTNode | None,
         node: cst.CSTNode,
     ) -> Value:
+        if isinstance(left, ArrayV) or isinstance(right, ArrayV):
+            return array_binop(frame.ctx, op, left, right)
         if isinstance(left, TENSORLIKE) or isinstance(right, TENSORLIKE):
             la, ra = self.arg(frame, left, lnode), self.arg(frame, right, rnode)
             if (
@@ -657,6 +705,8 @@ class Expressions(AnalyzerBase):
                 pass
             v = engine.binary_op(op, la, ra, frame.ctx, frame.ticket(node))
             return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
+        if op == "%" and isinstance(left, StrV):
+            return _percent_format(left, right)
         li, ri = self._int(frame, left), self._int(frame, right)
         # An unannotated parameter is an int only when combined with an int.
         if li is None and ri is not None and isinstance(left, OpaqueV) and _bare(left) and op in _INT_OPS:
@@ -753,6 +803,8 @@ class Expressions(AnalyzerBase):
             )
             r = engine.unary_op(op, self.arg(frame, v, node.expression), frame.ctx, frame.ticket(node))
             return r if r is not None else v
+        if isinstance(v, ArrayV) and not isinstance(node.operator, cst.Not):
+            return v
         if isinstance(v, IntV) and isinstance(node.operator, cst.Minus):
             return IntV(arith.neg(v.value))
         if isinstance(v, FloatV) and isinstance(node.operator, cst.Minus):
@@ -802,6 +854,8 @@ class Expressions(AnalyzerBase):
             ):
                 # ``name in _model_entrypoints`` before the module registering ``name`` was run.
                 r = self._compare_values(frame, op, left, self.eval(frame, state, target.comparator))
+            if isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, DictV) and r.value is None:
+                r = self._held_dict_lacks(frame, state, op, left, right, target.comparator) or r
             if isinstance(result, BoolV) and isinstance(r, BoolV):
                 if result.value is False or r.value is False:
                     result = BoolV(False)
@@ -809,6 +863,30 @@ class Expressions(AnalyzerBase):
                     result = BoolV(None)
             left, left_node = right, target.comparator
         return result
+
+    def _held_dict_lacks(
+        self, frame: Frame, state: State, op: cst.BaseCompOp, key: Value, d: DictV, node: cst.BaseExpression
+    ) -> BoolV | None:
+        """``key in self._local_mapping`` of an instance the program built (pinned) whose dict attribute
+        only its own methods edit, read here as it is (not stale): a literal key it lacks is not in it.
+        (A module-level dict may be filled by modules not run yet; such an attribute is written only
+        where this analysis looks: by the instance's interpreted methods, which rebind it, or through
+        a reference, which makes the others read it as unknown.)"""
+        if not (isinstance(key, StrV) and key.value is not None and isinstance(node, cst.Attribute)):
+            return None
+        if not isinstance(node.value, cst.Name):
+            return None
+        holder = state.vars.get(node.value.value)
+        name = node.attr.value
+        if not (
+            isinstance(holder, InstanceV)
+            and holder.pinned
+            and holder.attrs.get(name) is d
+            and not holder.stale(name)
+            and not isinstance(d, AttrsV)
+        ):
+            return None
+        return BoolV(isinstance(op, cst.NotIn))
 
     def _compare_values(self, frame: Frame, op: cst.BaseCompOp, left: Value, right: Value) -> BoolV:
         if isinstance(op, (cst.Is, cst.IsNot)):
@@ -926,6 +1004,10 @@ class Expressions(AnalyzerBase):
             finally:
                 if isinstance(fn, FunctionV):
                     self._entry_facts.pop(id(fn.node), None)
+        if isinstance(recv, ArrayV):
+            got = rule_on_arrays(frame.ctx, "torch.Tensor.__getitem__", [recv, index], {})
+            scalar = IntV(Unknown(UnknownSource.DATA_DEPENDENT)) if (recv.dtype or "").startswith("int") else None
+            return as_array(got, scalar)
         if isinstance(recv, (TensorV, LevelTensorV)):
             v = engine.getitem(
                 self.arg(frame, recv, node.value), Arg(index, frame.ticket(node), None), frame.ctx, frame.ticket(node)
@@ -968,6 +1050,11 @@ class Expressions(AnalyzerBase):
             repeated = repeated_child(recv)  # ``self.blocks[i]`` of a ModuleList of unknown length
             if repeated is not None:
                 return repeated
+        if isinstance(recv, ExternalV) and recv.qualname == "sys.modules":
+            # ``sys.modules[fn.__module__]``: a project module imported (run, or running) so far;
+            # any other key may be absent (``KeyError``) or external: not known.
+            info = self.project.by_name.get(index.value) if isinstance(index, StrV) and index.value else None
+            return ModuleNsV(info) if info is not None and info.state else UnknownV()
         if isinstance(recv, (ExternalV, AnnotationV)):
             return recv  # a generic alias such as List[int]
         return UnknownV()
@@ -1096,6 +1183,9 @@ class Expressions(AnalyzerBase):
 
 #: How each kind of expression is evaluated (exact node types; anything else is unknown:
 #: imaginary numbers, lambdas).
+#: Expressions that run a torch op when their result is a tensor.
+_TENSOR_OPS = frozenset({cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Subscript})
+
 _EVALUATORS: dict[type, Callable[[Expressions, Frame, State, Any], Value]] = {
     cst.Name: Expressions._eval_name,
     OpaqueCode: Expressions._eval_opaque,
@@ -1225,6 +1315,9 @@ MAX_EXACT_ITEMS = 1_000
 #: Of such a sequence, the most distinct item values joined into the look of every item.
 MAX_JOINED_ITEMS = 64
 
+#: numpy's constants (``np.pi * 2``).
+_NUMPY_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
+
 _INT_OPS = {
     "+": arith.add,
     "-": arith.sub,
@@ -1285,7 +1378,11 @@ def _literal_keys(v: Value) -> list[str] | None:
     """The keys an ``__iter__`` gives, when it is a dict or a sequence of literal strings."""
     if isinstance(v, DictV) and not isinstance(v, AttrsV):
         return [k for k, _ in v.items]
-    if isinstance(v, TupleV) and all(isinstance(x, StrV) and x.value is not None for x in v.items):
+    if (
+        isinstance(v, TupleV)
+        and v.kind is not SeqKind.SET  # a set's order is not its display's
+        and all(isinstance(x, StrV) and x.value is not None for x in v.items)
+    ):
         return [x.value for x in v.items if isinstance(x, StrV) and x.value is not None]
     return None
 
@@ -1299,7 +1396,7 @@ def _contains(container: Value, item: Value) -> bool | None:
     if isinstance(container, DictV) and not isinstance(container, AttrsV):
         # A key that is there; one that is not may be added where the analysis does not look (a
         # registry that other modules fill): unknown, never a path wrongly cut.
-        found = isinstance(item, StrV) and any(k == item.value for k, _ in container.items)
+        found = isinstance(item, StrV) and item.value is not None and container.has(item.value)
         return True if found else None
     if isinstance(container, TupleV) and container.kind is not SeqKind.SIZE:
         wanted = _literal(item)
@@ -1364,3 +1461,21 @@ def _sliced_length(frame: Frame, n: Dim | None, index: SliceV) -> Dim | None:
     if stop is None and type(start) is int and start >= 0 and le3(start, n, frame.ctx.facts) is Truth.TRUE:
         return arith.sub(n, start)
     return None
+
+
+def _percent_format(fmt: StrV, args: Value) -> StrV:
+    """``"denseblock%d" % (i + 1)``: the string, when the format and every argument are known
+    (numbers, strings); a string not known otherwise."""
+    items = args.items if isinstance(args, TupleV) and args.kind is SeqKind.TUPLE else (args,)
+    values: list[object] = []
+    for v in items:
+        if type(v) in (IntV, FloatV, BoolV, StrV) and type(getattr(v, "value", None)) in (int, float, bool, str):
+            values.append(v.value)  # type: ignore[attr-defined]
+        else:
+            return StrV(None)
+    if fmt.value is None:
+        return StrV(None)
+    try:
+        return StrV(fmt.value % tuple(values))
+    except (TypeError, ValueError, KeyError, OverflowError):
+        return StrV(None)

@@ -243,6 +243,29 @@ class Learner(AnalyzerBase):
         if name is not None:
             lr.record(name, old, new)
 
+    def learn_fixed_rank(self, frame: Frame, state: State, args: Sequence[Arg]) -> None:
+        """After a call: a parameter that learnt only a minimum rank (``[d0 d1 *batch]`` from
+        ``x.size(1)``) and was passed where exactly one rank runs (``torch.bmm``, ``x.permute(0, 2,
+        1)``, a 1-d conv given ``[d0 d1 *batch]``) holds that rank from here on, its new dims the
+        fresh symbols the rule took (``[d0 d1 d2]``): the call raises for every other length of
+        the run."""
+        fixed = list(frame.ctx.runs_fixed)
+        frame.ctx.runs_fixed.clear()
+        lr = frame.learning
+        if lr is None or not fixed:
+            return
+        for a in args:
+            v = a.value
+            name = lr.by_learned.get(id(v)) if isinstance(v, TensorV) else None
+            if name is None or not isinstance(v, TensorV):
+                continue
+            new = next((n for o, n in fixed if o == v.shape), None)
+            if new is None:
+                continue
+            t = TensorV(new, v.dtype, v.layout, v.names)
+            self._substitute(state, v, t)
+            lr.record(name, v, t)
+
     def _as_parameter(self, lr: Learning, name: str, t: TensorV, origin: Value) -> TensorV:
         """The op's answer as this parameter's value: its own run name, the dtype it had."""
         items = t.shape.items

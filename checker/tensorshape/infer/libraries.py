@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_EXCLUDE",
     "environment_paths",
     "stub_modules",
+    "modelled_by_stubs",
 ]
 
 #: The default bound of the folder (bytes): torchvision, timm and transformers together take about
@@ -125,6 +126,12 @@ def stub_modules() -> frozenset[str]:
     return frozenset(p.name[: -len(".shapes.pyi")] for p in stubs_dir().glob("*.shapes.pyi"))
 
 
+def modelled_by_stubs(module: str) -> bool:
+    """Is ``module`` modelled by the stubs (torch, ``torchvision.datasets``, ...), so never read
+    from source even inside a package that is followed (``from torchvision import datasets``)?"""
+    return _under(module, NEVER_FOLLOWED) or _under(module, stub_modules())
+
+
 @functools.cache
 def _interpreter_path(executable: str) -> tuple[str, ...]:
     """``sys.path`` of another interpreter (asked once per process)."""
@@ -186,7 +193,7 @@ class Libraries:
     def refusal(self, module: str) -> str | None:
         """Why ``module`` is not followed from source (``None``: it may be)."""
         top = module.partition(".")[0]
-        if _under(module, NEVER_FOLLOWED) or _under(module, stub_modules()):
+        if modelled_by_stubs(module):
             return "modelled by stubs"
         if top in sys.stdlib_module_names:
             return "standard library"

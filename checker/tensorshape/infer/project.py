@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 
@@ -71,6 +72,10 @@ class ModuleInfo:
     defined: dict[int, Value] = field(default_factory=dict)
     #: An installed package's module: analysed for its values, never reported in.
     library: bool = False
+    #: What the top-level run found that this file's own check reports (its diagnostics and
+    #: obligations, the tensor expressions it observed, ``self.training`` reads), kept when another
+    #: file's import ran it: a module runs once per process, and its check then takes them from here.
+    own_run: Any = None
 
     @property
     def package(self) -> str:

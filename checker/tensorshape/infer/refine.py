@@ -35,7 +35,7 @@ from .base import AnalyzerBase
 from .signature import annotation_names
 from .state import State
 from .syntax import literal_int, simple_text
-from .values import OpaqueV, OptionalV
+from .values import OpaqueV, OptionalV, truthiness
 
 if TYPE_CHECKING:
     from .base import Frame
@@ -377,6 +377,8 @@ class Refinements(AnalyzerBase):
     def exec_assert(self, frame: Frame, state: State, stmt: cst.Assert) -> bool:
         """Check and assume ``stmt``; ``True`` when it always fails (reported; the path ends there)."""
         test = self.eval(frame, state, stmt.test, observe=False)
+        if not (isinstance(test, BoolV) and test.value is True):
+            self.may_raise += 1
         if isinstance(test, BoolV) and test.value is False:
             if _is_shape_test(stmt.test) or self._decided_by_ints(frame, state, stmt.test):
                 self.report(
@@ -389,6 +391,37 @@ class Refinements(AnalyzerBase):
                 return True
         self.refine_condition(frame, state, stmt.test, True, assertion=stmt)
         return False
+
+    def raises_check(self, frame: Frame, state: State, stmt: cst.If) -> bool:
+        """An installed package's check of the caller's sizes that raises (``if height !=
+        self.image_size[0] or width != self.image_size[1]: raise ValueError(...)``), its test known
+        true: reported (at the user's call, as a failing ``assert``) and ``True`` (the path ends).
+        Only where the test is comparisons of known ints (joined by ``and``/``or``/``not``) in a body
+        run with the caller's arguments, the branch is the ``raise`` alone, and no ``try`` under way
+        may catch it."""
+        body = stmt.body
+        if self.in_try or not (
+            isinstance(body, cst.IndentedBlock)
+            and len(body.body) == 1
+            and isinstance(line := body.body[0], cst.SimpleStatementLine)
+            and len(line.body) == 1
+            and isinstance(line.body[0], cst.Raise)
+        ):
+            return False
+        leaves = _comparisons(stmt.test)
+        if not leaves or not all(self._decided_by_ints(frame, state, c) for c in leaves):
+            return False
+        failing = [c for c in leaves if truthiness(self.eval(frame, state, c, observe=False)) is True]
+        shown = "; ".join(f"`{cst.Module([]).code_for_node(c)}`: {_explain(self, frame, state, c)}" for c in failing)
+        self.report(
+            frame,
+            codes.SHAPE_MISMATCH,
+            f"this check always raises: {shown or 'the sizes make it true'}",
+            frame.ticket(stmt.test),
+            "the sizes reaching here fail the library's own check",
+        )
+        self.may_raise += 1
+        return True
 
     def _decided_by_ints(self, frame: Frame, state: State, test: cst.BaseExpression) -> bool:
         """An installed package's check of the caller's sizes (``h == self.image_size`` after ``n, c, h,
@@ -538,6 +571,19 @@ def _is_shape_test(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.BooleanOperation):
         return _is_shape_test(node.left) or _is_shape_test(node.right)
     return False
+
+
+def _comparisons(test: cst.BaseExpression) -> list[cst.Comparison] | None:
+    """The comparisons ``test`` joins with ``and``, ``or`` and ``not``; ``None`` when it holds
+    anything else."""
+    if isinstance(test, cst.Comparison):
+        return [test]
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _comparisons(test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _comparisons(test.left), _comparisons(test.right)
+        return None if left is None or right is None else left + right
+    return None
 
 
 def _explain(an: Refinements, frame: Frame, state: State, node: cst.BaseExpression) -> str:

@@ -33,10 +33,12 @@ from ..unify.facts import NO_FACTS, Facts
 from .values import (
     MAX_CHOICES,
     TRAINING,
+    ArrayV,
     ChoiceV,
     ClassV,
     FunctionV,
     InstanceV,
+    LambdaV,
     MapV,
     NothingV,
     OptionalV,
@@ -44,6 +46,7 @@ from .values import (
     RangeV,
     as_container,
     choice_options,
+    same_lambda,
     with_mode,
 )
 
@@ -160,6 +163,8 @@ def join_values(
         return b
     if isinstance(b, NothingV):
         return a
+    if isinstance(a, LambdaV) and isinstance(b, LambdaV) and same_lambda(a, b):
+        return a
     if isinstance(a, OptionalV) or isinstance(b, OptionalV) or isinstance(a, NoneV) or isinstance(b, NoneV):
         return _join_optional(a, b, widen, facts)
     for p, f in ((a, b), (b, a)):
@@ -220,19 +225,33 @@ def join_values(
             return ModuleV(a.qualname, args)
     if isinstance(a, InstanceV) and isinstance(b, InstanceV) and a.cls is b.cls:
         return _join_instances(a, b, widen, facts)
+    if isinstance(a, ArrayV) and isinstance(b, ArrayV):
+        return ArrayV(join_shapes(a.shape, b.shape, widen, facts), a.dtype if a.dtype == b.dtype else None)
+    # ``lam = random.betavariate(a, a) if a > 0 else 1.0``: a float either way, its value known only
+    # where both paths agree (a ratio's ``num / den`` is dropped: it differs).
+    if isinstance(a, FloatV) and isinstance(b, FloatV):
+        return FloatV(a.value if a.value == b.value else None)
+    if isinstance(a, BoolV) and isinstance(b, BoolV):
+        return BoolV(a.value if a.value == b.value else None)
+    if isinstance(a, StrV) and isinstance(b, StrV):
+        return StrV(a.value if a.value == b.value else None)
     choice = _join_choices(a, b)
     return choice if choice is not None else UnknownV(_JOIN)
 
 
 def _join_choices(a: Value, b: Value) -> ChoiceV | None:
-    """Two different modules (or choices of modules): a :class:`ChoiceV` of both, at most
-    ``MAX_CHOICES`` options (``None``: not modules, or too many)."""
+    """Two different modules or lambdas (or choices of them): a :class:`ChoiceV` of both, at most
+    ``MAX_CHOICES`` options (``None``: not modules, or too many).  A lambda that computes the same as
+    an option already there (made again on the next pass of a loop) is that option."""
     left, right = choice_options(a), choice_options(b)
     if left is None or right is None:
         return None
     options = list(left)
     for o in right:
-        if not any(o is p or o == p for p in options):
+        if not any(
+            o is p or o == p or (isinstance(o, LambdaV) and isinstance(p, LambdaV) and same_lambda(o, p))
+            for p in options
+        ):
             options.append(o)
     return ChoiceV(tuple(options)) if len(options) <= MAX_CHOICES else None
 
@@ -266,10 +285,17 @@ def _join_instances(a: InstanceV, b: InstanceV, widen: Widen | None, facts: tupl
         and open_reason == a.open_reason
         and b.setup <= a.setup
         and (b.pinned or not a.pinned)
+        and a.born <= b.born
+        and all(b.through.get(k, 0) >= w for k, w in a.through.items())
     ):
         return a
     pinned = a.pinned and b.pinned
-    return InstanceV(a.cls, attrs, f"({a.key}|{b.key})", a.setup | b.setup, open_reason, pinned=pinned)
+    # Either object: stale where either may be (born the earlier, written through where both were).
+    through = {k: min(w, b.through[k]) for k, w in a.through.items() if k in b.through}
+    born = min(a.born, b.born)
+    return InstanceV(
+        a.cls, attrs, f"({a.key}|{b.key})", a.setup | b.setup, open_reason, pinned=pinned, born=born, through=through
+    )
 
 
 def is_list_container(m: ModuleV) -> bool:

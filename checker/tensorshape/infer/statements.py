@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import functools
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ from ..model.values import (
     TupleV,
     UnknownV,
     Value,
+    carry_index,
     int_value,
 )
 from ..rules.context import Arg
@@ -39,15 +41,26 @@ from ..rules.names import canonical
 from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import free_symbols
+from ..unify.symbols import is_rigid_symbol
 from .annotations import read_annotation
 from .base import AnalyzerBase
-from .classhooks import ClassFacts, Effect, returned_functions, summarise
+from .classhooks import ITSELF, THE_CLASS, ClassFacts, Effect, returned_functions, summarise
 from .deadline import tick
 from .firstclass import named, set_attr, unpack_dims
+from .libraries import modelled_by_stubs
 from .state import State, dict_container, iteration_length, join_all, join_states, join_values
 from .summaries import LazyClassDef, assigned_attrs
-from .syntax import class_level_reads, code_children, definitions, names_under, suite_body
+from .syntax import (
+    class_level_reads,
+    code_children,
+    definitions,
+    literal_int,
+    names_under,
+    private_lists,
+    suite_body,
+)
 from .values import (
+    CONTAINER,
     ITEMS,
     SETTER,
     AttrsV,
@@ -62,11 +75,14 @@ from .values import (
     RangeV,
     as_container,
     building_key,
+    container_with_child,
     held_dict,
     is_accessor,
     is_registry,
     is_setter,
+    mode_inert,
     property_setter,
+    record_write,
     truthiness,
     with_attr,
 )
@@ -85,17 +101,23 @@ MAX_ITERATIONS = 3
 #: Loops over a known, short sequence (a ModuleList, a tuple) are unrolled up to this length.
 MAX_UNROLL = 24
 #: Items of a known sequence a loop that stores into a dict (``_registry[name] = fn`` for each entry of
-#: a literal table) is unrolled over, at most: joined over iterations, a registry of functions is
-#: unknown (which one a key reads matters), and every read of it after the loop with it.
+#: a literal table, ``out[k] = v`` for each item of a dataclass's ``asdict``) is unrolled over, at
+#: most: joined over iterations, a registry of functions is unknown (which one a key reads matters),
+#: and every read of it after the loop with it; a dict of data would lose its keys.
 MAX_REGISTERING_UNROLL = 256
+#: Calls that register a child under a name the loop computes (see :meth:`exec_for`).
+_NAMING_REGISTRATIONS = frozenset({"add_module", "register_module"})
 
 
 class _Loop:
-    __slots__ = ("breaks", "continues")
+    __slots__ = ("breaks", "continues", "last_pass")
 
     def __init__(self) -> None:
         self.breaks: list[State] = []
         self.continues: list[State] = []
+        #: The state a pass from the fixpoint's loop head ends in (see :func:`_count_sums`); ``None``
+        #: when the fixpoint was not reached or no pass gets to the end.
+        self.last_pass: State | None = None
 
 
 class Statements(AnalyzerBase):
@@ -142,6 +164,10 @@ class Statements(AnalyzerBase):
             return self.exec_for(frame, state, stmt)
         if isinstance(stmt, cst.While):
             return self.exec_while(frame, state, stmt)
+        if isinstance(stmt, (cst.With, cst.ClassDef, cst.Match)) or (
+            isinstance(stmt, cst.FunctionDef) and stmt.decorators
+        ):
+            self.may_raise += 1  # (``__enter__``/``__exit__``, a metaclass, a decorator)
         if isinstance(stmt, cst.With):
             for item in stmt.items:
                 v = self.eval(frame, state, item.item)
@@ -171,6 +197,8 @@ class Statements(AnalyzerBase):
 
     # -- simple statements -----------------------------------------------------------
     def exec_small(self, frame: Frame, state: State, stmt: cst.BaseSmallStatement) -> State | None:
+        if not _plain_small(stmt):
+            self.may_raise += 1  # (a ``raise``, an import, a write through ``__setattr__``/``__setitem__``)
         if isinstance(stmt, cst.Expr):
             check = self.assert_call(frame, state, stmt.value)
             if check is not None:
@@ -222,7 +250,9 @@ class Statements(AnalyzerBase):
             return state
         if isinstance(stmt, cst.Del):
             for el in _del_targets(stmt.target):
-                if isinstance(el, cst.Name):
+                if isinstance(el, cst.Attribute):
+                    self._written_attrs.add(el.attr.value)  # ``hasattr`` of that name is not decided
+                elif isinstance(el, cst.Name):
                     state.vars.pop(el.value, None)
                 elif isinstance(el, cst.Subscript):
                     held = self.eval(frame, state, el.value, observe=False)
@@ -298,6 +328,8 @@ class Statements(AnalyzerBase):
     def exec_if(self, frame: Frame, state: State, stmt: cst.If) -> State | None:
         test = self.eval(frame, state, stmt.test, observe=False)
         known = truthiness(test)
+        if known is None and isinstance(test, (TupleV, SeqV)) and test.kind is SeqKind.LIST:
+            known = _private_list_truth(frame, stmt.test, test)
         if known is None and not frame.generic and not frame.ctx.muted:
             # With specific arguments, an undecidable branch may be infeasible: report nothing in it.
             frame.ctx.muted = True
@@ -305,11 +337,32 @@ class Statements(AnalyzerBase):
                 return self.exec_if(frame, state, stmt)
             finally:
                 frame.ctx.muted = False
-        then_state: State | None = None
-        else_state: State | None = None
+        if known is True and self.raises_check(frame, state, stmt):
+            return None
         # A branch on a module's own configuration (``if self.queries_contribute_kv:``) runs only for
         # the instances built that way: two annotated dims that differ there fail for those only.
         flag = known is None and _names_self_attribute(stmt.test)
+        if known is None:
+            self.undecided += 1
+        try:
+            then_state, else_state = self._branches(frame, state, stmt, known, flag)
+        finally:
+            if known is None:
+                self.undecided -= 1
+        leaves = flag and (then_state is None) != (else_state is None)
+        frame.only_after = (stmt.test, then_state is not None) if leaves else None
+        out = join_states(then_state, else_state, frame.widening(stmt))
+        if known is None and then_state is not None and out is not None and _is_type_checking(test):
+            # ``if TYPE_CHECKING: from torch import Tensor else: Tensor = Any``: what the checker sees wins.
+            _prefer_imports(out, then_state, suite_body(stmt.body))
+        return out
+
+    def _branches(
+        self, frame: Frame, state: State, stmt: cst.If, known: bool | None, flag: bool
+    ) -> tuple[State | None, State | None]:
+        """The states after the branches of ``stmt`` that may run (``None``: not run, or no way out)."""
+        then_state: State | None = None
+        else_state: State | None = None
         if known is not False:
             s = state.copy()
             self.refine_condition(frame, s, stmt.test, True)
@@ -329,20 +382,35 @@ class Statements(AnalyzerBase):
                 else_state = s
             if flag:
                 _only_when(frame.ctx.diagnostics, mark, stmt.test, False)
-        leaves = flag and (then_state is None) != (else_state is None)
-        frame.only_after = (stmt.test, then_state is not None) if leaves else None
-        out = join_states(then_state, else_state, frame.widening(stmt))
-        if known is None and then_state is not None and out is not None and _is_type_checking(test):
-            # ``if TYPE_CHECKING: from torch import Tensor else: Tensor = Any``: what the checker sees wins.
-            _prefer_imports(out, then_state, suite_body(stmt.body))
-        return out
+        return then_state, else_state
 
     def exec_for(self, frame: Frame, state: State, stmt: cst.For) -> State | None:
         it = self.eval(frame, state, stmt.iter)
         items = self.iteration_items(frame, state, it, stmt.iter)
         known = as_container(it)
-        if items is None and isinstance(known, TupleV) and len(known.items) <= MAX_REGISTERING_UNROLL:
-            if any(self._registry_global(frame, state, name) for name in _item_stores(stmt.body)):
+        if (
+            items is None
+            and isinstance(it, RangeV)
+            and type(it.length) is int
+            and it.length <= MAX_UNROLL
+            and names_under(stmt.body) & _NAMING_REGISTRATIONS
+        ):
+            # ``self.add_module("denselayer%d" % (i + 1), layer)`` over DenseNet's 12 to 24 layers:
+            # each child's name (so the container's order) is known only pass by pass.
+            items = self.iteration_items(frame, state, it, stmt.iter, MAX_UNROLL)
+        if (
+            items is None
+            and isinstance(known, TupleV)
+            and known.kind is not SeqKind.SET
+            and len(known.items) <= MAX_REGISTERING_UNROLL
+        ):
+            if any(
+                self._registry_global(frame, state, name) or _building_dict(state, name)
+                for name in _item_stores(stmt.body)
+            ) or any(isinstance(state.vars.get(name), DictV) for name in _popped_by(stmt.body, stmt.target)):
+                # (``for name in defaults: kwargs.pop(name, None)`` over a table of 30 names: joined
+                # over iterations, the key is any string, and the dict of keywords would lose its
+                # keys; pass by pass, each pop is of a known key.)
                 items = list(known.items)
         loop = _Loop()
         frame.loops.append(loop)
@@ -364,6 +432,7 @@ class Statements(AnalyzerBase):
                     last = self._last_batch(frame, full, stmt, loop, it)
                     exit_state = join_states(full, last)
             else:
+                made_before = frame.ctx.symbols.names()
                 elem = self.element_value(it)
                 counter = _counter(frame, it, stmt.target)
 
@@ -378,7 +447,11 @@ class Statements(AnalyzerBase):
                         s.facts = s.facts.assume_le(arith.add(i, 1), high)
 
                 exit_state = self._fixpoint(frame, stmt, state, stmt.body, loop, enter)
-                _count_appends(state, exit_state, stmt, iteration_length(it))
+                count = iteration_length(it)
+                _count_appends(state, exit_state, stmt, count)
+                if count is not None and isinstance(it, RangeV) and it.step == 1:
+                    count = arith.dmax(0, count)  # ``range(a, b)`` of ``b < a`` runs no pass
+                _count_sums(state, exit_state, loop.last_pass, stmt, count, made_before)
         finally:
             frame.loops.pop()
         for b in loop.breaks:
@@ -481,22 +554,31 @@ class Statements(AnalyzerBase):
             new = join_states(entry, end, widen)
             assert new is not None
             if new.vars == entry.vars:
+                loop.last_pass = end
                 return entry
             entry = new
         self.stats["loop-bound"] += 1
         return entry
 
     def exec_try(self, frame: Frame, state: State, stmt: cst.Try) -> State | None:
-        body = self.exec_suite(frame, state.copy(), stmt.body)
+        mark = self.may_raise
+        self.in_try += 1
+        try:
+            body = self.exec_suite(frame, state.copy(), stmt.body)
+        finally:
+            self.in_try -= 1
+        # A body that ran only what the analysis interpreted, reached no ``raise`` and knew every
+        # value cannot raise: no handler runs (``except`` joined in would lose what the body set).
+        handlers = stmt.handlers if self.may_raise != mark else ()
         if stmt.orelse is not None and body is not None:
             body = self.exec_suite(frame, body, stmt.orelse.body)
         out = body
-        for h in stmt.handlers:
+        for h in handlers:
             s = state.copy()
             if h.name is not None and isinstance(h.name.name, cst.Name):
                 s.vars[h.name.name.value] = UnknownV()
             out = join_states(out, self.exec_suite(frame, s, h.body))
-        if body is not None and out is not None and stmt.handlers:
+        if body is not None and out is not None and handlers:
             # An import guard (``try: import einops except ImportError: einops = None``): the import wins
             # over the fallback, as code that uses the name runs only where the import worked.
             _prefer_imports(out, body, suite_body(stmt.body))
@@ -507,9 +589,13 @@ class Statements(AnalyzerBase):
         return out
 
     # -- iteration ---------------------------------------------------------------------------
-    def iteration_items(self, frame: Frame, state: State, it: Value, node: cst.BaseExpression) -> list[Value] | None:
+    def iteration_items(
+        self, frame: Frame, state: State, it: Value, node: cst.BaseExpression, max_range: int = 8
+    ) -> list[Value] | None:
         """The values a loop target takes, when the sequence is known and short."""
         it = as_container(it)
+        if isinstance(it, TupleV) and it.kind is SeqKind.SET:
+            return None  # a set's order is not its display's: its items joined
         if isinstance(it, TupleV) and len(it.items) <= MAX_UNROLL:
             return list(it.items)
         if isinstance(it, ModuleV) and it.children and len(it.children) <= MAX_UNROLL:
@@ -517,10 +603,15 @@ class Statements(AnalyzerBase):
         named_children = dict_container(it) if isinstance(it, ModuleV) else None
         if named_children is not None and len(named_children.items) <= MAX_UNROLL:
             return [StrV(k) for k, _ in named_children.items]  # a ``ModuleDict`` iterates over its keys
-        if isinstance(it, RangeV) and type(it.length) is int and 0 <= it.length <= 8:
+        if isinstance(it, RangeV) and type(it.length) is int and 0 <= it.length <= max_range:
             start, step = it.start, it.step
             if type(start) is int and type(step) is int:
                 return [IntV(start + i * step) for i in range(it.length)]
+        if isinstance(it, TensorV) and it.shape.rank and type(it.shape.items[0]) is int:
+            # ``for freq in torch.linspace(0, 3, 4)``: one pass per row, as over a range (a body that
+            # appends or counts keeps what each pass adds).
+            if 0 <= it.shape.items[0] <= max_range:
+                return [TensorV(Shape(it.shape.items[1:]), it.dtype)] * it.shape.items[0]
         return None
 
     def element_value(self, it: Value) -> Value:
@@ -586,6 +677,14 @@ class Statements(AnalyzerBase):
                 setitem = self.attribute(frame, state, base, "__setitem__", None)
                 self.call(frame, state, setitem, [Arg(key), Arg(value)], {}, target)
                 return
+            if isinstance(base, InstanceV) and isinstance(base.cls.lookup("__setitem__"), FunctionV):
+                # ``ALL_ATTENTION_FUNCTIONS["mine"] = fn``: the class's ``__setitem__`` runs on the instance
+                # (a pinned one is rebound where it was read from; other references read what it edits
+                # as unknown).
+                key = self.index_value(frame, state, target)
+                setitem = self.attribute(frame, state, base, "__setitem__", None)
+                self.call(frame, state, setitem, [Arg(key), Arg(value)], {}, target)
+                return
             items = held_dict(base) if isinstance(base, InstanceV) else None
             if isinstance(base, InstanceV) and items is not None:
                 # ``ACT2FN["mine"] = MyAct`` of a dict subclass's instance: its items with that entry.
@@ -627,7 +726,7 @@ class Statements(AnalyzerBase):
                 self.check_setitem(frame, state, target, value)
                 return
             if isinstance(base, MapV) and isinstance(target.value, cst.Name) and not _is_code(value):
-                state.vars[target.value.value] = MapV(join_values(base.value, value))
+                self.store_dict(frame, state, target.value.value, base, MapV(join_values(base.value, value)))
             elif isinstance(base, DictV) and isinstance(target.value, cst.Name):
                 self.register(frame, state, target, base, target.value.value, value)
             elif isinstance(base, DictV) and isinstance(target.value, cst.Attribute):
@@ -658,6 +757,15 @@ class Statements(AnalyzerBase):
         recv = self.eval(frame, state, holder, observe=False)
         if set_attr(recv, name, value, frame.ctx, frame.ticket(at)):
             return
+        if not isinstance(recv, (InstanceV, ModuleV, AttrsV)):
+            self._written_attrs.add(name)  # an object not known: it may be a module ``hasattr`` asks of
+        if isinstance(recv, ModuleV):
+            # ``features.add_module("denseblock1", block)`` (or ``features.norm5 = ...``) on a
+            # ``Sequential``: registered as its last child, which its ``forward`` runs.
+            edited = container_with_child(recv, name, value)
+            if edited is not None:
+                self.replace_in(frame, state, holder, edited)
+            return
         if isinstance(recv, AttrsV):  # ``ns.depth = 4``: the namespace with that attribute
             self.replace_in(
                 frame, state, holder, AttrsV((*((k, v) for k, v in recv.items if k != name), (name, value)))
@@ -670,21 +778,76 @@ class Statements(AnalyzerBase):
             edited = self.run_setter(frame, state, recv, setter, value, at)
             if edited is not recv:
                 self._written_attrs.update(assigned_attrs(setter.node))
-                for var, held in list(state.vars.items()):
-                    if held is recv:
-                        state.vars[var] = edited  # ``other = config``: this activation's aliases see it
+                self.rebind_aliases(state, recv, edited)
                 self.replace_in(frame, state, holder, edited)
             return
         if isinstance(recv, InstanceV):
             if frame.building is recv:
                 state.vars[building_key(recv, name)] = value
+                # A ``Sequential`` subclass's ``self.conv = nn.Conv2d(...)`` (torchvision's DenseNet
+                # ``_Transition``): registered in the container, which its ``forward`` runs.
+                key = building_key(recv, CONTAINER)
+                registered = _registered_child(state.vars.get(key), name, value)
+                if registered is not None:
+                    state.vars[key] = registered
             else:
                 self._written_attrs.add(name)  # other aliases of ``recv`` do not show it: ``hasattr`` is not decided
                 if isinstance(holder, cst.Name):
                     state.vars[f"{holder.value}.{name}"] = value
-                self.replace_in(frame, state, holder, with_attr(recv, name, value))
+                edited = with_attr(recv, name, value)
+                registered = _registered_child(recv.attrs.get(CONTAINER), name, value)
+                if registered is not None:
+                    edited = with_attr(edited, CONTAINER, registered)
+                if recv.cls.dataclass_fields is not None and not recv.cls.is_module:
+                    self._widen_aliases(state, recv, name, value, edited)
+                if not _own_self(frame, holder) and not recv.twofold:
+                    # Other references to the object (a caller's ``config``, a layer's ``self.config``)
+                    # read the attribute as unknown, never the value before the write; this one knows it.
+                    # (A method's own ``self.x = ...`` is the class's: :meth:`ClassV.reassigned`.  A
+                    # value two constructions share stands for two objects: the write is this
+                    # variable's, as ``a.fc = ...`` leaves ``b = Classifier()`` as it was.)
+                    edited.through[name] = record_write(recv.cls, name)
+                    self.rebind_aliases(state, recv, edited)
+                self.replace_in(frame, state, holder, edited)
             if observed:
                 self.observe(at, value)
+
+    def _widen_aliases(self, state: State, old: InstanceV, name: str, value: Value, edited: InstanceV) -> None:
+        """``cfg.n = 5`` on a dataclass's instance (one object per construction) after it was built:
+        the reference written through reads 5 (``edited``), and so do this activation's variables
+        holding the same object; every other reference (a dict's item, a caller's variable, an
+        attribute of another object) reads what it had joined with 5, never the old value alone, and
+        calls memoised on the old object are dropped."""
+        for var, held in list(state.vars.items()):
+            if held is old:
+                state.vars[var] = edited
+        # The copies earlier writes made of the same object are that object too (``cfg`` written
+        # through, then ``d["a"]`` read and written): each reads the join.
+        group = self._alias_groups.get(id(old)) or [old]
+        for member in group:
+            before = member.attrs.get(name)
+            member.attrs[name] = join_values(before, value) if before is not None else UnknownV()
+            member.pinned = False
+            for memo in [
+                m for m in self._call_memo if isinstance(m, tuple) and len(m) > 2 and any(v is member for v in m[2])
+            ]:
+                del self._call_memo[memo]
+        for var, held in list(state.vars.items()):
+            if any(held is member for member in group):
+                state.vars.pop(f"{var}.{name}", None)  # a read of ``var.name`` remembered before
+        group.append(edited)
+        for member in group:
+            self._alias_groups[id(member)] = group
+
+    def rebind_aliases(self, state: State, old: InstanceV, new: InstanceV) -> None:
+        """``other = config; config.width = 6``: this activation's variables holding the object
+        written through hold it as written, unless the value may stand for two objects (a memoised
+        construction two variables were given): those read what was written as unknown."""
+        if old.twofold:
+            return
+        for var, held in list(state.vars.items()):
+            if held is old:
+                state.vars[var] = new
 
     def run_registering_decorators(self, frame: Frame, state: State, stmt: cst.FunctionDef, fn: FunctionV) -> None:
         """``@register_model`` over a builder: a project decorator whose body stores into a dict
@@ -703,20 +866,37 @@ class Statements(AnalyzerBase):
         key = self.index_value(frame, state, target)
         if isinstance(key, StrV) and key.value is not None:
             # A key already there keeps its place (a dict's order is that of first insertion).
-            if base.get(key.value) is not None:
-                updated: Value = DictV(tuple((k, value if k == key.value else v) for k, v in base.items))
+            old = base.get(key.value)
+            if old is not None:
+                entries = DictV(tuple((k, value if k == key.value else v) for k, v in base.items))
             else:
-                updated = DictV((*base.items, (key.value, value)))
+                entries = DictV((*base.items, (key.value, value)))
+            # A registry filled one entry at a time is neither indexed nor walked (``moded``) again
+            # at each entry: a cost of the square of its size.
+            carry_index(base, entries, key.value, value)
+            if mode_inert(value) and (old is None or mode_inert(old)):
+                for mode in (True, False, None):
+                    if self._unmoded.get((id(base), mode)) is base:
+                        self._unmoded[(id(entries), mode)] = entries
+            updated: Value = entries
         elif not _is_code(value) and not any(_is_code(v) for _, v in base.items):
             # ``vocab[word] = len(vocab)``: a dict whose keys are no longer known, read as its values
             # (a registry of functions stays unknown: which one a key reads matters).
             updated = MapV(join_all([*(v for _, v in base.items), value]))
         else:
             updated = UnknownV()
+        self.store_dict(frame, state, name, base, updated)
+
+    def store_dict(self, frame: Frame, state: State, name: str, base: Value, updated: Value) -> None:
+        """The dict variable ``name`` (``base``) is ``updated`` after an item was written: a local, or
+        a global a function writes (its module's globals; a read of it there was a local before)."""
         if name in state.vars or frame.function is None:
             state.vars[name] = updated
         elif name in frame.module.globals:
-            frame.module.globals[name] = updated
+            # A function's write into a global dict goes straight into the module's globals, past
+            # the join of the branches: under an ``if`` whose test is not known, the entry may not
+            # have been written (``_widths[name] = 7`` on one side only), so the dict joins both.
+            frame.module.globals[name] = join_values(base, updated) if self.undecided else updated
 
     def replace_in(self, frame: Frame, state: State, holder: cst.BaseExpression, edited: Value) -> None:
         """A module edited after construction (a new head): later reads of ``holder`` see the edit.
@@ -842,7 +1022,11 @@ class Statements(AnalyzerBase):
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name)
                 else name
             )
-            if absolute and self.project.find_module(f"{absolute}.{name}") is not None:
+            if is_project and modelled_by_stubs(f"{absolute}.{name}"):
+                # ``from torchvision import datasets`` with torchvision installed (followed): the
+                # stubs model the submodule; the package's ``__init__`` binding would shadow them.
+                state.vars[local] = ExternalV(f"{absolute}.{name}")
+            elif absolute and self.project.find_module(f"{absolute}.{name}") is not None:
                 # ``from pkg import f`` where ``pkg/__init__`` binds ``f`` (``from .f import f``):
                 # Python gives the package's binding, the submodule only when there is none.
                 defined = is_project and self.project.may_define(absolute, name)
@@ -971,6 +1155,8 @@ class Statements(AnalyzerBase):
         effect = self.class_transforms(frame, state, cls)
         cls.dataclass_kw_only, cls.kwargs_init, cls.validated = effect.kw_only, effect.kwargs_init, effect.validated
         cls.hook_reason = effect.reason
+        for name, wrapper, where, names_read in effect.wrappers:
+            cls.members[name] = _installed(cls, name, wrapper, where, names_read)
         for name in effect.members:
             cls.members[name] = UnknownV()  # set by the transformer to a value not followed
         if effect.dataclass:
@@ -1081,6 +1267,25 @@ _AUG: dict[type, str] = {
 }
 
 
+def _registered_child(container: Value | None, name: str, value: Value) -> Value | None:
+    """The container of a ``Sequential``/``ModuleList`` subclass's instance once ``self.name =
+    value`` registered a module in it; ``None`` when nothing changes."""
+    return container_with_child(container, name, value) if isinstance(container, ModuleV) else None
+
+
+def _private_list_truth(frame: Frame, test: cst.BaseExpression, value: TupleV | SeqV) -> bool | None:
+    """``if stage:`` of a list the running function built and kept to itself (see
+    :func:`private_lists`): its emptiness is what the appends followed say; ``None`` otherwise (a
+    list another reference may fill unseen, a registry)."""
+    if frame.function is None or not isinstance(test, cst.Name):
+        return None
+    if test.value not in private_lists(frame.function.node):
+        return None
+    if isinstance(value, SeqV):  # ``stage = []`` with nothing appended yet
+        return False if isinstance(value.elem, NothingV) else None
+    return bool(value.items)
+
+
 def _counter(frame: Frame, it: Value, target: cst.BaseAssignTargetExpression) -> tuple[Dim, Dim, Dim | None] | None:
     """``for i in range(n)`` (a start that is a known int >= 0, step 1): ``i`` is one symbol in the
     body, with ``start <= i`` and ``i + 1 <= start + n`` (so ``dataset[i]`` for ``i in
@@ -1117,36 +1322,289 @@ def _count_appends(before: State, after: State | None, stmt: cst.For, iterations
 
 def _appended_each_pass(body: cst.BaseSuite) -> dict[str, int]:
     """The names ``NAME.append(...)`` runs on at the top level of a loop body, with how many times a
-    pass does, when the body has no ``break``/``continue`` and uses those names no other way than to
-    read them (no other method call on them, no assignment)."""
+    pass does (``NAME += [a, b]``, a list literal without a starred item, appends as many; an append
+    in the body of a loop over a literal list or tuple, or a ``range`` of literal ints, nested at the
+    top level, appends once per item of it: NeRF's ``for p_fn in [torch.sin, torch.cos]``), when the
+    body has no ``break``/``continue`` and uses those names no other way than to read them (no other
+    method call on them, no other assignment)."""
     counts: dict[str, int] = {}
+    calls: dict[str, int] = {}
+    extended: set[int] = set()
     stmts = suite_body(body)
-    for st in stmts:
-        if isinstance(st, cst.SimpleStatementLine):
-            for small in st.body:
-                call = small.value if isinstance(small, cst.Expr) else None
-                if (
-                    isinstance(call, cst.Call)
-                    and isinstance(call.func, cst.Attribute)
-                    and call.func.attr.value == "append"
-                    and isinstance(call.func.value, cst.Name)
-                ):
-                    counts[call.func.value.value] = counts.get(call.func.value.value, 0) + 1
+    _appends_in(stmts, 1, counts, calls, extended)
     if not counts:
         return counts
-    uses = _ListUses(set(counts))
+    uses = _ListUses(set(counts), extended)
     for st in stmts:
         st.visit(uses)
     if uses.jumps:
         return {}
-    return {n: c for n, c in counts.items() if uses.method_calls.get(n, 0) == c and n not in uses.bound}
+    return {n: c for n, c in counts.items() if uses.method_calls.get(n, 0) == calls.get(n, 0) and n not in uses.bound}
+
+
+def _appends_in(
+    stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+    times: int,
+    counts: dict[str, int],
+    calls: dict[str, int],
+    extended: set[int],
+) -> None:
+    """Count the appends of :func:`_appended_each_pass` in ``stmts``, which run ``times`` times a pass:
+    ``counts`` the items appended, ``calls`` the ``append`` calls written, ``extended`` the ``NAME +=
+    [...]`` statements (by id)."""
+    for st in stmts:
+        if isinstance(st, cst.For) and st.orelse is None and st.asynchronous is None:
+            passes = _literal_length(st.iter)
+            if passes is not None:
+                _appends_in(suite_body(st.body), times * passes, counts, calls, extended)
+            continue
+        if not isinstance(st, cst.SimpleStatementLine):
+            continue
+        for small in st.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "append"
+                and isinstance(call.func.value, cst.Name)
+            ):
+                counts[call.func.value.value] = counts.get(call.func.value.value, 0) + times
+                calls[call.func.value.value] = calls.get(call.func.value.value, 0) + 1
+            elif (
+                isinstance(small, cst.AugAssign)
+                and isinstance(small.operator, cst.AddAssign)
+                and isinstance(small.target, cst.Name)
+                and isinstance(small.value, cst.List)
+                and not any(isinstance(e, cst.StarredElement) for e in small.value.elements)
+            ):
+                # ``tensors += [waveform]`` (the audio tutorial's collate function)
+                counts[small.target.value] = counts.get(small.target.value, 0) + times * len(small.value.elements)
+                extended.add(id(small))
+
+
+def _literal_length(e: cst.BaseExpression) -> int | None:
+    """How many items iterating ``e`` gives, when the code says it: a list or tuple display without a
+    starred item, ``range`` of one to three integer literals; else ``None``."""
+    if isinstance(e, (cst.List, cst.Tuple)):
+        if any(isinstance(x, cst.StarredElement) for x in e.elements):
+            return None
+        return len(e.elements)
+    if (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Name)
+        and e.func.value == "range"
+        and 1 <= len(e.args) <= 3
+        and all(a.keyword is None and a.star == "" for a in e.args)
+    ):
+        ints = [i for i in (literal_int(a.value) for a in e.args) if i is not None]
+        if len(ints) != len(e.args) or (len(ints) == 3 and ints[2] == 0):
+            return None
+        return len(range(*ints))
+    return None
+
+
+def _count_sums(
+    before: State,
+    after: State | None,
+    last_pass: State | None,
+    stmt: cst.For,
+    iterations: Dim | None,
+    made_before: frozenset[str],
+) -> None:
+    """An int the loop body increases by the same amount on every pass (``ch += growth`` of DenseNet,
+    ``width = width + k``: see :func:`_summed_each_pass` for what the code must say) is ``start +
+    passes * amount`` after the loop, where ``passes`` is its count of iterations (a size: ``range(n)``,
+    ``max(0, b - a)`` for ``range(a, b)``, a tensor's first dim) and ``amount`` what one pass from the
+    loop head adds.  That amount must not hold the loop head's value of the int (``ch += ch``), nor
+    any symbol made since the loop began (the loop variable, a size widened at the head, an ``if``
+    that increments on one branch only, a size a pass computes), and what the amount reads
+    (``growth``, ``self.k``) must be at the end of that pass what it was at the head: only then is
+    it one value for every pass.  A loop that runs no pass leaves ``start``."""
+    if after is None or last_pass is None or iterations is None or isinstance(iterations, Unknown):
+        return
+    summed = _summed_each_pass(stmt)
+    for name, terms in summed.items():
+        if any(_read_value(after, c) != _read_value(last_pass, c) for t in terms for c in _reads(t)):
+            continue  # something the amount reads changes in a pass (a method reassigning ``self.k``)
+        start, head, end = before.vars.get(name), after.vars.get(name), last_pass.vars.get(name)
+        if type(start) is not IntV or type(head) is not IntV or type(end) is not IntV:
+            continue  # not an int (a ``MaybeIntV`` is not one either)
+        assert isinstance(start, IntV) and isinstance(head, IntV) and isinstance(end, IntV)
+        if any(isinstance(d, Unknown) for d in (start.value, head.value, end.value)):
+            continue
+        if head.value == start.value and end.value == start.value:
+            continue  # it does not change
+        amount = arith.sub(end.value, head.value)
+        if isinstance(amount, Unknown):
+            continue
+        fresh = [s for s in free_symbols(amount) if str(s) not in made_before and not is_rigid_symbol(s)]
+        if fresh or free_symbols(head.value) & free_symbols(amount):
+            continue
+        total = arith.add(start.value, arith.mul(iterations, amount))
+        if not isinstance(total, Unknown):
+            after.vars[name] = IntV(total)
+
+
+def _summed_each_pass(stmt: cst.For) -> dict[str, list[cst.BaseExpression]]:
+    """The names a loop body binds only by adding to them an amount the code makes the same on every
+    pass: ``NAME += E``, ``NAME -= E`` or ``NAME = NAME + E`` (``E`` added or taken from ``NAME`` in
+    a chain of ``+``/``-``), wherever in the body, with each ``E`` made of int literals, names the body
+    does not bind (the loop variable included) and attributes of them, with ``+``, ``-``, ``*``,
+    ``//``; no ``break``/``continue`` in the body, no other binding of ``NAME`` (no ``global`` or
+    ``nonlocal`` either); by name, the terms added.  Where such a statement runs on some passes
+    only, :func:`_count_sums` sees it (what a pass adds is then not one amount)."""
+    finder = _SumSteps()
+    stmt.body.visit(finder)
+    if finder.jumps:
+        return {}
+    bound = finder.bound | names_under(stmt.target)
+    out = {}
+    for name, steps in finder.steps.items():
+        if finder.bindings.get(name, 0) != len(steps) or name in finder.declared:
+            continue
+        terms = [e for added in steps for e in added]
+        if all(_invariant_amount(e, bound) for e in terms):
+            out[name] = terms
+    return out
+
+
+class _SumSteps(cst.CSTVisitor):
+    """The bindings of names under a loop body, and which of them add to the name (``steps``: by
+    name, the terms each such statement adds)."""
+
+    def __init__(self) -> None:
+        self.jumps = False
+        self.bound: set[str] = set()
+        self.bindings: dict[str, int] = {}
+        self.steps: dict[str, list[list[cst.BaseExpression]]] = {}
+        self.declared: set[str] = set()
+
+    def _bind(self, target: cst.CSTNode) -> None:
+        for n in names_under(target):
+            self.bound.add(n)
+            self.bindings[n] = self.bindings.get(n, 0) + 1
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.jumps = True
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.jumps = True
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.declared |= {n.name.value for n in node.names}
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.declared |= {n.name.value for n in node.names}
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+        if isinstance(node.target, cst.Name) and isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
+            self.steps.setdefault(node.target.value, []).append([node.value])
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self._bind(t.target)
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = node.targets[0].target.value
+            rest = _added_to(node.value, name)
+            if rest is not None:
+                self.steps.setdefault(name, []).append(rest)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        field = _BINDING_FIELDS.get(type(node))
+        bound = getattr(node, field) if field is not None else None
+        if isinstance(node, cst.ImportAlias) and node.asname is None:
+            bound = node.name
+        if isinstance(bound, cst.AsName):
+            bound = bound.name
+        if isinstance(bound, cst.CSTNode):
+            self._bind(bound)
+        return super().on_visit(node)
+
+
+#: The field of each node that binds names (besides assignments, seen by :class:`_SumSteps` itself).
+_BINDING_FIELDS: dict[type[cst.CSTNode], str] = {
+    cst.AnnAssign: "target",
+    cst.For: "target",
+    cst.NamedExpr: "target",
+    cst.Del: "target",
+    cst.CompFor: "target",
+    cst.FunctionDef: "name",
+    cst.ClassDef: "name",
+    cst.ExceptHandler: "name",
+    cst.MatchAs: "name",
+    cst.WithItem: "asname",
+    cst.ImportAlias: "asname",
+}
+
+
+def _added_to(e: cst.BaseExpression, name: str) -> list[cst.BaseExpression] | None:
+    """``NAME + a - b`` (in any order, ``NAME`` once and not subtracted): the terms besides ``NAME``
+    (``b`` as ``-b``: only its form matters); ``None`` for any other expression."""
+    terms: list[tuple[cst.BaseExpression, bool]] = []
+
+    def walk(x: cst.BaseExpression, negated: bool) -> None:
+        if isinstance(x, cst.BinaryOperation) and isinstance(x.operator, (cst.Add, cst.Subtract)):
+            walk(x.left, negated)
+            walk(x.right, negated != isinstance(x.operator, cst.Subtract))
+        else:
+            terms.append((x, negated))
+
+    walk(e, False)
+    own = [(x, neg) for x, neg in terms if isinstance(x, cst.Name) and x.value == name]
+    if len(own) != 1 or own[0][1]:
+        return None
+    return [x for x, _ in terms if x is not own[0][0]]
+
+
+def _reads(e: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The names and attribute chains (``self.k``) an amount of :func:`_invariant_amount` reads."""
+    if isinstance(e, (cst.Name, cst.Attribute)):
+        return [e]
+    if isinstance(e, cst.UnaryOperation):
+        return _reads(e.expression)
+    if isinstance(e, cst.BinaryOperation):
+        return _reads(e.left) + _reads(e.right)
+    return []
+
+
+def _read_value(state: State, e: cst.BaseExpression) -> Value | None:
+    """What ``state`` holds for a name or an attribute chain of :func:`_reads`: an instance's
+    attribute where it has it, else the whole value the chain starts from."""
+    if isinstance(e, cst.Name):
+        return state.vars.get(e.value)
+    assert isinstance(e, cst.Attribute)
+    base = _read_value(state, e.value)
+    if isinstance(base, InstanceV) and e.attr.value in base.attrs:
+        return base.attrs[e.attr.value]
+    return base
+
+
+def _invariant_amount(e: cst.BaseExpression, bound: AbstractSet[str]) -> bool:
+    """Is ``e`` made of int literals, names not in ``bound`` and their attributes, with ``+``, ``-``,
+    ``*``, ``//`` and unary minus (no call, no subscript: what it reads is the same on every pass)?"""
+    if isinstance(e, cst.Integer):
+        return True
+    if isinstance(e, cst.Name):
+        return e.value not in bound
+    if isinstance(e, cst.Attribute):
+        return _invariant_amount(e.value, bound) if isinstance(e.value, (cst.Name, cst.Attribute)) else False
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+        return _invariant_amount(e.expression, bound)
+    if isinstance(e, cst.BinaryOperation) and isinstance(
+        e.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
+    ):
+        return _invariant_amount(e.left, bound) and _invariant_amount(e.right, bound)
+    return False
 
 
 class _ListUses(cst.CSTVisitor):
     """``break``/``continue`` anywhere, and per watched name: method calls on it and bindings of it."""
 
-    def __init__(self, names: set[str]) -> None:
+    def __init__(self, names: set[str], extended: AbstractSet[int] = frozenset()) -> None:
         self.names = names
+        #: The ``NAME += [...]`` statements counted as appends (by id): not other bindings.
+        self.extended = extended
         self.jumps = False
         self.method_calls: dict[str, int] = {}
         self.bound: set[str] = set()
@@ -1165,7 +1623,8 @@ class _ListUses(cst.CSTVisitor):
         self.bound |= self.names & names_under(node.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.bound |= self.names & names_under(node.target)
+        if id(node) not in self.extended:
+            self.bound |= self.names & names_under(node.target)
 
     def visit_For(self, node: cst.For) -> None:
         self.bound |= self.names & names_under(node.target)
@@ -1266,6 +1725,12 @@ def _stores_item(fn: cst.FunctionDef) -> bool:
     return found
 
 
+def _building_dict(state: State, name: str) -> bool:
+    """Is ``name`` a dict with known keys that a loop fills (``out[k] = v`` for each known item):
+    joined over iterations its keys would no longer be known, so the loop is unrolled."""
+    return type(state.vars.get(name)) is DictV
+
+
 @functools.lru_cache(maxsize=256)
 def _item_stores(body: cst.BaseSuite) -> frozenset[str]:
     """The names a loop's body stores items into (``_model_entrypoints[name] = fn``: ``_model_entrypoints``)."""
@@ -1277,6 +1742,29 @@ def _item_stores(body: cst.BaseSuite) -> frozenset[str]:
                 names.add(n.target.value.value)
 
     body.visit(_Visit())
+    return frozenset(names)
+
+
+def _popped_by(body: cst.BaseSuite, target: cst.BaseAssignTargetExpression) -> frozenset[str]:
+    """The names of the dicts a loop's body pops its loop variable from (``kwargs.pop(name, None)``
+    in ``for name in ...``: ``kwargs``)."""
+    if not isinstance(target, cst.Name):
+        return frozenset()
+    names: set[str] = set()
+    todo: list[cst.CSTNode] = [body]
+    while todo:
+        n = todo.pop()
+        if (
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value == "pop"
+            and isinstance(n.func.value, cst.Name)
+            and n.args
+            and isinstance(n.args[0].value, cst.Name)
+            and n.args[0].value.value == target.value
+        ):
+            names.add(n.func.value.value)
+        todo.extend(code_children(n))
     return frozenset(names)
 
 
@@ -1321,6 +1809,34 @@ def _is_list(v: Value) -> bool:
     return isinstance(v, (TupleV, SeqV)) and v.kind is SeqKind.LIST
 
 
+def _installed(
+    cls: ClassV, name: str, node: cst.FunctionDef, where: object, reads: tuple[tuple[str, str], ...]
+) -> Value:
+    """The function a class transformer installs as ``cls.<name>`` (``cls.forward = wrapper``), with
+    the transformer's names it reads: the members of the class as they were, the class, itself.
+    Unknown when a member it reads is not known."""
+    if not isinstance(where, FunctionV):
+        return UnknownV()
+    closure: dict[str, Value] = {}
+    fn = FunctionV(node, where.module, cls, f"{cls.qualname}.{name}", closure)
+    for local, held in reads:
+        value = cls if held == THE_CLASS else fn if held == ITSELF else cls.lookup(held)
+        if value is None:
+            return UnknownV()
+        closure[local] = value
+    return fn
+
+
+def _plain_small(stmt: cst.BaseSmallStatement) -> bool:
+    """A simple statement that raises only where an expression it evaluates does (that is counted
+    where it is evaluated): an expression, a return, an assignment to plain names, ``pass``..."""
+    if isinstance(stmt, cst.Assign):
+        return all(isinstance(t.target, cst.Name) for t in stmt.targets)
+    if isinstance(stmt, (cst.AnnAssign, cst.AugAssign)):
+        return isinstance(stmt.target, cst.Name)
+    return isinstance(stmt, (cst.Expr, cst.Return, cst.Pass, cst.Break, cst.Continue, cst.Global, cst.Nonlocal))
+
+
 def _assigned_in(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> dict[str, frozenset[str]]:
     """What each method of a class body assigns on ``self``: a property's getter and deleter under
     its name (together), its setter under ``"<name>.setter"``."""
@@ -1362,3 +1878,15 @@ def _only_when(diags: list[Diagnostic], mark: int, test: cst.BaseExpression, hol
                 severity=codes.SIZE_CONDITION.severity,
                 message=f"{d.message}, on the path taken only where {when}",
             )
+
+
+def _own_self(frame: Frame, holder: cst.BaseExpression) -> bool:
+    """Is ``holder`` the ``self`` of the method ``frame`` runs (``self.x = ...`` in a method)?"""
+    sig = frame.signature
+    return (
+        isinstance(holder, cst.Name)
+        and sig is not None
+        and sig.is_method
+        and bool(sig.params)
+        and holder.value == sig.params[0].name
+    )

@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.values import BoolV, IntV, NoneV, SeqKind, StrV, TupleV, UnknownV, Value
+from ..model.dims import Unknown
+from ..model.values import BoolV, IntV, NoneV, SeqKind, SeqV, StrV, TupleV, UnknownV, Value
 from ..rules.context import Arg
 
-__all__ = ["StrMethodV", "STR_METHODS", "call_str_method"]
+__all__ = ["SEQ_METHODS", "SeqMethodV", "StrMethodV", "STR_METHODS", "call_seq_method", "call_str_method"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +75,30 @@ def call_str_method(method: StrMethodV, args: Sequence[Arg], kwargs: Mapping[str
     except (TypeError, ValueError):
         return unknown  # a call Python refuses: not this analysis's to report
     return convert(result)
+
+
+#: The methods of a list or tuple that return an int (``labels.index(word)``, ``xs.count(x)``).
+SEQ_METHODS = frozenset({"index", "count"})
+
+
+@dataclass(frozen=True, slots=True)
+class SeqMethodV(Value):
+    """``labels.index`` of a list or tuple, before it is called."""
+
+    receiver: TupleV | SeqV
+    name: str
+
+
+def call_seq_method(method: SeqMethodV, args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> Value:
+    """``xs.index(x)`` / ``xs.count(x)``: an int, computed with Python when the list and the
+    arguments are known (a label's position in a vocabulary: ``torch.tensor(labels.index(word))``
+    is a 0-d tensor whatever the word); of unknown value otherwise, or where Python raises (an item
+    not in the list: not this analysis's to report)."""
+    try:
+        receiver = _literal(method.receiver)
+        pos = [_literal(a.value) for a in args]
+        kw = {k: _literal(a.value) for k, a in kwargs.items()}
+        result = getattr(receiver, method.name)(*pos, **kw)
+    except (LookupError, TypeError, ValueError, AttributeError):
+        return IntV(Unknown())
+    return IntV(result) if type(result) is int else IntV(Unknown())

@@ -11,7 +11,9 @@ from typing import Any, TypeVar
 import libcst as cst
 
 __all__ = [
+    "NAMING_CALLS",
     "by_function_body",
+    "private_lists",
     "literal_int",
     "simple_text",
     "blocks",
@@ -142,6 +144,83 @@ def literal_setattrs(node: cst.CSTNode) -> frozenset[str]:
     return frozenset(out)
 
 
+#: ``nn.Module`` methods that set the attribute their first argument names.
+_REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module"})
+#: Calls that give an object an attribute their first argument names (``nn.Module``'s registrations).
+NAMING_CALLS = _REGISTERS | {"register_module"}
+#: Names by which code reaches an object's attributes other than by a name it spells out.
+_UNNAMED_ACCESS = frozenset(
+    {
+        "__dict__",
+        "vars",
+        "__setattr__",
+        "__delattr__",
+        "__getattr__",
+        "__getattribute__",
+        "_modules",
+        "_parameters",
+        "_buffers",
+        "set_submodule",
+        "__class__",
+    }
+)
+
+
+def _literal(e: cst.BaseExpression) -> str | None:
+    if isinstance(e, cst.SimpleString) and isinstance(e.evaluated_value, str):
+        return e.evaluated_value
+    return None
+
+
+@functools.lru_cache(maxsize=2048)
+def attribute_writes(node: cst.CSTNode) -> frozenset[str] | None:
+    """The attribute names the code under ``node`` (a class) may give or take from some object other
+    than by ``self.<name> = ...``: ``setattr``/``delattr`` of a literal name, a registration
+    (``self.register_buffer("tril", ...)``), a write or ``del`` through any other attribute target
+    (``cls.forward = ...``, ``child.scale = ...``, ``del self.cache``).  ``None`` when a name is not
+    known (``setattr(self, key, v)``, ``self.add_module(name, m)``) or attributes are reached by other
+    means (``__dict__``, ``vars``, ``__setattr__``, ``_modules``...)."""
+    out: set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, cst.Name) and n.value in _UNNAMED_ACCESS:
+            return None
+        if isinstance(n, cst.Attribute) and n.attr.value in _UNNAMED_ACCESS:
+            return None
+        if isinstance(n, cst.Call):
+            f = n.func
+            at = 1 if isinstance(f, cst.Name) and f.value in ("setattr", "delattr") else None
+            if isinstance(f, cst.Attribute) and f.attr.value in NAMING_CALLS:
+                at = 0
+            if at is not None:
+                name = _literal(n.args[at].value) if len(n.args) > at and n.args[at].keyword is None else None
+                if name is None:
+                    return None
+                out.add(name)
+        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
+            for t in _attribute_targets(n.target):
+                if not (isinstance(t.value, cst.Name) and t.value.value == "self") or isinstance(n, cst.Del):
+                    out.add(t.attr.value)
+        elif isinstance(n, (cst.For, cst.CompFor)):
+            out.update(t.attr.value for t in _attribute_targets(n.target))
+        elif isinstance(n, cst.WithItem) and n.asname is not None:
+            out.update(t.attr.value for t in _attribute_targets(n.asname.name))
+        todo.extend(code_children(n))
+    return frozenset(out)
+
+
+def _attribute_targets(t: cst.BaseExpression | None) -> list[cst.Attribute]:
+    """The attribute targets of an assignment's target (through tuples, lists and starred items)."""
+    if isinstance(t, cst.Attribute):
+        return [t]
+    if isinstance(t, (cst.Tuple, cst.List)):
+        return [a for e in t.elements for a in _attribute_targets(e.value)]
+    if isinstance(t, cst.StarredElement):
+        return _attribute_targets(t.value)
+    return []
+
+
 def simple_text(node: cst.CSTNode | None) -> str | None:
     """Source text of a name or attribute chain (``x``, ``self.proj``), else ``None``."""
     if isinstance(node, cst.Name):
@@ -203,8 +282,6 @@ def definitions(stmts: Sequence[cst.CSTNode]) -> Iterator[cst.FunctionDef | cst.
 
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "update", "__setitem__"})
-#: ``nn.Module`` methods that set the attribute their first argument names.
-_REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module"})
 
 
 def _targets(t: cst.BaseExpression, out: set[str]) -> None:
@@ -291,3 +368,66 @@ def literal_int(node: cst.BaseExpression) -> int | None:
     ):
         return -int(node.expression.value, 0)
     return None
+
+
+#: List methods that change a list in place without letting it escape (the analysis tracks them
+#: on the variable, or makes the list unknown).
+_LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "index", "count"})
+
+
+def _list_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) -> bool | None:
+    """How an occurrence of a local name uses the list it holds: ``True`` a fresh list assigned to
+    it, ``False`` a use that keeps the list private (its methods, a test, ``len``, ``*``, a loop, an
+    item), ``None`` anything else (an alias, an argument, a return: the list may change unseen)."""
+    if isinstance(parent, cst.AssignTarget) and parent.target is node and isinstance(grand, cst.Assign):
+        return True if isinstance(grand.value, (cst.List, cst.ListComp)) else None
+    if isinstance(parent, cst.AnnAssign) and parent.target is node:
+        return True if isinstance(parent.value, (cst.List, cst.ListComp)) else None
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return False if parent.attr.value in _LIST_METHODS and isinstance(grand, cst.Call) else None
+    if isinstance(parent, (cst.If, cst.While)) and parent.test is node:
+        return False
+    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+        return False
+    if isinstance(parent, cst.Arg) and parent.value is node:
+        if parent.star == "*":
+            return False
+        is_len = isinstance(grand, cst.Call) and isinstance(grand.func, cst.Name) and grand.func.value == "len"
+        return False if is_len and not parent.keyword else None
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+        return False
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        return False
+    return None
+
+
+@by_function_body
+def private_lists(fn: cst.FunctionDef) -> frozenset[str]:
+    """The local names of ``fn`` that only ever hold lists it builds (``stage = []``) and never let
+    them escape: no alias, no argument (other than ``*stage`` and ``len(stage)``), no return, no
+    nested function.  Whether such a list is empty is what the appends the analysis followed say
+    (EfficientNet's ``if stage:`` inside its ``for _ in range(cnf.num_layers)``)."""
+    fresh: set[str] = set()
+    escaped: set[str] = set()
+    for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params):
+        escaped.add(p.name.value)
+    todo: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None, bool]] = [(fn.body, fn, None, False)]
+    while todo:
+        node, parent, grand, nested = todo.pop()
+        if isinstance(node, cst.Name) and parent is not None:
+            if isinstance(parent, cst.Attribute) and parent.attr is node:
+                continue  # ``x.stage``: an attribute, not the variable
+            if isinstance(parent, cst.Arg) and parent.keyword is node:
+                continue
+            use = None if nested else _list_use(node, parent, grand)
+            if use is True:
+                fresh.add(node.value)
+            elif use is None:
+                escaped.add(node.value)
+            continue
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            escaped.update(n.name.value for n in node.names if isinstance(n.name, cst.Name))
+            continue
+        inner = nested or isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+        todo.extend((c, node, parent, inner) for c in code_children(node))
+    return frozenset(fresh - escaped)

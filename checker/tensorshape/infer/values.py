@@ -7,6 +7,7 @@ engine treats them as unknown, except where the front end converts them first
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from ..model.dims import Dim
+from ..model.shape import Shape
 from ..model.values import (
     BoolV,
     DictV,
@@ -33,7 +35,7 @@ from ..model.values import (
 from ..rules import engine
 from ..rules.context import Arg
 from ..rules.names import canonical
-from .syntax import by_function_body, code_children, literal_setattrs, names_under
+from .syntax import attribute_writes, by_function_body, code_children, literal_setattrs, names_under
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
     from .project import ModuleInfo
 
 __all__ = [
+    "ArrayV",
+    "ArrayMethodV",
     "PartialV",
     "AttrsV",
     "DictMethodV",
@@ -49,6 +53,10 @@ __all__ = [
     "lacks_attribute",
     "has_attribute",
     "with_attr",
+    "copied",
+    "dict_of_pairs",
+    "container_with_child",
+    "named_child",
     "ExternalV",
     "ModuleNsV",
     "LazyImportV",
@@ -89,6 +97,7 @@ __all__ = [
     "opaque_setattr",
     "object_setattr",
     "reads_dict_only",
+    "same_lambda",
     "building_attrs",
     "is_registry",
 ]
@@ -126,6 +135,30 @@ class LazyImportV(Value):
 #: The suffix of a property setter's key in :attr:`ClassV.assigned_in` (the getter has the name).
 SETTER = ".setter"
 
+#: Ordered stamps: an instance's birth, a write to an attribute through one reference to it
+#: (:attr:`ClassV.written`, :meth:`InstanceV.overwritten`).
+_STAMPS = itertools.count(1)
+
+
+def stamp() -> int:
+    """The next stamp (later than any given before)."""
+    return next(_STAMPS)
+
+
+_LAST_WRITE = [0]
+
+
+def record_write(cls: ClassV, name: str) -> int:
+    """A write to attribute ``name`` of an instance of ``cls`` through one reference: its stamp."""
+    cls.written[name] = _LAST_WRITE[0] = stamp()
+    return _LAST_WRITE[0]
+
+
+def last_write() -> int:
+    """The stamp of the last :func:`record_write` (a call memoised before it may have read a value
+    that write made stale)."""
+    return _LAST_WRITE[0]
+
 
 @dataclass(eq=False, slots=True)
 class FunctionV(Value):
@@ -162,6 +195,11 @@ class ClassV(Value):
     hook_reason: str | None = None
     #: ``self.<attr>`` assignments (and list mutations) per method name.
     assigned_in: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Attributes code outside construction wrote through one reference to an instance
+    #: (``self.config._attn_implementation_internal = ...`` in a model's constructor, ``cfg.width =
+    #: 8``), each with the stamp of its last such write: other references to an instance born
+    #: before it may hold a stale value (:meth:`InstanceV.overwritten`).
+    written: dict[str, int] = field(default_factory=dict)
 
     #: This class and its project base classes, each once, depth first (computed on first use).
     _line: tuple[ClassV, ...] | None = field(default=None, repr=False)
@@ -241,10 +279,35 @@ class InstanceV(Value):
     #: on the instance (interpreted: its writes rebind the instance) or the instance reaches code that
     #: may run it unseen (then it is unpinned: such attributes are unknown, as for the generic one).
     pinned: bool = False
+    #: When the object was made (:func:`stamp`); copies of it (an edit, a mode, a join) keep it.
+    born: int = field(default_factory=stamp)
+    #: Attributes written through this reference, with the stamp of the write: it knows them.
+    through: dict[str, int] = field(default_factory=dict)
+    #: Two constructions were given this one value (a memoised construction): it may stand for two
+    #: objects, so a write through one reference is not carried to the other variables holding it.
+    shared: bool = False
 
     def stale(self, name: str) -> bool:
-        """Is attribute ``name`` possibly changed by a method this analysis did not follow?"""
-        return not self.pinned and self.cls.reassigned(name, self.setup)
+        """Is attribute ``name`` possibly changed by a method this analysis did not follow, or
+        through another reference?"""
+        return (not self.pinned and self.cls.reassigned(name, self.setup)) or self.overwritten(name)
+
+    def overwritten(self, name: str) -> bool:
+        """Was attribute ``name`` written through another reference to this object, or to one this
+        value may stand for (:attr:`ClassV.written`): an object born before the write, not written
+        through here since."""
+        last = self.cls.written.get(name)
+        return last is not None and last > self.born and self.through.get(name, 0) < last
+
+    @property
+    def twofold(self) -> bool:
+        """May this value stand for two objects (it, or the instance it is a moded copy of, was
+        given to two constructions)?"""
+        return self.shared or (self.origin is not None and self.origin.shared)
+
+    def copy_of(self) -> dict[str, Any]:
+        """The fields a copy of this object keeps (for ``InstanceV(..., **inst.copy_of())``)."""
+        return {"born": self.born, "through": dict(self.through), "shared": self.shared}
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,8 +404,9 @@ class RatioV(FloatV):
 
 @dataclass(frozen=True, slots=True)
 class ChoiceV(Value):
-    """One of a few modules, which one not known (``nn.Dropout(p) if p > 0.0 else nn.Identity()``
-    with ``p`` unknown, a ``ModuleList`` of layers built with different options).
+    """One of a few modules or lambdas, which one not known (``nn.Dropout(p) if p > 0.0 else
+    nn.Identity()`` with ``p`` unknown, a ``ModuleList`` of layers built with different options, the
+    item of a list of lambdas appended in a loop: NeRF's ``embed_fns``).
 
     Calling it calls each option with the same arguments and joins the results; reading an
     attribute joins the options' attributes; anything else sees it as unknown."""
@@ -355,11 +419,11 @@ MAX_CHOICES = 4
 
 
 def choice_options(v: Value) -> tuple[Value, ...] | None:
-    """The modules ``v`` may be: itself for a module (``ModuleV``, an ``InstanceV``), the options of
-    a :class:`ChoiceV`; ``None`` for any other value."""
+    """The modules (or lambdas) ``v`` may be: itself for a module (``ModuleV``, an ``InstanceV``) or
+    a lambda, the options of a :class:`ChoiceV`; ``None`` for any other value."""
     if isinstance(v, ChoiceV):
         return v.options
-    if isinstance(v, (ModuleV, InstanceV)):
+    if isinstance(v, (ModuleV, InstanceV, LambdaV)):
         return (v,)
     return None
 
@@ -383,6 +447,22 @@ class LambdaV(Value):
     node: cst.Lambda
     module: ModuleInfo
     closure: dict[str, Value]
+    #: The values of its parameters' defaults, by name, evaluated where the lambda was made
+    #: (``lambda x, fn=fn: fn(x)`` in a loop keeps each pass's ``fn``).
+    defaults: dict[str, Value] = field(default_factory=dict)
+
+
+def same_lambda(a: LambdaV, b: LambdaV) -> bool:
+    """Do two lambdas compute the same: made by one ``lambda`` of one module, with equal defaults and
+    equal values for the names its body reads from where it was made (``lambda x, p_fn=p_fn:
+    p_fn(x)`` made again on the next pass of a loop, with the same ``p_fn``)."""
+    if a is b:
+        return True
+    if a.node is not b.node or a.module is not b.module or a.defaults != b.defaults:
+        return False
+    params = a.node.params
+    own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    return all(a.closure.get(n) == b.closure.get(n) for n in names_under(a.node.body) - own)
 
 
 def truthiness(v: Value, negate: bool = False) -> bool | None:
@@ -425,7 +505,9 @@ def plain_module_class(cls: ClassV) -> bool:
 
 def _module_truth(v: Value) -> bool | None:
     """``bool(module)``: true, as for any object, unless its class has a ``__len__`` or ``__bool__``
-    (a container is false when empty); ``None`` where that is not certain."""
+    (a container is false when empty); ``None`` where that is not certain.  A lambda is true."""
+    if isinstance(v, LambdaV):
+        return True
     if isinstance(v, ModuleV):
         return None if v.qualname.rsplit(".", 1)[-1] in _SIZED_MODULES else True
     if isinstance(v, InstanceV) and plain_module_class(v.cls):
@@ -456,7 +538,122 @@ def with_attr(inst: InstanceV, name: str, value: Value) -> InstanceV:
         set(inst.setup),
         inst.open_reason,
         pinned=inst.pinned,
+        **inst.copy_of(),
     )
+
+
+def _shared_state(v: Value) -> bool:
+    """Could ``v`` be changed in place through one reference and seen through another (a list, a
+    dict, an instance, a module)?  The analysis gives each reference its own copy on a write, so a
+    shallow copy holding such a value would not see the original's later edits (or the reverse)."""
+    if isinstance(v, TupleV):
+        return v.kind == SeqKind.LIST or any(_shared_state(i) for i in v.items)
+    if isinstance(v, SeqV):
+        return v.kind == SeqKind.LIST or _shared_state(v.elem)
+    if isinstance(v, OptionalV):
+        return _shared_state(v.inner)
+    return not isinstance(
+        v, (IntV, FloatV, BoolV, StrV, NoneV, TensorV, ClassV, FunctionV, ExternalV, PartialV, RangeV, UnknownV)
+    )
+
+
+def copied(v: Value, deep: bool) -> Value | None:
+    """``copy.copy(v)`` (``deep``: ``copy.deepcopy(v)``), or ``None`` when it is not known.
+
+    Values are copied on every write here (``obj.attr = x`` rebinds the reference written through),
+    so a copy of an instance is a new instance with the same attributes, and a copy of anything
+    immutable is the value itself.  A shallow copy shares its attributes' objects with the original:
+    only when none of them can change in place (EfficientNet's ``copy.copy(cnf)`` of a config of
+    ints and a class); otherwise it is not known.  A deep copy shares nothing, which is what the
+    copy-on-write values give."""
+    if isinstance(v, InstanceV):
+        if v.open_reason is not None or any(
+            isinstance(a, ParserV) or not deep and _shared_state(a) for a in v.attrs.values()
+        ):
+            return None
+        return InstanceV(v.cls, dict(v.attrs), f"{v.key}+copy", set(v.setup), None, pinned=v.pinned)
+    if not _shared_state(v) or deep and isinstance(v, (ModuleV, TupleV, SeqV, DictV)):
+        return v
+    return None
+
+
+def dict_of_pairs(pairs: Value, keywords: list[tuple[str, Value]]) -> DictV | None:
+    """``OrderedDict(pairs, **keywords)`` (or ``dict(...)``) when every key is a known string and
+    the pairs are a list or tuple of known length; later keys replace earlier ones, in place."""
+    if not isinstance(pairs, TupleV):
+        return None
+    items: dict[str, Value] = {}
+    for pair in pairs.items:
+        if not (isinstance(pair, TupleV) and len(pair.items) == 2):
+            return None
+        key, value = pair.items
+        if not (isinstance(key, StrV) and key.value is not None):
+            return None
+        items[key.value] = value
+    items.update(keywords)
+    return DictV(tuple(items.items()))
+
+
+#: The torch containers whose ``forward`` or iteration goes through every registered child.
+_LISTED_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
+
+
+def container_with_child(container: ModuleV, name: str, child: Value) -> Value | None:
+    """``seq.add_module(name, child)`` (or ``seq.name = child``) on a ``Sequential``/``ModuleList``:
+    the child replaces the one registered under ``name``, else comes last (torch's ``_modules``
+    order, which ``forward`` and iteration follow); ``None`` for another module (its children are
+    not what its ``forward`` runs), and unknown when the container's children or names are not
+    known (a repeated block of unknown count) or the value may be a module or not."""
+    if container.qualname not in _LISTED_CONTAINERS and container.qualname != "torch.nn.ModuleDict":
+        return None
+    is_module = isinstance(child, ModuleV) or isinstance(child, InstanceV) and child.cls.is_module
+    if not is_module:
+        known_other = isinstance(child, (IntV, FloatV, BoolV, StrV, NoneV, TensorV, TupleV, DictV))
+        return None if known_other else UnknownV()
+    if container.qualname == "torch.nn.ModuleDict":
+        # DenseNet's ``_DenseBlock``: ``self.add_module("denselayer%d" % (i + 1), layer)``, then
+        # ``self.items()`` in its ``forward``.
+        by_name = container.args.get("modules", NoneV())
+        if isinstance(by_name, NoneV):
+            by_name = DictV(())
+        if not isinstance(by_name, DictV) or container.children:
+            return UnknownV()
+        return ModuleV(
+            container.qualname,
+            {
+                **container.args,
+                "modules": DictV((*by_name.items, (name, child)))
+                if by_name.get(name) is None
+                else DictV(tuple((k, child if k == name else v) for k, v in by_name.items)),
+            },
+        )
+    if set(container.args) - {"names"}:
+        return UnknownV()
+    given = container.args.get("names")
+    if isinstance(given, TupleV):
+        names = [n.value if isinstance(n, StrV) else None for n in given.items]
+    else:
+        names = [str(k) for k in range(len(container.children))]
+    children = list(container.children)
+    if name in names:
+        children[names.index(name)] = child
+    else:
+        names.append(name)
+        children.append(child)
+    labels = TupleV(tuple(StrV(n) for n in names))
+    return ModuleV(container.qualname, {**container.args, "names": labels}, tuple(children))
+
+
+def named_child(container: ModuleV, name: str) -> Value | None:
+    """The child a ``Sequential``/``ModuleList`` registered under ``name`` when its names are known
+    (built from an ``OrderedDict``, or added by ``add_module``)."""
+    given = container.args.get("names")
+    if container.qualname not in _LISTED_CONTAINERS or not isinstance(given, TupleV):
+        return None
+    for label, child in zip(given.items, container.children):
+        if isinstance(label, StrV) and label.value == name:
+            return child
+    return None
 
 
 #: Names by which a class's code can give its instances attributes its source does not spell out.
@@ -484,7 +681,7 @@ def lacks_attribute(inst: InstanceV, name: str) -> bool:
 
 
 def has_attribute(
-    inst: InstanceV, name: str, attrs: dict[str, Value], building: bool, written: set[str]
+    inst: InstanceV, name: str, attrs: dict[str, Value], building: bool, written: set[str], sealed: bool = False
 ) -> bool | None:
     """``hasattr(inst, name)`` when the classes of ``inst`` decide it (``attrs``: its attributes so
     far; ``written``: attribute names assigned so far on instances other than the one a frame
@@ -498,7 +695,8 @@ def has_attribute(
     (``building``) not among the attributes set so far, else (a callee given the instance, or a
     built one) assigned nowhere in the class line (``self.name = ...``, ``setattr(self, "name",
     ...)``, a dataclass field).  A ``__getattribute__`` decides only ``False``, and only when it
-    looks the name up as usual (:func:`forwards_lookup`)."""
+    looks the name up as usual (:func:`forwards_lookup`).  An ``nn.Module``'s: :func:`_module_lacks`
+    (``sealed``: the instance may decide it)."""
     line = inst.cls.lineage()
     hooks = [c.members["__getattribute__"] for c in line if "__getattribute__" in c.members]
     if hooks and not all(isinstance(f, FunctionV) and forwards_lookup(f, inst.cls, name) for f in hooks):
@@ -515,8 +713,10 @@ def has_attribute(
     if name in attrs:
         generated = not isinstance(inst.cls.members.get("__init__"), FunctionV)
         return True if generated and not hooks and any(n == name for n, _ in fields) else None
-    if any("__getattr__" in c.members for c in line) or inst.open_reason is not None or inst.cls.is_module:
+    if any("__getattr__" in c.members for c in line) or inst.open_reason is not None:
         return None
+    if inst.cls.is_module:
+        return False if sealed and _module_lacks(inst, name, building, written) else None
     if not building and lacks_attribute(inst, name):
         return False
     if name in written or any(
@@ -532,6 +732,51 @@ def has_attribute(
     ):
         return None
     return False
+
+
+#: The public names every ``nn.Module`` has from torch: its class's methods and attributes, and
+#: ``training`` from its ``__init__`` (torch 2.13's ``dir(nn.Module())``; a test compares them).
+NN_MODULE_NAMES = frozenset(
+    """T_destination add_module apply bfloat16 buffers call_super_init children compile cpu cuda double
+    dump_patches eval extra_repr float forward get_buffer get_extra_state get_parameter get_submodule half
+    ipu load_state_dict modules mps mtia named_buffers named_children named_modules named_parameters
+    parameters register_backward_hook register_buffer register_forward_hook register_forward_pre_hook
+    register_full_backward_hook register_full_backward_pre_hook register_load_state_dict_post_hook
+    register_load_state_dict_pre_hook register_module register_parameter register_state_dict_post_hook
+    register_state_dict_pre_hook requires_grad_ set_extra_state set_submodule share_memory state_dict to
+    to_empty train training type xpu zero_grad""".split()
+)
+#: The external bases a module's class line may have for ``hasattr`` to be decided on it.
+_MODULE_BASES = ("torch.nn.Module", "object", "builtins.object")
+
+
+def _module_lacks(inst: InstanceV, name: str, building: bool, written: set[str]) -> bool:
+    """Does ``inst``, an instance of a project ``nn.Module`` subclass (not an ``__getattr__`` of its
+    own, no open reason), certainly lack ``name``?  torch's ``nn.Module.__getattr__`` looks only in
+    the instance's parameters, buffers and submodules, which are set by the writes the analysis
+    follows; so the answer is no unless something may have set it unseen: a name of torch's own
+    (:data:`NN_MODULE_NAMES`, or one with ``_``), a class in the line whose only external base is not
+    ``nn.Module``, that is decorated or has a metaclass, a write of a name not known or by other means
+    in the class line's code (:func:`~tensorshape.infer.syntax.attribute_writes`), the name written
+    or deleted there other than as ``self.<name> = ...``, written on some instance so far
+    (``written``), or, when the instance is not the one being built, assigned by any method of the
+    line (that may have run on it)."""
+    if name.startswith("_") or name in NN_MODULE_NAMES or name in written:
+        return False
+    for c in inst.cls.lineage():
+        if c.node.decorators or c.node.keywords or c.dataclass_fields is not None:
+            return False
+        if any(
+            not isinstance(b, ClassV) and not (isinstance(b, ExternalV) and canonical(b.qualname) in _MODULE_BASES)
+            for b in c.bases
+        ):
+            return False
+        named = attribute_writes(c.node)
+        if named is None or name in named:
+            return False
+        if not building and any(name in assigned for assigned in c.assigned_in.values()):
+            return False
+    return True
 
 
 def forwards_lookup(f: FunctionV, cls: ClassV, name: str) -> bool:
@@ -649,6 +894,22 @@ def to_core(v: Value, opaque_int: Any) -> Value:
 
 
 @dataclass(frozen=True, slots=True)
+class ArrayV(Value):
+    """A numpy array of a shape (``infer/arrays.py``): not a tensor, whose methods it does not have."""
+
+    shape: Shape
+    dtype: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayMethodV(Value):
+    """``a.astype`` of a numpy array before it is called."""
+
+    array: ArrayV
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class TensorMethodV(Value):
     """``x.view`` before it is called."""
 
@@ -755,12 +1016,18 @@ def submodules(v: Value) -> Iterator[Value]:
             yield from (c for c in parts if not isinstance(c, UnknownV) and may_be_module(c))
 
 
+#: The values :func:`with_mode` walks into (any other is itself under every mode).
+_MODE_WALKED = (OptionalV, InstanceV, ModuleV, TupleV, SeqV, DictV)
+
+
 def with_mode(v: Value, mode: BoolV, done: dict[int, Value] | None = None) -> Value:
     """``v`` with ``mode`` set on every project module it holds, as ``nn.Module.train(mode)`` sets it
     on a module and its :func:`submodules` (only those: not the modules of a tuple a module's
     attribute holds); a value that is not a module (a variable's tuple, a trainer's model) has it set
     on the modules it holds.  A copy where anything changes (instances other variables share keep
     theirs, and calls memoised on the old object are not reused), else ``v``."""
+    if not isinstance(v, _MODE_WALKED):
+        return v  # nothing in it to set a mode on (a function, a string, a size, a tensor)
     done = {} if done is None else done
     if id(v) in done:
         return done[id(v)]
@@ -773,21 +1040,24 @@ def with_mode(v: Value, mode: BoolV, done: dict[int, Value] | None = None) -> Va
     elif isinstance(v, InstanceV):
         if v.cls.is_module:
             registered = {id(a) for a in submodules(v)}
-            attrs = {k: with_mode(a, mode, done) if id(a) in registered else a for k, a in v.attrs.items()}
+            attrs = {
+                k: with_mode(a, mode, done) if id(a) in registered else a if mode.value is None else as_built(a)
+                for k, a in v.attrs.items()
+            }
             attrs[TRAINING] = mode
         else:
             attrs = {k: with_mode(a, mode, done) for k, a in v.attrs.items()}
         if attrs.keys() != v.attrs.keys() or any(attrs[k] is not v.attrs[k] and attrs[k] != v.attrs[k] for k in attrs):
             base = v.key.split("+training=")[0]
             key = f"{base}+training={mode.value}" if v.cls.is_module else f"{base}+moded"
-            out = InstanceV(v.cls, attrs, key, set(v.setup), v.open_reason, v.origin or v, v.pinned)
+            out = InstanceV(v.cls, attrs, key, set(v.setup), v.open_reason, v.origin or v, v.pinned, **v.copy_of())
     elif isinstance(v, ModuleV) and (v.children or v.args):
         children = tuple(with_mode(c, mode, done) for c in v.children)
         args = {k: with_mode(a, mode, done) for k, a in v.args.items()}
         if any(c is not o for c, o in zip(children, v.children)) or any(args[k] is not v.args[k] for k in args):
             out = replace(v, children=children, args=args)
     elif isinstance(v, TupleV):
-        items = tuple(with_mode(c, mode, done) for c in v.items)
+        items = tuple(with_mode(c, mode, done) if isinstance(c, _MODE_WALKED) else c for c in v.items)
         if any(c is not o for c, o in zip(items, v.items)):
             out = TupleV(items, v.kind)
     elif isinstance(v, SeqV):
@@ -795,11 +1065,35 @@ def with_mode(v: Value, mode: BoolV, done: dict[int, Value] | None = None) -> Va
         if elem is not v.elem:
             out = replace(v, elem=elem)
     elif isinstance(v, DictV):
-        pairs = tuple((k, with_mode(c, mode, done)) for k, c in v.items)
+        pairs = tuple((k, with_mode(c, mode, done)) if isinstance(c, _MODE_WALKED) else (k, c) for k, c in v.items)
         if any(c is not o for (_, c), (_, o) in zip(pairs, v.items)):
             out = replace(v, items=pairs)
     done[id(v)] = out
     return out
+
+
+def mode_inert(v: Value) -> bool:
+    """Is ``v`` itself under every mode, whatever :func:`with_mode` met before it (a value it does
+    not walk into)?"""
+    return not isinstance(v, _MODE_WALKED)
+
+
+def as_built(v: Value) -> Value:
+    """``v``, a value a module holds but does not register (a tuple or dict of modules in an
+    attribute), with every project module in it whose mode was never set in training mode, as torch
+    builds every module: ``.train(mode)`` of its holder does not reach it, so it keeps that mode
+    (a mode set on it directly is kept)."""
+    if isinstance(v, InstanceV) and v.cls.is_module and TRAINING not in v.attrs:
+        # A walk of its own: the analysis may share one instance between equal constructions
+        # (``self.kept = Head()`` and ``self.pair = (Head(), Head())``) that torch keeps apart.
+        return with_mode(v, BoolV(True))
+    if isinstance(v, TupleV):
+        items = tuple(as_built(c) for c in v.items)
+        return TupleV(items, v.kind) if any(c is not o for c, o in zip(items, v.items)) else v
+    if isinstance(v, DictV):
+        pairs = tuple((k, as_built(c)) for k, c in v.items)
+        return replace(v, items=pairs) if any(c is not o for (_, c), (_, o) in zip(pairs, v.items)) else v
+    return v
 
 
 def mode_of(v: Value) -> bool | None:
@@ -1012,7 +1306,12 @@ def module_children(v: Value) -> tuple[Value, ...] | None:
     counts: dict[str, int] = {}
     for c in v.cls.lineage():
         _count_self_assignments(c.node, counts)
+    held = v.attrs.get(CONTAINER)
+    # A container subclass's module attributes are registered in its container (in order): once.
+    in_container = {id(c) for c in held.children} if isinstance(held, ModuleV) else set()
     for name, a in v.attrs.items():
+        if id(a) in in_container and name != CONTAINER:
+            continue
         if counts.get(name, 0) > 1 and name != CONTAINER:
             # Assigned twice (``self.head = None`` then a module): torch registers a module when it is
             # first assigned one, which the order of ``attrs`` may not show.

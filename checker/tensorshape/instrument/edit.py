@@ -335,6 +335,9 @@ def _place(
     if site.line is None:
         result.skipped.append(f"{where}: no place for a check: {site.why}")
         return
+    if not o.checks:
+        result.skipped.append(f"{where}: no shape string states the requirement ({o.reason})")
+        return
     usable = [(c.text, c.spec) for c in o.checks if c.text and _SIMPLE.match(c.text)]
     if not usable:
         result.skipped.append(f"{where}: the operands are expressions a check cannot evaluate twice ({o.reason})")

@@ -48,12 +48,17 @@ def _printer() -> Any:
             return f"ceil({self._print(expr.args[0])})"
 
         def _print_Mul(self, expr: Any) -> str:
-            from sympy import fraction
+            from sympy import Mod, floor, fraction
 
             # A dim is an integer: an exact quotient (``d/h`` once ``h | d`` is known) prints as ``d//h``.
             num, den = fraction(expr)
             if den != 1:
                 return f"{self.parenthesize(num, 50)}//{self.parenthesize(den, 50)}"
+            coeff, _ = expr.as_coeff_Mul()
+            if coeff < -1 and expr.has(floor, Mod):
+                # sympy prints ``-2*floor(2*n/3)`` with its sign split off, past the parentheses the
+                # quotient needs: ``-2*(2*n)//3`` would read as ``-((4*n)//3)``.
+                return "-" + str(self._print(-expr))
             return str(super()._print_Mul(expr))
 
         def _print_Mod(self, expr: Any) -> str:

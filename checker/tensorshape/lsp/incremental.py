@@ -15,7 +15,10 @@ analysed again only when the chunk is *dirty*:
   top level ran: the same object, or an import of the same qualified name)
   does not count, when no other chunk binds it.
 
-An edit that changes only comments and layout, or only function bodies (a new
+An edit of blank lines and comments between top-level statements leaves every
+chunk as it was: nothing runs again, not even the module's top level (the
+results are placed at the chunks' new lines, and ``# type: ignore`` comments
+read again).  An edit that changes only comments and layout, or only function bodies (a new
 chunk has the same :mod:`.outline` as the one it replaces), binds no changed
 name: only analyses that ran one of the changed bodies (:mod:`.recording`) are
 redone.  A statement
@@ -140,6 +143,9 @@ class IncrementalAnalyser:
         #: Function bodies replaced in the kept trees: their nodes stay alive while the analyser that may
         #: hold their ``id`` does.
         self._replaced: list[object] = []
+        #: How many times the module's top level was run (tests look: an edit of comments and blank
+        #: lines between statements does not run it).
+        self.module_runs = 0
 
     def update(self, source: str, version: int | None, early: Callable[[Analysis], None] | None = None) -> Analysis:
         """Analyse a new version of the document (the same result as :func:`~.analysis.analyse`).
@@ -154,6 +160,8 @@ class IncrementalAnalyser:
         _, chunks = self._pool.chunks(source)
         if any(c.tree is None for c in chunks):
             return self._full(source, version)  # the full parse reports the syntax error as usual
+        if self._same_statements(chunks):
+            return self._trivia_edit(source, version, chunks)
         fast = self._body_edit(source, version, chunks)
         if fast is not None:
             return fast
@@ -161,6 +169,7 @@ class IncrementalAnalyser:
         tree = cst.Module(body=[s for c in chunks for s in c.tree.body])  # type: ignore[union-attr]
         spans = ChunkSpans(tree, chunks)
         info = self.project.add_parsed(source, tree, spans, self.path)
+        self.module_runs += 1
         for c in chunks:
             if c not in self._defs:
                 self._defs[c] = defs(c)
@@ -271,6 +280,28 @@ class IncrementalAnalyser:
             out.broken = True
             out.units.append(_Unit(_take(an, spans), _sizes(run), _sizes(run)))
         return out
+
+    def _same_statements(self, chunks: list[Chunk]) -> bool:
+        """Whether the document has the very chunks of the last version analysed incrementally, in order:
+        only blank lines and comments between top-level statements changed."""
+        old = self._chunks
+        return (
+            self._an is not None
+            and self._info is not None
+            and self._top is not None
+            and len(chunks) == len(old)
+            and all(a is b for a, b in zip(chunks, old))
+        )
+
+    def _trivia_edit(self, source: str, version: int | None, chunks: list[Chunk]) -> Analysis:
+        """An edit of blank lines and comments between statements: every statement is the chunk it was,
+        so the module's top level and every definition would run as before (the module's nodes are the
+        same); the results stand, placed at the chunks' new first lines, and the new text's comments
+        (``# type: ignore``) are read again when they are merged."""
+        assert self._info is not None
+        self._info.source, self._info.digest = source, text_digest(source)
+        self.reanalysed = 0
+        return self._settle(source, version, chunks, dict(self._results))
 
     def _body_edit(self, source: str, version: int | None, chunks: list[Chunk]) -> Analysis | None:
         """An edit that changes only function bodies, in place, with the analyser of the last version

@@ -169,6 +169,9 @@ class SeqKind(enum.Enum):
     LIST = "list"
     #: ``torch.Size``: a tuple of ints that is a tensor's shape.
     SIZE = "size"
+    #: A set display of distinct literals (``{"pool_size", "classifier"}``): what ``in`` and ``len``
+    #: read; its iteration order is not the display's, so loops over it are not unrolled.
+    SET = "set"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,10 +215,54 @@ class DictV(Value):
     items: tuple[tuple[str, Value], ...]
 
     def get(self, key: str) -> Value | None:
-        for k, v in self.items:
-            if k == key:
-                return v
-        return None
+        """The value of the first entry with ``key`` (``None``: no such entry)."""
+        items = self.items
+        if len(items) < _INDEXED_FROM:
+            for k, v in items:
+                if k == key:
+                    return v
+            return None
+        return _index(self).get(key)
+
+    def has(self, key: str) -> bool:
+        """Does the dict have an entry with ``key``?"""
+        items = self.items
+        if len(items) < _INDEXED_FROM:
+            return any(k == key for k, _ in items)
+        return key in _index(self)
+
+
+#: Dicts with at least this many entries are looked up through an index (a registry filled one
+#: entry at a time is looked up at each new entry: a scan of each would cost the square of its size).
+_INDEXED_FROM = 16
+#: The indexes of the last large dicts looked up, by ``id`` (each kept with its dict, so the ``id``
+#: stays its own); emptied when it holds this many.
+_MAX_INDEXES = 256
+_INDEXES: dict[int, tuple[DictV, dict[str, Value]]] = {}
+
+
+def carry_index(before: DictV, after: DictV, key: str, value: Value) -> None:
+    """``after`` is ``before`` with ``key`` set to ``value`` (its entries replaced, else one added
+    last): its index is ``before``'s with that entry, when ``before`` has one (a copy of a dict costs
+    a small part of building it from the entries)."""
+    hit = _INDEXES.get(id(before))
+    if hit is not None and hit[0] is before and len(after.items) >= _INDEXED_FROM:
+        index = hit[1].copy()
+        index[key] = value
+        if len(_INDEXES) >= _MAX_INDEXES:
+            _INDEXES.clear()
+        _INDEXES[id(after)] = (after, index)
+
+
+def _index(d: DictV) -> dict[str, Value]:
+    """Key -> value of the first entry with that key, of ``d``."""
+    hit = _INDEXES.get(id(d))
+    if hit is None or hit[0] is not d:
+        if len(_INDEXES) >= _MAX_INDEXES:
+            _INDEXES.clear()
+        hit = (d, dict(reversed(d.items)))  # reversed: the first entry of a key wins, as a scan finds it
+        _INDEXES[id(d)] = hit
+    return hit[1]
 
 
 @dataclass(frozen=True, slots=True)

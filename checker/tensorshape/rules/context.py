@@ -15,6 +15,7 @@ from ..model.constraints import Constraint, Rel
 from ..model.diagnostics import Code, Diagnostic, Related, Span
 from ..model.dims import Dim, Unknown
 from ..model.obligations import Obligation
+from ..model.shape import Shape
 from ..unify.facts import NO_FACTS, Facts
 from ..unify.symbols import SymbolTable
 
@@ -74,6 +75,10 @@ class RuleContext:
     #: Sizes the user may set, by symbol: the option's flag and default (``--batch-size``, 64).  A
     #: requirement that cannot be decided for every value but fails for the default is a warning.
     defaults: Mapping[Any, tuple[str, int]] = field(default_factory=dict)
+    #: Shapes holding a run that a rule took as exactly so many dims, torch raising for every other
+    #: length (``[d0 d1 *batch]`` given to ``bmm``: ``[d0 d1 _]``): the front end may give a
+    #: parameter that learnt only a minimum rank the full shape (``infer/learn.py``).
+    runs_fixed: list[tuple[Shape, Shape]] = field(default_factory=list)
 
     def fresh(self, base: str) -> Dim:
         """A fresh opaque symbol for a size that exists but is not known."""

@@ -14,6 +14,8 @@ from typing import Any
 
 from ..model.dims import Dim, Unknown, UnknownSource
 from . import bounds
+from .bounds import replayed_cache
+from .monomial import divides, monomial
 from .symbols import sp
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "prod",
     "dsum",
     "as_int",
+    "is_int_value",
     "bounded",
     "MAX_INT_BITS",
 ]
@@ -131,6 +134,14 @@ def _norm_compound(e: Any) -> Dim:
 _TOO_COMPLEX = Unknown(UnknownSource.TOO_COMPLEX)
 
 
+def is_int_value(d: Any, k: int) -> bool:
+    """``d == k`` for a dim ``d``, without sympy's comparison of an expression with an int (which
+    looks for a converter of ``int`` on every call, to answer False: only a sympy number can be equal)."""
+    if type(d) is int:
+        return d == k
+    return bool(getattr(d, "is_Number", False)) and bool(d == k)
+
+
 def _unknown(*ds: Dim) -> Unknown | None:
     for d in ds:
         if isinstance(d, Unknown):
@@ -145,6 +156,11 @@ def _unknown(*ds: Dim) -> Unknown | None:
 def add(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
         return bounded(a + b)
+    # ``0 + x`` is ``x`` (sympy returns the other operand itself): no sum built.
+    if type(a) is int and a == 0:
+        return _unknown(b) or norm(b)
+    if type(b) is int and b == 0:
+        return _unknown(a) or norm(a)
     return _unknown(a, b) or _add(a, b)
 
 
@@ -156,6 +172,8 @@ def _add(a: Any, b: Any) -> Dim:
 def sub(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
         return bounded(a - b)
+    if type(b) is int and b == 0:
+        return _unknown(a) or norm(a)
     return _unknown(a, b) or _sub(a, b)
 
 
@@ -167,8 +185,13 @@ def _sub(a: Any, b: Any) -> Dim:
 def mul(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
         return bounded(a * b)
-    if a == 0 or b == 0:
+    if is_int_value(a, 0) or is_int_value(b, 0):
         return 0
+    # ``1 * x`` is ``x`` (sympy returns the other operand itself): no product built.
+    if type(a) is int and a == 1:
+        return _unknown(b) or norm(b)
+    if type(b) is int and b == 1:
+        return _unknown(a) or norm(a)
     return _unknown(a, b) or _mul(a, b)
 
 
@@ -194,9 +217,9 @@ def floordiv(a: Dim, b: Dim) -> Dim:
     u = _unknown(a, b)
     if u:
         return u
-    if b == 1:
+    if is_int_value(b, 1):
         return a
-    if b == 0:
+    if is_int_value(b, 0):
         return Unknown(UnknownSource.ERROR)
     return _floordiv(a, b)
 
@@ -250,6 +273,10 @@ def _divide(a: Any, b: Dim) -> tuple[Any, Any]:
             part += r * term
         return whole, part
     if type(b) is not int:
+        n, m = monomial(a), monomial(b)
+        if n is not None and m is not None:
+            # A product by a product: exact, or nothing ``b`` divides (see :mod:`.monomial`).
+            return (a / b, zero) if divides(m, n) else (zero, a)
         q = a / b
         if S.fraction(q)[1] == 1:
             return q, zero
@@ -280,10 +307,15 @@ def mod(a: Dim, b: Dim) -> Dim:
     u = _unknown(a, b)
     if u:
         return u
-    if b == 1:
+    if is_int_value(b, 1):
         return 0
-    if b == 0:
+    if is_int_value(b, 0):
         return Unknown(UnknownSource.ERROR)
+    return _mod(a, b)
+
+
+@replayed_cache(maxsize=1 << 13)
+def _mod(a: Any, b: Any) -> Dim:
     _, part = _divide(to_sympy(a), b)
     if part == 0:
         return 0

@@ -93,5 +93,19 @@ def broadcast_shapes(shapes: Sequence[Shape], facts: Facts = NO_FACTS) -> tuple[
         and all(s.star_index == 0 and len(s.suffix) == k for s in starred)
         and all(len(s.items) <= k for s in shapes if s.star_index is None)
     )
+    if not exact and _may_conflict(shapes, k):
+        # Dims left of the common suffix meet a run of unknown length: whether they broadcast
+        # depends on it, so it is checked at run time (never an error: some length may fit).
+        issues.append(BroadcastIssue(-k - 1, (), Verdict.OBLIGATION))
     star = Star(names.pop()) if exact else Star(None, UnknownSource.UNANNOTATED)
     return Shape((star, *out_suffix)), issues
+
+
+def _may_conflict(shapes: Sequence[Shape], k: int) -> bool:
+    """Whether two of ``shapes`` (some holding a named run) may have dims that do not broadcast left
+    of their ``k`` common trailing dims.  A shape of which nothing is known is left alone (as an
+    unknown dim is), and so are copies of one shape."""
+    if any(s.is_unknown for s in shapes):
+        return False
+    longer = [s for s in shapes if s.star_index is not None or len(s.items) > k]
+    return len(longer) >= 2 and len({s.items for s in longer}) > 1

@@ -8,14 +8,16 @@ between rigid (annotated) dims that cannot be proved is a ``symbolic-mismatch``.
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Any
 
 from ..lang.render import render_dim
 from ..model.constraints import Rel
 from ..model.dims import Dim, Unknown
-from .arith import expand_bounded, to_sympy
+from .arith import MAX_EXPANDED_TERMS, expand_bounded, expansion_terms, is_int_value, to_sympy
 from .bounds import replayed_cache
 from .facts import NO_FACTS, Facts
+from .sampling import periodic_condition, undecided
 from .symbols import is_rigid_symbol, sp
 
 __all__ = [
@@ -48,7 +50,7 @@ def eq3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
         return Truth.TRUE if a == b else Truth.FALSE
     if isinstance(a, Unknown) or isinstance(b, Unknown):
         return Truth.UNKNOWN
-    if a is b or a == b:
+    if a is b or (is_int_value(b, a) if type(a) is int else is_int_value(a, b) if type(b) is int else a == b):
         return Truth.TRUE
     if facts:
         a, b = facts.simplify(a), facts.simplify(b)
@@ -56,6 +58,8 @@ def eq3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
             return Truth.TRUE if a == b else Truth.FALSE
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return Truth.UNKNOWN
+        if type(a) is not int and type(b) is not int and a == b:  # one expression: the difference is 0
+            return Truth.TRUE
         if facts.positive:
             return _symbolic_eq(facts.positive_form(to_sympy(a)), facts.positive_form(to_sympy(b)))
     return _symbolic_eq(a, b)
@@ -64,7 +68,13 @@ def eq3(a: Dim, b: Dim, facts: Facts = NO_FACTS) -> Truth:
 @replayed_cache(maxsize=8192)
 def _symbolic_eq(a: Any, b: Any) -> Truth:
     """``a == b`` for two symbolic dims, by expanding the difference (cached: loops and
-    re-analysed callees ask the same questions again)."""
+    re-analysed callees ask the same questions again).
+
+    Most of these questions have no answer; two sample points that make the sides equal and
+    unequal show it without sympy (:func:`sampling.undecided`), when the difference is small
+    enough that sympy would have expanded it too (so the bound counts do not change)."""
+    if _expandable(a, b) and undecided(a, b):
+        return Truth.UNKNOWN
     diff = expand_bounded(to_sympy(a) - to_sympy(b))
     if diff is None:
         return Truth.UNKNOWN  # too big to expand: undecided
@@ -73,6 +83,12 @@ def _symbolic_eq(a: Any, b: Any) -> Truth:
     if diff.is_number:
         return Truth.FALSE
     return _truth(diff.is_zero)
+
+
+def _expandable(a: Any, b: Any) -> bool:
+    """Does ``a - b`` expand within :data:`MAX_EXPANDED_TERMS` (its expansion has at most the terms
+    of both sides')?"""
+    return expansion_terms(a) + expansion_terms(b) <= MAX_EXPANDED_TERMS
 
 
 def _truth(known: bool | None) -> Truth:
@@ -199,7 +215,34 @@ def condition_for(rel: Rel | None, a: Dim, b: Dim, facts: Facts = NO_FACTS) -> s
     if rel not in (Rel.EQ, Rel.BROADCAST, None):
         return None
     found = exact_divisions(a, b, facts)
-    return describe_condition(found) if found else None
+    if found:
+        return describe_condition(found)
+    if isinstance(a, Unknown) or isinstance(b, Unknown) or (type(a) is int and type(b) is int):
+        return None
+    if facts:
+        a, b = facts.simplify(a), facts.simplify(b)
+    return _periodic(to_sympy(a), to_sympy(b))
+
+
+@functools.lru_cache(maxsize=1024)
+def _periodic(a: Any, b: Any) -> str | None:
+    """A condition on the remainder of one size (``(h+15)//16`` and ``2*((h+31)//32)`` agree when
+    ``h % 32`` is 0 or 17 to 31), found by evaluating both sides: see :func:`periodic_condition`."""
+    found = periodic_condition(a, b)
+    if found is None:
+        return None
+    h, period, residues = found
+    if residues == (0,):
+        return f"`{h}` must be divisible by {period}"
+    runs: list[list[int]] = []
+    for r in residues:
+        if runs and runs[-1][1] == r - 1:
+            runs[-1][1] = r
+        else:
+            runs.append([r, r])
+    parts = [str(lo) if lo == hi else f"{lo} to {hi}" for lo, hi in runs]
+    shown = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+    return f"`{h} % {period}` must be {shown}"
 
 
 def ne1(a: Dim, facts: Facts = NO_FACTS) -> Truth:
@@ -219,6 +262,12 @@ def ne1(a: Dim, facts: Facts = NO_FACTS) -> Truth:
 def free_symbols(d: Dim) -> frozenset[Any]:
     if isinstance(d, (int, Unknown)):
         return frozenset()
+    return _free_symbols(d)
+
+
+@functools.lru_cache(maxsize=1 << 13)
+def _free_symbols(d: Any) -> frozenset[Any]:
+    """The symbols of an expression (sympy walks it again on each call; verdicts ask for the same ones)."""
     return frozenset(d.free_symbols)
 
 

@@ -275,7 +275,9 @@ def _bind_broadcast_var(
             Problem(
                 ProblemKind.BROADCAST,
                 iss.verdict,
-                f"cannot broadcast {shown}: {at} at dim {iss.position}",
+                f"cannot broadcast {shown}: {at} at dim {iss.position}"
+                if present
+                else f"{shown} broadcast only for some lengths of the run",
                 occ[-1].op,
                 occ[-1].sd,
                 iss.position,

@@ -1,4 +1,4 @@
-# known-miss: BERT's last_hidden_state is unknown (the attention is dispatched through ALL_ATTENTION_FUNCTIONS with config._attn_implementation, which PreTrainedModel.__init__ sets)
+# known-miss: AutoModel.from_config reads the model class from a registry with a key that is not a literal, so the encoder and its last_hidden_state are unknown
 import torch
 import torch.nn as nn
 from transformers import AutoModel, BertConfig

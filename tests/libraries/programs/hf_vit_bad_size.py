@@ -1,4 +1,3 @@
-# known-miss: transformers' ViTPatchEmbeddings raises a ValueError of its own for an image size other than the config's, and the encoder's output is unknown (the attention is dispatched through ALL_ATTENTION_FUNCTIONS with config._attn_implementation, which PreTrainedModel.__init__ sets)
 import torch
 from transformers import ViTConfig, ViTForImageClassification
 

@@ -1,4 +1,4 @@
-# known-miss: timm's create_model goes through parse_model_name (a regex), pretrained-config resolution and build_model_with_cfg, whose resolve_pretrained_cfg and _update_default_model_kwargs leave the model's keyword arguments unknown: the model is unknown (built directly, the same ViT is checked: timm_vit_direct_bad_size)
+# known-miss: timm's create_model reaches build_model_with_cfg with the keyword arguments known, but resolve_pretrained_cfg is unknown (the registry of pretrained configs is filled by generate_default_cfgs: DefaultCfg instances in a defaultdict edited through aliases), so the img_size _update_default_model_kwargs sets is unknown: the model is unknown (built directly, the same ViT is checked: timm_vit_direct_bad_size)
 import timm
 import torch
 

@@ -1,4 +1,3 @@
-# known-miss: densenet121(weights=None) is unknown, even `model.features.conv0`; the cause is not traced yet
 import torch
 import torch.nn as nn
 from torchvision import models

@@ -1,4 +1,3 @@
-# known-miss: efficientnet_b0's stem is exact ([2 32 80 80]) but its first MBConv stage (`features[1]`) is unknown, so the features are
 import torch
 import torch.nn as nn
 from torchvision.models import efficientnet_b0

@@ -11,7 +11,7 @@ from ...unify import arith
 from ..call import Call
 from ..registry import rule
 from .strides import contiguous
-from .util import wrap_dim
+from .util import run_rank_among, run_rank_at_least, wrap_dim
 
 
 def size_value(shape: Shape) -> Value:
@@ -70,6 +70,8 @@ def dtype(call: Call) -> Value:
 def reverse_dims(call: Call) -> Value:
     """``x.T`` (all dims reversed)."""
     t = call.tensor("self")
+    if t is not None and call.name == "H" and not run_rank_among(call, t.shape, (0, 2), "H", "self"):
+        return unknown_tensor(UnknownSource.ERROR)
     if t is None or t.shape.rank is None:
         return unknown_tensor()
     if call.name == "H" and t.shape.rank not in (0, 2):
@@ -91,6 +93,8 @@ def matrix_transpose(call: Call) -> Value:
         call.error(codes.RANK_MISMATCH, f"mT needs at least 2 dims, got {render_shape(s)}", "self")
         return unknown_tensor(UnknownSource.ERROR)
     if s.rank is None and len(s.suffix) < 2:
+        if s.min_rank > 0:  # a 0-d tensor is its own mT: only a run alone may have no dims
+            run_rank_at_least(call, s, 2, call.name, "self")
         return TensorV(Shape.unknown(), t.dtype)
     items = list(s.items)
     items[-1], items[-2] = items[-2], items[-1]

@@ -36,7 +36,7 @@ from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3
 from ..call import Call
 from ..registry import rule
-from .util import shapes_equal, wrap_dim
+from .util import run_rank_among, run_rank_at_least, shapes_equal, wrap_dim
 
 _ERR = unknown_tensor(UnknownSource.ERROR)
 
@@ -57,6 +57,14 @@ def init(call: Call) -> Value:
     check is the fan computation, which kaiming's initialisers skip for a tensor with no elements.
     """
     t = call.tensor("tensor")
+    if t is not None and t.shape.rank is None and "ranks" in call.params:
+        lo, hi = call.params["ranks"]
+        if call.params.get("fan") and any(type(d) is int and d == 0 for d in t.shape.items):
+            return _the_tensor(call, "tensor")  # no elements: kaiming's initialisers do nothing
+        if hi >= 64:
+            run_rank_at_least(call, t.shape, lo, call.name, "tensor")
+        elif not run_rank_among(call, t.shape, range(lo, hi + 1), call.name, "tensor"):
+            return _ERR
     if t is None or t.shape.rank is None or "ranks" not in call.params:
         return _the_tensor(call, "tensor")
     lo, hi = call.params["ranks"]

@@ -22,6 +22,7 @@ from ...unify import arith
 from ...unify.compare import Truth, Verdict, eq3
 from ..call import Call, as_dim
 from ..registry import rule
+from .util import run_exact_rank, run_rank_at_least
 
 __all__ = ["parse_side", "EinopsSyntaxError"]
 
@@ -103,9 +104,17 @@ def _lengths(call: Call) -> dict[str, Dim]:
 def _solve_input(call: Call, groups: list[Group], shape: Shape, sizes: dict[str, Dim]) -> Shape | None:
     """Bind the input side's axes to the tensor's dims; the dims the ellipsis covers, or ``None`` on error."""
     ell_groups = [i for i, g in enumerate(groups) if ELLIPSIS in g.axes]
+    n_fixed = len(groups) - len(ell_groups)
+    if shape.rank is None and ell_groups:
+        run_rank_at_least(call, shape, n_fixed, "the pattern", "tensor")
+    elif shape.rank is None:
+        # One dim per axis: a run takes the length left (einops raises for any other).
+        fixed = run_exact_rank(call, shape, len(groups), "the pattern", "tensor")
+        if fixed is None:
+            return None
+        shape = fixed
     if shape.rank is None:
         return None
-    n_fixed = len(groups) - len(ell_groups)
     if (not ell_groups and shape.rank != len(groups)) or (ell_groups and shape.rank < n_fixed):
         want = f"at least {n_fixed}" if ell_groups else str(len(groups))
         call.error(
@@ -347,6 +356,12 @@ def einsum(call: Call) -> Value:
     for k, (term, x) in enumerate(zip(terms, ops)):
         assert isinstance(x, TensorV)
         s = x.shape
+        if s.rank is None and "..." not in term:
+            # One dim per axis: a run takes the length left (einops raises for any other).
+            fixed = run_exact_rank(call, s, len(term), f"input {k}", "tensors_and_pattern")
+            if fixed is None:
+                return unknown_tensor(UnknownSource.ERROR)
+            s = fixed
         if s.rank is None or "..." in term:
             return unknown_tensor(UnknownSource.UNSUPPORTED)
         if s.rank != len(term):

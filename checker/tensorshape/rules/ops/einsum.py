@@ -16,6 +16,7 @@ from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3
 from ..call import Call
 from ..registry import rule
+from .util import run_exact_rank, run_rank_at_least
 
 __all__ = ["parse_equation", "Equation", "EinsumSyntaxError"]
 
@@ -115,6 +116,14 @@ def einsum(call: Call) -> Value:
     unknown_rank = False
     for k, (term, t) in enumerate(zip(eq.inputs, ops)):
         s = t.shape
+        if s.rank is None and term.has_ellipsis:
+            run_rank_at_least(call, s, term.named, f"operand {k}", "operands")
+        elif s.rank is None:
+            # As many dims as subscripts: the run takes the length left (torch raises for any other).
+            fixed = run_exact_rank(call, s, term.named, f"operand {k} ({''.join(term.labels)!r})", "operands")
+            if fixed is None:
+                return unknown_tensor(UnknownSource.ERROR)
+            s = fixed
         if s.rank is None:
             unknown_rank = True
             continue

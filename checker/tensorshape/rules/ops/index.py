@@ -46,7 +46,9 @@ def slice_length(
     beyond it is clamped as Python does.  An undecided stop of a prefix is assumed in range
     (``x[:, :n]`` has ``n`` columns), the usual intent; a window at a symbolic start
     (``data[i : i + k]``) is in range only by a bound on ``i`` the code does not show, so it is
-    clamped (``min(i + k, size) - min(i, size)``), as is every undecided stop with ``exact``.
+    clamped (``min(i + k, size) - min(i, size)``), as is every undecided stop with ``exact``.  A
+    symbolic start before a stop in range is empty when it passes the stop (``x[r:8]`` is
+    ``max(8 - r, 0)`` unless the facts prove ``r <= 8``).
     """
     st = 1 if step is None else step
     if type(size) is int and all(x is None or type(x) is int for x in (start, stop)) and type(st) is int:
@@ -61,7 +63,9 @@ def slice_length(
         if x is None:
             return default
         if type(x) is int and x < 0:
-            return arith.dmax(arith.add(size, x), 0)
+            # ``z[..., :-1]`` of a symbolic axis: counted from the end and in range, as ``z[..., 1:]``
+            # is (``n-1`` both, so ``z[..., 1:] - z[..., :-1]`` broadcasts); a known size is clamped
+            return arith.add(size, x) if type(size) is not int and not exact else arith.dmax(arith.add(size, x), 0)
         if type(x) is not int and le3(x, -1) is Truth.TRUE:
             # ``freqs[-n:]``: counted from the end, and in range like any symbolic bound
             return arith.add(size, x)
@@ -80,6 +84,9 @@ def slice_length(
         a = arith.dmin(a, size) if a != 0 and le3(a, size, facts) is not Truth.TRUE else a
         if st == 1:
             return arith.dmax(arith.sub(b, a), 0)
+    elif window and le3(a, b, facts) is not Truth.TRUE:
+        # ``x[r:8]`` with the stop in range: empty, not negative, when ``r`` passes it
+        return arith.dmax(arith.sub(b, a), 0) if st == 1 else arith.ceildiv(arith.dmax(arith.sub(b, a), 0), st)
     elif type(b) is int and type(size) is not int:
         pass
     elif eq3(b, size) is not Truth.TRUE and type(b) is int and type(size) is int:
@@ -479,6 +486,8 @@ def bincount(call: Call) -> Value:
         call.error(codes.RANK_MISMATCH, f"bincount takes a 1-D input, got {render_shape(x)}", "input")
         return unknown_tensor(UnknownSource.ERROR)
     weighted = call.has("weights") and not call.is_none("weights")
+    if weighted and any(type(d) is int and d == 0 for d in x.items):
+        return TensorV(Shape((Unknown(_DATA),)), "int64")  # an empty input: torch never looks at the weights
     if weighted:
         w = call.shape("weights")
         if w is not None and w.rank is not None and w.rank != 1:

@@ -14,7 +14,7 @@ from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Verdict, eq3
 from ..call import Call
 from ..registry import rule
-from .util import shapes_equal, spec_text
+from .util import run_exact_rank, shapes_equal, spec_text
 
 _MATMUL_HINT = "the last dim of the left operand must equal the second-to-last of the right; transpose one operand (`.T`, `.mT`) or swap them"
 
@@ -81,16 +81,20 @@ def matmul(call: Call) -> Value:
     return _tensor_result(call, matmul_shapes(call, a, b), "input", "other")
 
 
-def _require_rank(call: Call, name: str, shape: Shape, rank: int) -> bool:
-    if shape.rank is not None and shape.rank != rank:
+def _require_rank(call: Call, name: str, shape: Shape, rank: int) -> Shape | None:
+    """``shape`` with exactly ``rank`` dims (a run taken as the dims left: torch raises for any other
+    length), or ``None`` after an error."""
+    if shape.rank is None:
+        return run_exact_rank(call, shape, rank, call.label(name), name)
+    if shape.rank != rank:
         call.error(
             codes.RANK_MISMATCH,
             f"{call.label(name)} must have {plural(rank, 'dim')}, got {render_shape(shape)}",
             name,
             "use `matmul` (or `@`) for other ranks",
         )
-        return False
-    return True
+        return None
+    return shape
 
 
 @rule("matmul_fixed")
@@ -101,7 +105,8 @@ def matmul_fixed(call: Call) -> Value:
     other = call.params.get("other", "mat2")
     if a is None or b is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    if not (_require_rank(call, "input", a, ra) and _require_rank(call, other, b, rb)):
+    a, b = _require_rank(call, "input", a, ra), _require_rank(call, other, b, rb)
+    if a is None or b is None:
         return unknown_tensor(UnknownSource.ERROR)
     if ra == 3 and a.rank == 3 and b.rank == 3:
         # bmm does not broadcast the batch dim.
@@ -126,8 +131,10 @@ def addmm(call: Call) -> Value:
     if a is None or b is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     ranks = call.params.get("ranks")
-    if ranks and not (_require_rank(call, m1, a, ranks[0]) and _require_rank(call, m2, b, ranks[1])):
-        return unknown_tensor(UnknownSource.ERROR)
+    if ranks:
+        a, b = _require_rank(call, m1, a, ranks[0]), _require_rank(call, m2, b, ranks[1])
+        if a is None or b is None:
+            return unknown_tensor(UnknownSource.ERROR)
     if call.params.get("outer"):
         prod: Shape | None = Shape((a.items[0], b.items[0])) if a.rank == 1 and b.rank == 1 else Shape.unknown()
     else:

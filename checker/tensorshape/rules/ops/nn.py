@@ -31,7 +31,7 @@ from ...unify.compare import Truth, Verdict, eq3
 from ..call import Call, as_dim, as_dims
 from ..context import Arg
 from ..registry import rule
-from .util import replace, spec_text, wrap_dim
+from .util import replace, run_exact_rank, run_fixed, run_rank_among, run_rank_at_least, spec_text, wrap_dim
 
 _ERR = unknown_tensor(UnknownSource.ERROR)
 
@@ -61,7 +61,12 @@ def _spatial(call: Call, input_name: str, n: int) -> tuple[Shape, bool, tuple[It
     if s.star_index == 0 and len(s.items) == n + 2 and isinstance(s.items[0], Star) and s.items[0].name:
         return Shape(s.items[1:]), False, s.items[:1]
     if s.rank is None:
-        return s, True, ()
+        if not run_rank_among(call, s, (n + 1, n + 2), f"a {n}-d layer", input_name):
+            return None
+        fixed = run_fixed(s, (n + 1, n + 2), call)
+        if fixed is None:
+            return s, True, ()
+        s = fixed  # one rank is left: torch raises for every other length of the run
     if s.rank not in (n + 1, n + 2):
         call.error(
             codes.RANK_MISMATCH,
@@ -362,7 +367,7 @@ def pool(call: Call) -> Value:
     padding = _tuple(call, "padding", n, 0)
     dilation = (1,) * n if avg else _tuple(call, "dilation", n, 1)
     ceil = bool(call.bool("ceil_mode"))
-    if k is None or stride is None or padding is None or dilation is None or shape.rank is None:
+    if k is None or stride is None or padding is None or dilation is None:
         return TensorV(Shape.unknown())
     for name, vals in (("stride", stride), ("dilation", dilation), ("kernel_size", k)):
         if any(type(v) is int and v <= 0 for v in vals):
@@ -375,6 +380,8 @@ def pool(call: Call) -> Value:
         if type(p) is int and type(kk) is int and p > kk // 2:
             call.error(codes.INVALID_ARG, f"padding {p} should be at most half of kernel size {kk}", "padding")
             return _ERR
+    if shape.rank is None:  # the arguments are checked whatever the input's rank
+        return TensorV(Shape.unknown())
     c_axis = 1 if batched else 0
     spatial = shape.dims[c_axis + 1 :]
     if call.params.get("unpadded_kernel"):
@@ -411,6 +418,8 @@ def pool(call: Call) -> Value:
 @rule("adaptive_pool")
 def adaptive_pool(call: Call) -> Value:
     n = call.params["nd"]
+    if n in (2, 3) and not call.params.get("indices") and _all_ones(call.value("output_size"), n):
+        return _global_mean(call, n)
     got = _spatial(call, "input", n)
     if got is None:
         return _ERR
@@ -444,6 +453,28 @@ def adaptive_pool(call: Call) -> Value:
     return TensorV(out, t.dtype if t else None)
 
 
+def _all_ones(v: Value, n: int) -> bool:
+    if isinstance(v, TupleV):
+        return len(v.items) == n and all(as_dim(x) == 1 for x in v.items)
+    return as_dim(v) == 1
+
+
+def _global_mean(call: Call, n: int) -> Value:
+    """``adaptive_avg_pool2d/3d`` to an output of ones: torch takes the mean of the last ``n`` dims
+    of an input of any rank from ``n`` on (``[2 3 4 5 6]`` to ``[2 3 4 1 1]``), empty dims too."""
+    t = call.tensor("input")
+    if t is None:
+        return _ERR
+    s = t.shape
+    if s.rank is not None and s.rank < n:
+        call.error(codes.RANK_MISMATCH, f"the mean over the last {n} dims needs {n} dims, got {render_shape(s)}", "input")
+        return _ERR
+    run_rank_at_least(call, s, n, call.name, "input")
+    if s.rank is None and len(s.suffix) < n:
+        return TensorV(Shape.unknown(), t.dtype)
+    return TensorV(Shape((*s.items[: len(s.items) - n], *(1,) * n)), t.dtype)
+
+
 @rule("channel_norm")
 def channel_norm(call: Call) -> Value:
     """BatchNorm/InstanceNorm modules: ``[N C *]`` with ``C == num_features``; same shape out."""
@@ -458,6 +489,10 @@ def channel_norm(call: Call) -> Value:
             "input",
         )
         return _ERR
+    if ranks and not run_rank_among(call, s, ranks, call.name, "input"):
+        return _ERR
+    if ranks:
+        s = run_fixed(s, ranks, call) or s
     if s.rank is not None and s.rank >= 1:
         c_axis = 0 if s.rank == 1 or call.params.get("unbatched_rank") == s.rank else 1
         num = call.int("num_features")
@@ -635,8 +670,9 @@ def embedding_bag(call: Call) -> Value:
         elif w is not None and w.rank is not None:
             call.error(codes.RANK_MISMATCH, f"weight must be 2-D, got {render_shape(w)}", "weight")
             return _ERR
-    if idx is None:
+    if idx is None or not run_rank_among(call, idx, (1, 2), call.name, "input"):
         return _ERR
+    idx = run_fixed(idx, (1, 2), call) or idx
     dd: Dim = d if d is not None else Unknown()
     psw = (
         call.shape("per_sample_weights")
@@ -695,6 +731,8 @@ def rnn(call: Call) -> Value:
     batch_first = bool(call.bool("batch_first"))
     if x.rank is not None and x.rank not in (2, 3):
         call.error(codes.RANK_MISMATCH, f"expected a 2-D (unbatched) or 3-D input, got {render_shape(x)}", "input")
+        return UnknownV()
+    if not run_rank_among(call, x, (2, 3), call.name, "input"):
         return UnknownV()
     if x.rank is None:
         return _rnn_any_rank(call, x, lstm, hin, hid, hout, arith.mul(bi, layers), bi)
@@ -796,6 +834,17 @@ def rnn_cell(call: Call) -> Value:
     hin, hid = call.int("input_size"), call.int("hidden_size")
     hidden: Dim = hid if hid is not None else Unknown()
     known = {"input_size": hin} if hin is not None else None
+    if not run_rank_among(call, x, (1, 2), call.name, "input"):
+        return _ERR
+    hx = call.value("hx") if call.has("hx") else NONE
+    h0 = hx.items[0] if lstm and isinstance(hx, TupleV) and hx.items else hx
+    if isinstance(h0, TensorV) and h0.shape.rank in (1, 2):
+        # The state's rank is the input's (torch raises for any other): a run takes the length left.
+        fixed = run_exact_rank(call, x, h0.shape.rank, call.name, "input")
+        if fixed is None:
+            return _ERR
+        x = fixed
+    x = run_fixed(x, (1, 2), call) or x
     if x.rank is None:
         if x.items and not isinstance(x.items[-1], Star):
             call.match({"input": "... input_size"}, None, known)
@@ -1090,7 +1139,9 @@ def container_init(call: Call) -> Value:
     if isinstance(v, SeqV):
         return ModuleV(qual, {name: v}, ())
     if isinstance(v, TupleV) and len(v.items) == 1 and isinstance(v.items[0], DictV) and qual.endswith("Sequential"):
-        return ModuleV(qual, {}, tuple(m for _, m in v.items[0].items))  # ``Sequential(OrderedDict(...))``
+        # ``Sequential(OrderedDict(...))``: the children's names kept (``add_module`` may replace one).
+        names = TupleV(tuple(StrV(k) for k, _ in v.items[0].items))
+        return ModuleV(qual, {"names": names}, tuple(m for _, m in v.items[0].items))
     children: tuple[Value, ...] = ()
     if isinstance(v, TupleV):
         if len(v.items) == 1 and isinstance(v.items[0], TupleV) and qual.endswith("Sequential"):
@@ -1170,6 +1221,7 @@ def interpolate(call: Call) -> Value:
     if s is None:
         return _ERR
     if s.rank is None:
+        run_rank_at_least(call, s, 3, "interpolation", "input")
         return TensorV(Shape.unknown())
     n = s.rank - 2
     if n < 1:
@@ -1293,6 +1345,8 @@ def pad_module(call: Call) -> Value:
         p = (d,) * (2 * n) if d is not None and not isinstance(d, Unknown) else None
     mode = call.params["mode"]
     s = call.shape("input")
+    if mode == "circular" and s is not None and not run_rank_among(call, s, (n + 1, n + 2), call.name, "input"):
+        return _ERR
     if mode == "circular" and s is not None and s.rank is not None and s.rank not in (n + 1, n + 2):
         # The circular modules check the input's rank themselves, whatever the padding's length.
         call.error(
@@ -1305,16 +1359,41 @@ def pad_module(call: Call) -> Value:
     return _padded(call, p, _PAD_MODES.get(mode, mode), "padding")
 
 
+def _padded_run(call: Call, s: Shape, p: tuple[Dim, ...], mode: str, at: str) -> Value:
+    """``F.pad`` on a shape holding a run (``[*b h w]``): the rank it needs is checked at run time
+    (an error only where no length of the run fits); constant padding of dims after the run keeps
+    the run (``[*b h w]`` padded by 2 on each side of ``w`` is ``[*b h w+4]``)."""
+    k = len(p) // 2
+    if mode != "constant":
+        if k in (1, 2, 3):
+            run_rank_among(call, s, (k + 1, k + 2), f"{mode} padding of {plural(len(p), 'value')}", "input")
+        return TensorV(Shape.unknown())
+    run_rank_at_least(call, s, k, f"padding of {plural(len(p), 'value')}", "input")
+    if k > len(s.suffix):
+        return TensorV(Shape.unknown())
+    items = list(s.items)
+    for j in range(k):
+        axis = len(items) - 1 - j
+        items[axis] = arith.add(arith.add(items[axis], p[2 * j]), p[2 * j + 1])
+        if type(items[axis]) is int and items[axis] < 0:  # type: ignore[operator]
+            call.error(codes.INVALID_ARG, f"padding makes dim {axis - len(items)} negative", at)
+            return _ERR
+    t = call.tensor("input")
+    return TensorV(Shape(tuple(items)), t.dtype if t else None)
+
+
 def _padded(call: Call, p: tuple[Dim, ...] | None, mode: str, at: str) -> Value:
     """``F.pad(input, p, mode)``: the pads apply from the last dim backwards, two per dim."""
     s = call.shape("input")
     if s is None:
         return _ERR
-    if p is None or s.rank is None:
+    if p is None:
         return TensorV(Shape.unknown())
     if len(p) % 2:
         call.error(codes.INVALID_ARG, f"padding length must be even, got {len(p)}", at)
         return _ERR
+    if s.rank is None:
+        return _padded_run(call, s, p, mode, at)
     if len(p) // 2 > s.rank:
         call.error(
             codes.INVALID_ARG,
@@ -1361,6 +1440,13 @@ def class_loss(call: Call) -> Value:
     if x is None or y is None:
         return _ERR
     red = call.str("reduction") or "mean"
+    if x.rank is None and y.shape.rank is not None and (y.dtype or "").startswith("int"):
+        # Class indices [N *d] fix the scores' rank ([N C *d]; a single sample [C] with a 0-d or [1] target).
+        r = y.shape.rank
+        ranks = (r + 1, 1) if r <= 1 else (r + 1,)
+        if not run_rank_among(call, x, ranks, call.name, "input"):
+            return _ERR
+        x = run_fixed(x, ranks, call) or x
     if x.rank is None or y.shape.rank is None:
         return TensorV(Shape(()) if red != "none" else Shape.unknown())
     probs = y.dtype is not None and y.dtype.startswith("float") and y.shape.rank == x.rank

@@ -101,6 +101,10 @@ def _rnn(call: Call) -> None:
 
 def _embedding(call: Call) -> None:
     n = call.int("num_embeddings")
+    if call.has("_weight") and not call.is_none("_weight"):
+        # A table passed in (the private ``_weight=``) must be [num_embeddings embedding_dim].
+        known = {k: d for k in ("num_embeddings", "embedding_dim") if (d := call.int(k)) is not None}
+        call.match({"_weight": "num_embeddings embedding_dim"}, None, known)
     p = _known(call, "padding_idx")
     if n is None or p is None:
         return

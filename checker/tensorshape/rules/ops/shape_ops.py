@@ -18,7 +18,7 @@ from ...unify.compare import Truth, Verdict, eq3, le3, ne1
 from ..call import Call, as_dims, sizes_with_run
 from ..registry import rule
 from . import strides
-from .util import replace, spec_text, wrap_dim, wrap_dims
+from .util import replace, run_exact_rank, run_rank_among, run_rank_at_least, spec_text, wrap_dim, wrap_dims
 
 _ERR = unknown_tensor(UnknownSource.ERROR)
 
@@ -43,7 +43,7 @@ def _numel(shape: Shape) -> Dim:
 
 def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tuple[Dim, ...] | None:
     """Resolve one ``-1`` in a target shape and check the element count."""
-    holes = [i for i, d in enumerate(sizes) if d == -1]
+    holes = [i for i, d in enumerate(sizes) if arith.is_int_value(d, -1)]
     if len(holes) > 1:
         call.error(codes.RESHAPE, f"only one dim can be -1, got [{', '.join(map(render_dim, sizes))}]", at)
         return None
@@ -89,7 +89,7 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
         out = list(sizes)
         out[holes[0]] = inferred
         return tuple(out)
-    call.check(
+    verdict = call.check(
         eq3(total, known, call.facts),
         (total, known),
         lambda: (
@@ -100,7 +100,9 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
         hint="the product of the new dims must equal the number of elements",
         code=codes.RESHAPE,
     )
-    return tuple(sizes)
+    # A count that differs for every size: torch raises here, and the sizes asked for are not a
+    # tensor the code after it sees (they would only report the same bug again further on).
+    return None if verdict is Verdict.ERROR else tuple(sizes)
 
 
 @rule("view")
@@ -170,7 +172,14 @@ def flatten(call: Call) -> Value:
                 return _ERR
         return _same(call, Shape((1,)))
     if shape.rank is None:
-        return _same(call, _flatten_variadic(shape, call.int("start_dim"), call.int("end_dim")))
+        start, end = call.int("start_dim"), call.int("end_dim")
+        if type(start) is int and type(end) is int and (start >= 0) == (end >= 0) and start > end:
+            # Counted from the same end, start comes after end for every length of the run.
+            call.error(codes.INVALID_ARG, f"start_dim {start} comes after end_dim {end}", "start_dim")
+            return _ERR
+        for p in ("start_dim", "end_dim"):
+            wrap_dim(call, call.int(p), shape, p)  # a dim beyond the dims around the run: checked at run time
+        return _same(call, _flatten_variadic(shape, start, end))
     s = wrap_dim(call, call.int("start_dim"), shape, "start_dim")
     e = wrap_dim(call, call.int("end_dim"), shape, "end_dim")
     if s is None or e is None:
@@ -273,6 +282,12 @@ def permute(call: Call) -> Value:
     if got is None or dims is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     src, shape = got
+    if shape.rank is None and not shape.is_unknown:
+        # Exactly one dim per entry of ``dims``: a run takes the length left (torch raises for any other).
+        exact = run_exact_rank(call, shape, len(dims), "permute", src)
+        if exact is None:
+            return _ERR
+        shape = exact
     if shape.rank is None:
         return _same(call, Shape.unknown())
     if len(dims) != shape.rank:
@@ -315,6 +330,8 @@ def t(call: Call) -> Value:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     src, shape = got
     if shape.rank is None:
+        if not run_rank_among(call, shape, (0, 1, 2), "t()", src):
+            return _ERR
         return _same(call, Shape.unknown())
     if shape.rank > 2:
         call.error(
@@ -453,6 +470,9 @@ def movedim(call: Call) -> Value:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     name, shape = got
     if shape.rank is None:
+        for p, ds in (("source", src_d), ("destination", dst_d)):
+            for d in ds:
+                wrap_dim(call, d, shape, p)  # beyond the dims around the run: checked at run time
         return _same(call, Shape.unknown())
     if len(src_d) != len(dst_d):
         call.error(
@@ -641,6 +661,7 @@ def cat(call: Call) -> Value:
         return TensorV(Shape((0,)))
     ref = next((s for s in shapes if s.rank is not None), None)
     if ref is None:
+        wrap_dim(call, call.int("dim"), shapes[0], "dim")  # beyond the dims around the run: checked at run time
         return TensorV(Shape.unknown(), tensors[0].dtype)
     if ref.rank == 0:
         call.error(
@@ -866,6 +887,11 @@ def same_shape(call: Call) -> Value:
         wanted = f"{need} to {most}" if most is not None else f"at least {need}"
         call.error(codes.RANK_MISMATCH, f"input must have {plural(wanted, 'dim')}, got {render_shape(shape)}", src)
         return _ERR
+    if shape.rank is None and need is not None:
+        if most is not None and not run_rank_among(call, shape, range(need, most + 1), call.name, src):
+            return _ERR
+        if most is None:
+            run_rank_at_least(call, shape, need, call.name, src)
     for name in ("dim", "dims"):
         if call.has(name) and not call.is_none(name):
             ds = call.ints(name)

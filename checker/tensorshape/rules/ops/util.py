@@ -4,15 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...lang.render import render_dim
+from ...lang.render import render_dim, render_shape
 from ...model import codes
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
+from ...model.values import TensorV
 from ...unify.compare import Truth, Verdict, classify, eq3
 from ...unify.facts import Facts
 from ..call import Call
 
-__all__ = ["wrap_dim", "wrap_dims", "shapes_equal", "replace", "spec_text", "UNKNOWN_DIM"]
+__all__ = [
+    "wrap_dim",
+    "wrap_dims",
+    "shapes_equal",
+    "replace",
+    "spec_text",
+    "UNKNOWN_DIM",
+    "run_rank_at_least",
+    "run_rank_among",
+    "run_exact_rank",
+    "run_fixed",
+]
 
 UNKNOWN_DIM = Unknown(UnknownSource.UNANNOTATED)
 
@@ -41,10 +53,64 @@ def wrap_dim(call: Call, dim: Dim | None, shape: Shape, at: str, *, extra: int =
         return dim % max(r, 1) if r else 0
     i = shape.star_index
     assert i is not None
+    # A dim beyond the dims around the run needs the run long enough: checked at run time (dims
+    # 0 and -1 are valid for every rank, a 0-d tensor's too).
+    need = dim + 1 if dim >= 0 else -dim
+    if need > 1:
+        run_rank_at_least(call, shape, need - extra, f"dim {dim}", at)
     if dim >= 0:
         return dim if dim < i + extra else None
     back = len(shape.items) - i - 1 + extra
     return len(shape.items) + extra + dim if -dim <= back else None
+
+
+def _param_of(call: Call, shape: Shape) -> str | None:
+    """The tensor argument whose shape is ``shape`` (for a runtime check on it)."""
+    for name, a in call.bound.items():
+        if isinstance(a.value, TensorV) and a.value.shape == shape:
+            return name
+    return None
+
+
+def _run_oblige(call: Call, shape: Shape, need: str, spec: str | None, why: str) -> None:
+    name = _param_of(call, shape)
+    checks = [(name, spec)] if name is not None and spec is not None else []
+    call.oblige(f"{why} needs {need}: {render_shape(shape)} has a run of dims of unknown length", checks)
+
+
+def run_rank_at_least(call: Call, shape: Shape, k: int, why: str, at: str | None = None) -> None:
+    """A requirement of ``k`` or more dims on a shape holding a named run (``[*b d]``): the run
+    may be long enough, so never an error; a runtime obligation when the dims around the run are
+    fewer than ``k`` (a shape of which nothing is known is left alone)."""
+    if shape.rank is not None or shape.is_unknown or k <= shape.min_rank:
+        return
+    i = shape.star_index
+    assert i is not None
+    items = (*shape.items[:i], *(Unknown(UnknownSource.UNANNOTATED),) * (k - shape.min_rank),
+             *shape.items[i:])
+    _run_oblige(call, shape, f"at least {k} dims", spec_text(items), why)
+
+
+def run_rank_among(call: Call, shape: Shape, ranks: Sequence[int], why: str, at: str | None = None) -> bool:
+    """A requirement that a shape holding a run have one of ``ranks`` dims: an error (``False``) when
+    the dims around the run are already more than every rank allows, whatever the run's length;
+    otherwise a runtime obligation (checked with a shape string when one rank remains possible)."""
+    if shape.rank is not None or shape.is_unknown:
+        return True
+    possible = sorted(r for r in set(ranks) if r >= shape.min_rank)
+    wanted = " or ".join(f"{r}-D" for r in sorted(set(ranks)))
+    if not possible:
+        call.error(
+            codes.RANK_MISMATCH,
+            f"{why} takes a {wanted} input, got {render_shape(shape)}: at least {shape.min_rank} dims, "
+            "whatever the length of its run",
+            at,
+        )
+        return False
+    fixed = run_fixed(shape, possible)
+    spec = spec_text(fixed.items) if fixed is not None else None
+    _run_oblige(call, shape, f"a {' or '.join(f'{r}-D' for r in possible)} input", spec, why)
+    return True
 
 
 def wrap_dims(call: Call, dims: Sequence[Dim], shape: Shape, at: str) -> list[int] | None:
@@ -107,3 +173,39 @@ def spec_text(items: Sequence[Item]) -> str:
 
 def truth(ok: bool) -> Truth:
     return Truth.TRUE if ok else Truth.FALSE
+
+
+def run_exact_rank(call: Call, shape: Shape, rank: int, why: str, at: str | None = None) -> Shape | None:
+    """A shape holding a run (``[*b d]``) where exactly ``rank`` dims are accepted: torch raises for
+    every other length of the run, so the rest of the rule may take the run as that many dims of
+    unknown size (``[_ d]`` for rank 2).  ``None`` (an error) when the dims around the run are
+    already more than ``rank``; the rank itself is checked at run time."""
+    if shape.rank is not None or shape.is_unknown:
+        return shape
+    if not run_rank_among(call, shape, (rank,), why, at):
+        return None
+    return run_fixed(shape, (rank,), call) or shape
+
+
+def run_fixed(shape: Shape, ranks: Sequence[int], call: Call | None = None) -> Shape | None:
+    """A shape holding a run where only one of ``ranks`` is possible (the dims around the run already
+    number more than the others): the run taken as the dims left.  Where 3 or 4 dims are accepted,
+    ``[2 4 4 4 *b]`` is ``[2 4 4 4]`` and ``[*b 4 4]`` is ``None`` (both remain); where exactly 3
+    are, ``[*b 4]`` is ``[d0 d1 4]`` (fresh symbols; without ``call``, unknown dims: ``[_ _ 4]``).
+    ``None`` for a shape whose rank is known.  With ``call``, the front end is told
+    (``RuleContext.runs_fixed``)."""
+    i = shape.star_index
+    possible = [r for r in set(ranks) if r >= shape.min_rank]
+    if i is None or shape.is_unknown or len(possible) != 1:
+        return None
+    n = possible[0] - shape.min_rank
+    if call is None:
+        fill: tuple[Dim, ...] = (Unknown(UnknownSource.UNANNOTATED),) * n
+    else:
+        # Opaque symbols named by position (``d2``): the result keeps them, and a requirement on one
+        # is checked at run time, never an error.
+        fill = tuple(call.fresh(f"d{i + j}") for j in range(n))
+    fixed = Shape((*shape.items[:i], *fill, *shape.items[i + 1 :]))
+    if call is not None and not call.ctx.muted:
+        call.ctx.runs_fixed.append((shape, fixed))
+    return fixed
