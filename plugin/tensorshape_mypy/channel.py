@@ -12,14 +12,22 @@ while one is served (a lock beside the socket) uses a worker of its own, as with
 
 Whatever the channel, an answer that does not come (a dead worker, ``TIMEOUT`` seconds without one
 from a kept worker) makes the plugin analyse in-process: mypy never waits on a worker that is gone.
+
+Neither side blocks the other: the plugin sends every module as mypy parses it and reads no answer
+until mypy has type checked the first, so the answers are read as they come, by a thread of the
+plugin, into a queue (and the worker reads its requests the same way, ``worker.py``).  Before, a
+project whose answers filled the pipe (64 KiB) while its requests filled the other one stopped both
+processes for good (seen in CI at 544 files).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -70,6 +78,10 @@ class Channel:
         self._process = process
         self._sock = sock
         self._lock = lock
+        #: Answers read off the worker's stream; an exception when it ended or could not be read.
+        self._queue: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+        self._reader = threading.Thread(target=self._read, name="tensorshape-answers", daemon=True)
+        self._reader.start()
 
     @property
     def kept(self) -> bool:
@@ -85,19 +97,42 @@ class Channel:
         self._out.flush()
 
     def receive(self) -> Any:
+        """The next answer; raises when the worker ended, its stream broke, or (a kept worker)
+        ``TIMEOUT`` seconds passed without one."""
+        try:
+            ok, value = self._queue.get(timeout=TIMEOUT if self.kept else None)
+        except queue.Empty:
+            raise TimeoutError("no answer from the kept worker") from None
+        if not ok:
+            self._queue.put((ok, value))  # every later receive fails the same way
+            raise value
+        return value
+
+    def _read(self) -> None:
         import pickle
 
-        return pickle.load(self._answers)
+        while True:
+            try:
+                value = pickle.load(self._answers)
+            except BaseException as e:  # the end of the stream (EOFError), a broken one, a closed file
+                self._queue.put((False, e if isinstance(e, Exception) else EOFError()))
+                return
+            self._queue.put((True, value))
 
     def close(self) -> None:
         """End the run's use of the worker: a child ends (it reads the end of its input), a kept one
         waits for the next run."""
-        for stream in (self._out, self._answers):
+        try:
+            self._out.close()
+        except OSError:
+            pass
+        if self._sock is not None:
+            import socket
+
             try:
-                stream.close()
+                self._sock.shutdown(socket.SHUT_RDWR)  # wakes the reader; the worker sees the end
             except OSError:
                 pass
-        if self._sock is not None:
             self._sock.close()
         if self._lock is not None:
             self._lock.close()  # releases the lock
@@ -109,6 +144,12 @@ class Channel:
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
+        # The worker is gone, so the reader reads the end of its stream (or soon will).
+        self._reader.join(timeout=1)
+        try:
+            self._answers.close()
+        except (OSError, ValueError):
+            pass
 
 
 def open_channel(cache_dir: Path | None) -> Channel:
@@ -180,7 +221,9 @@ def _kept(path: Path, idle: float) -> Channel | None:
     if sock is None:
         _release(lock, path)
         return None
-    sock.settimeout(TIMEOUT)
+    # No timeout on the socket: a wait for an answer has its own (``receive``), and the worker always
+    # reads what is sent.
+    sock.settimeout(None)
     return Channel(sock.makefile("wb"), sock.makefile("rb"), sock=sock, lock=lock)
 
 

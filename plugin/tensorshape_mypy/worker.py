@@ -98,8 +98,27 @@ def serve(path: Path, idle: float) -> int:
 
 
 def answer_all(session: Session, requests: IO[bytes], out: IO[bytes]) -> bool:
-    """Answer each request until the input ends (``True``) or a ``stop`` command (``False``)."""
-    for raw in requests:
+    """Answer each request until the input ends (``True``) or a ``stop`` command (``False``).
+
+    The requests are read as they come, by a thread, whatever the analysis is doing: the plugin sends
+    every module before it reads an answer, so a worker that stopped reading while its answers waited
+    to be read would stop the plugin too (``channel.py``).
+    """
+    import queue
+    import threading
+
+    lines: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+
+    def read() -> None:
+        try:
+            for raw in requests:
+                lines.put(raw)
+        except (OSError, ValueError):  # the run went away
+            pass
+        lines.put(None)
+
+    threading.Thread(target=read, name="tensorshape-requests", daemon=True).start()
+    while (raw := lines.get()) is not None:
         key, path, command = raw.decode("utf-8", "surrogateescape").rstrip("\n").split("\t")
         if command == "stop":
             return False

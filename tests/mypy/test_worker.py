@@ -169,3 +169,47 @@ def test_the_worker_imports_sympy_only_where_symbols_meet(tmp_path: Path) -> Non
     )
     assert _sympy_probe(ints) == "False False ['TS101']"
     assert _sympy_probe(ints, named) == "False True ['TS101', 'TS104']"
+
+
+_FLOOD = """
+import sys
+from tensorshape_mypy.session import Session
+paths = sys.argv[1:]
+session = Session(None)
+for p in paths:  # mypy parses every module before it type checks the first
+    session.prefetch(p)
+found = [d.code.id for p in paths for d in session.result(p).diagnostics]
+print(len(found), session._worker is None, session.analysed)
+"""
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_project_whose_requests_and_answers_fill_both_pipes(
+    tmp_path: Path, kept: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mypy parses every module (each sent to the worker) before it reads the first answer. With more
+    requests than a pipe holds (64 KiB) and more answers than the other holds, the two processes once
+    waited on each other for good (CI, 544 files, long temporary paths). Now every answer comes, from
+    the worker: nothing is analysed in-process."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / ("a_rather_long_folder_name_of_a_generated_project_" * 4)
+    folder.mkdir()
+    paths = []
+    for i in range(300):
+        f = folder / f"module_{i:03d}.py"
+        f.write_text(f"import torch\n\nx{i} = torch.randn(2, 8).view(4, 4) @ torch.randn(3, 5)\n", encoding="utf-8")
+        paths.append(str(f))
+    assert sum(2 * len(p) + 3 for p in paths) > 2 * 65536
+    if kept:
+        monkeypatch.setenv("TENSORSHAPE_MYPY_WORKER_IDLE", "30")
+    script = _FLOOD if not kept else _FLOOD.replace("Session(None)", f"Session({str(tmp_path / 'cache')!r})")
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", script, *paths], capture_output=True, text=True, check=True, timeout=240
+        ).stdout.split()
+    finally:
+        if kept:
+            stop_kept(tmp_path / "cache" / "tensorshape")
+    assert out == ["300", "True", "0"]
