@@ -67,7 +67,7 @@ from .state import (
 )
 from .strings import SeqMethodV, StrMethodV, call_seq_method, call_str_method
 from .summaries import assigned_attrs
-from .syntax import NAMING_CALLS, by_function_body, simple_text
+from .syntax import CHILD_REGISTRATIONS, NAMING_CALLS, by_function_body, simple_text
 from .values import (
     CONTAINER,
     DYNAMIC_ATTRS,
@@ -220,13 +220,13 @@ class Calls(AnalyzerBase):
             # ``m.register_buffer(key, t)``: some attribute, of a name not known (or a registration
             # not modelled).
             self.wrote_unnamed(self.eval(frame, state, f.value, observe=False))
-        if registered is not None or opaque or (isinstance(f, cst.Attribute) and f.attr.value in _REGISTERS):
+        if registered is not None or opaque or (isinstance(f, cst.Attribute) and f.attr.value in CHILD_REGISTRATIONS):
             self.may_raise += 1  # a call not run through :meth:`call`
         if registered is not None and isinstance(f, cst.Attribute):
             # ``self.register_buffer("tril", torch.tril(...))``: as ``self.tril = ...``.
             self.assign_attr(frame, state, f.value, registered[0], registered[1], node, False)
             return NONE
-        if isinstance(f, cst.Attribute) and f.attr.value in _REGISTERS:
+        if isinstance(f, cst.Attribute) and f.attr.value in CHILD_REGISTRATIONS:
             recv = self.eval(frame, state, f.value, observe=False)
             # A child registered under a name not known (DenseNet's ``"denselayer%d" % (i + 1)`` in
             # a loop not unrolled): which child it replaces, or where it goes, is not known.
@@ -2666,8 +2666,6 @@ def _pair_parts(old: Value, new: Value, out: dict[int, Value]) -> None:
             _pair_parts(a, b, out)
 
 
-#: Module methods that register a child by name.
-_REGISTERS = ("add_module", "register_module")
 
 
 def validator_writes(cls: ClassV) -> set[str]:

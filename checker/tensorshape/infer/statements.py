@@ -51,6 +51,7 @@ from .libraries import modelled_by_stubs
 from .state import State, dict_container, iteration_length, join_all, join_states, join_values
 from .summaries import LazyClassDef, assigned_attrs
 from .syntax import (
+    CHILD_REGISTRATIONS,
     class_level_reads,
     code_children,
     definitions,
@@ -105,8 +106,6 @@ MAX_UNROLL = 24
 #: most: joined over iterations, a registry of functions is unknown (which one a key reads matters),
 #: and every read of it after the loop with it; a dict of data would lose its keys.
 MAX_REGISTERING_UNROLL = 256
-#: Calls that register a child under a name the loop computes (see :meth:`exec_for`).
-_NAMING_REGISTRATIONS = frozenset({"add_module", "register_module"})
 
 
 class _Loop:
@@ -393,7 +392,7 @@ class Statements(AnalyzerBase):
             and isinstance(it, RangeV)
             and type(it.length) is int
             and it.length <= MAX_UNROLL
-            and names_under(stmt.body) & _NAMING_REGISTRATIONS
+            and names_under(stmt.body) & CHILD_REGISTRATIONS
         ):
             # ``self.add_module("denselayer%d" % (i + 1), layer)`` over DenseNet's 12 to 24 layers:
             # each child's name (so the container's order) is known only pass by pass.

@@ -12,6 +12,7 @@ import libcst as cst
 
 __all__ = [
     "NAMING_CALLS",
+    "CHILD_REGISTRATIONS",
     "by_function_body",
     "private_lists",
     "literal_int",
@@ -148,6 +149,8 @@ def literal_setattrs(node: cst.CSTNode) -> frozenset[str]:
 _REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module"})
 #: Calls that give an object an attribute their first argument names (``nn.Module``'s registrations).
 NAMING_CALLS = _REGISTERS | {"register_module"}
+#: ``nn.Module`` methods that register a child module under the name their first argument gives.
+CHILD_REGISTRATIONS = frozenset({"add_module", "register_module"})
 #: Names by which code reaches an object's attributes other than by a name it spells out.
 _UNNAMED_ACCESS = frozenset(
     {
