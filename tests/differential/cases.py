@@ -262,6 +262,16 @@ def narrow(data: st.DataObject, qualname: str) -> Call:
     return _call(qualname, T(s), i, data.draw(st.integers(0, 5)), data.draw(st.integers(0, 5)))
 
 
+def diff(data: st.DataObject, qualname: str) -> Call:
+    s = shape(data, 0, 3)
+    kwargs: dict[str, object] = {}
+    if data.draw(st.booleans(), label="n"):
+        kwargs["n"] = data.draw(st.integers(-1, 5))
+    if data.draw(st.booleans(), label="dim"):
+        kwargs["dim"] = dim(data, max(len(s), 1))
+    return _call(qualname, T(s), **kwargs)
+
+
 def split(data: st.DataObject, qualname: str) -> Call:
     s = shape(data, 1, 3)
     i = dim(data, len(s))
@@ -657,6 +667,7 @@ FAMILIES: dict[str, Draw] = {
     "repeat": repeat,
     "movedim": movedim,
     "narrow": narrow,
+    "diff": diff,
     "split": split,
     "chunk": chunk,
     "unbind": unbind,

@@ -99,6 +99,9 @@ class Frame:
     #: The range of the elements of each ``torch.randint(low, high, size)`` call evaluated here (by
     #: node): ``int(...)``, ``.item()`` and ``.tolist()`` of it read ints in that range (``infer/draws.py``).
     drawn: dict[int, tuple[Dim, Dim]] = field(default_factory=dict)
+    #: Has this activation made a tensor with contents (``infer/contents.py``)?  A call into code
+    #: not known then clears them.
+    holds_contents: bool = False
 
     def widening(self, node: cst.CSTNode) -> Widening:
         """The widening of the join at ``node`` (the same symbols each time it runs)."""

@@ -45,6 +45,7 @@ from ..unify import arith
 from ..unify.compare import Truth, eq3
 from ..unify.facts import NO_FACTS
 from ..unify.match import Bindings, instantiate
+from . import contents
 from .annotations import Annotation
 from .arrays import Apply, call_array_method, call_numpy, rule_on_arrays
 from .base import MAX_BUILD_DEPTH, MAX_LIBRARY_DEPTH, WITH_CALLER, AnalyzerBase, Frame
@@ -253,8 +254,10 @@ class Calls(AnalyzerBase):
                 return UnknownV(why=why)
             return UnknownV(UnknownSource.UNSUPPORTED)
         self._edits = None
+        args, kwargs = contents.before_call(frame, state, func, args, kwargs)
         result = self.call(frame, state, func, args, kwargs, node)
         result = self.drawn_value(frame, state, func, args, kwargs, node, result)
+        result = contents.after_call(frame, state, func, args, kwargs, result)
         if not isinstance(func, (FunctionV, BoundMethodV, ClassV, PartialV)) and not any(
             _is_builtin(func, b) for b in _INSPECTING
         ):
@@ -1088,6 +1091,15 @@ class Calls(AnalyzerBase):
             # ``chars = sorted(set(text))``: as many items as iterating gives (a set: the distinct ones),
             # a fresh size when not known, fixed once built, so ``len(chars)`` is one size everywhere.
             v = as_container(vals[0])
+            constants = _constants(v)
+            if constants is not None and name == "sorted" and not kwargs:
+                # ``sorted`` of known numbers or strings: those items, in order.
+                order = sorted(range(len(constants)), key=lambda i: constants[i])  # (stable, as Python's)
+                assert isinstance(v, TupleV)
+                return TupleV(tuple(v.items[i] for i in order), SeqKind.LIST)
+            if constants is not None:
+                # ``len(set(block_widths))`` of known ints: the distinct ones (in an order not known).
+                return SeqV(self.element_value(v), SeqKind.LIST, len(set(constants)))
             if name == "sorted" and isinstance(v, TupleV):
                 return SeqV(self.element_value(v), SeqKind.LIST, len(v.items))
             length = self._built_length(frame, v, name != "sorted")
@@ -1178,7 +1190,23 @@ class Calls(AnalyzerBase):
             owner = frame.function.owner if frame.function is not None else None
             return SuperV(inst if inst is not None else UnknownV(), owner)
         if name == "round" and vals:
-            return IntV(Unknown()) if len(vals) == 1 else FloatV(None)
+            # Python's ``round`` (half to even): an int of one argument, a float of two.
+            x = vals[0]
+            digits = ints[1] if len(ints) == 2 else None
+            number = (
+                x.value
+                if isinstance(x, FloatV) and x.value is not None and math.isfinite(x.value)
+                else x.value
+                if isinstance(x, IntV) and type(x.value) is int
+                else None
+            )
+            if len(vals) == 1:
+                if isinstance(x, IntV) and not isinstance(x, MaybeIntV):
+                    return x
+                return IntV(Unknown()) if number is None else IntV(round(number))
+            if number is not None and type(digits) is int and len(vals) == 2:
+                return FloatV(float(round(number, digits)))
+            return FloatV(None)
         if name == "divmod" and len(ints) == 2 and ints[0] is not None and ints[1] is not None:
             return TupleV((IntV(arith.floordiv(ints[0], ints[1])), IntV(arith.mod(ints[0], ints[1]))))
         if name in ("math.prod", "prod") and vals:
@@ -2383,6 +2411,25 @@ def _leaves_attributes(func: Value) -> bool:
         return func.qualname != "builtins.delattr"
     name = canonical(func.qualname)
     return name.startswith("torch.nn.") and name.count(".") == 2 and name.rsplit(".", 1)[1][:1].isupper()
+
+
+def _constants(v: Value) -> list[int | float | str] | None:
+    """The items of a tuple or list of known numbers (or of known strings), else ``None``."""
+    if not isinstance(v, TupleV) or not v.items:
+        return None
+    out: list[int | float | str] = []
+    for i in v.items:
+        if isinstance(i, IntV) and type(i.value) is int and not isinstance(i, MaybeIntV):
+            out.append(i.value)
+        elif isinstance(i, FloatV) and i.value is not None:
+            out.append(i.value)
+        elif isinstance(i, StrV) and i.value is not None:
+            out.append(i.value)
+        else:
+            return None
+    if len({type(x) is str for x in out}) > 1:
+        return None  # (``sorted`` would raise)
+    return out
 
 
 def _is_builtin(func: Value, name: str) -> bool:

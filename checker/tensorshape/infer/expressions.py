@@ -43,6 +43,7 @@ from ..rules.names import canonical
 from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import Truth, eq3, free_symbols, le3
+from . import contents
 from .arrays import array_attribute, array_binop, as_array, rule_on_arrays
 from .base import AnalyzerBase, Frame
 from .configs import DICT_EDITS
@@ -704,7 +705,9 @@ class Expressions(AnalyzerBase):
                 # ``2 - x``: the scalar broadcasts; only the shape matters.
                 pass
             v = engine.binary_op(op, la, ra, frame.ctx, frame.ticket(node))
-            return v if v is not None else UnknownV(UnknownSource.UNSUPPORTED)
+            if v is None:
+                return UnknownV(UnknownSource.UNSUPPORTED)
+            return contents.after_operator(frame, op, (left, right), v)
         if op == "%" and isinstance(left, StrV):
             return _percent_format(left, right)
         li, ri = self._int(frame, left), self._int(frame, right)
@@ -802,7 +805,9 @@ class Expressions(AnalyzerBase):
                 else "+"
             )
             r = engine.unary_op(op, self.arg(frame, v, node.expression), frame.ctx, frame.ticket(node))
-            return r if r is not None else v
+            if r is None:
+                return v
+            return contents.after_operator(frame, "neg", (v,), r) if op == "-" else r
         if isinstance(v, ArrayV) and not isinstance(node.operator, cst.Not):
             return v
         if isinstance(v, IntV) and isinstance(node.operator, cst.Minus):

@@ -42,6 +42,7 @@ from ..rules.ops.nn import repeated_child
 from ..unify import arith
 from ..unify.compare import free_symbols
 from ..unify.symbols import is_rigid_symbol
+from . import contents
 from .annotations import read_annotation
 from .base import AnalyzerBase
 from .classhooks import ITSELF, THE_CLASS, ClassFacts, Effect, returned_functions, summarise
@@ -220,6 +221,7 @@ class Statements(AnalyzerBase):
             return self.exec_augassign(frame, state, stmt)
         if isinstance(stmt, cst.Return):
             value = self.eval(frame, state, stmt.value) if stmt.value is not None else NONE
+            value = contents.stripped(value)  # (they never leave the activation)
             self.check_return(frame, state, value, stmt.value or stmt)
             if frame.model_output:
                 self.check_model_output(frame, value, stmt.value or stmt)
@@ -753,6 +755,7 @@ class Statements(AnalyzerBase):
         observed: bool,
     ) -> None:
         """``holder.name = value`` (also ``self.register_buffer("name", value)``, ``at`` the call)."""
+        value = contents.stripped(value)  # (an object's tensors may change where this is not seen)
         recv = self.eval(frame, state, holder, observe=False)
         if set_attr(recv, name, value, frame.ctx, frame.ticket(at)):
             return

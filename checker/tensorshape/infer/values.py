@@ -477,6 +477,8 @@ def truthiness(v: Value, negate: bool = False) -> bool | None:
         known = v.value
     elif isinstance(v, IntV) and not isinstance(v, MaybeIntV) and type(v.value) is int:
         known = v.value != 0
+    elif isinstance(v, FloatV) and v.value is not None:
+        known = v.value != 0.0  # (``if se_ratio:`` of RegNet's 0.25)
     elif isinstance(v, StrV) and v.value is not None:
         known = bool(v.value)
     elif isinstance(v, DictV):

@@ -18,6 +18,7 @@ __all__ = [
     "TensorV",
     "Layout",
     "Strides",
+    "Contents",
     "IntV",
     "MaybeIntV",
     "FloatV",
@@ -84,6 +85,23 @@ class Strides:
 
 
 @dataclass(frozen=True, slots=True)
+class Contents:
+    """The elements of a small tensor that the code computes from constants (RegNet's stage widths,
+    ``torch.arange(depth) * w_a + w_0``), in row-major order, as torch holds them (a ``float32``
+    element is a float that ``float32`` represents).
+
+    ``inexact``: some element came through a function torch computes to within an ulp or so rather
+    than correctly rounded (``log``, ``exp``, ``pow``): an int read from it (``round``, ``floor``,
+    ``int()``) is trusted only away from the boundary where the ulp could change it."""
+
+    values: tuple[int | float | bool, ...]
+    #: The element type torch computes in (``"int64"``, ``"float32"``...): the rules' ``dtype`` is
+    #: not tracked through promotion, this one is.
+    dtype: str
+    inexact: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class TensorV(Value):
     """A tensor of a given shape."""
 
@@ -96,9 +114,11 @@ class TensorV(Value):
     names: tuple[str | None, ...] | None = None
     #: Memory layout, when known (``None``: no claim).
     strides: Strides | None = None
+    #: The elements, for a small tensor computed from constants (``rules/contents.py``).
+    contents: Contents | None = None
 
     def with_shape(self, shape: Shape) -> TensorV:
-        return replace(self, shape=shape, strides=None)
+        return replace(self, shape=shape, strides=None, contents=None)
 
 
 def unknown_tensor(source: UnknownSource = UnknownSource.UNANNOTATED, dtype: str | None = None) -> TensorV:

@@ -11,7 +11,7 @@ from ...model.constraints import Rel
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.text import plural
-from ...model.values import IntV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value, unknown_tensor
+from ...model.values import IntV, NoneV, SeqKind, SeqV, TensorV, TupleV, UnknownV, Value, unknown_tensor
 from ...unify import arith
 from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3, le3, ne1
@@ -518,6 +518,35 @@ def narrow(call: Call) -> Value:
             code=codes.INDEX_RANGE,
         )
     return _same(call, replace(shape, i, (length,)))
+
+
+@rule("diff")
+def diff(call: Call) -> Value:
+    """``torch.diff(input, n, dim, prepend, append)``: ``n`` fewer elements along ``dim`` (none below
+    zero), after ``prepend`` and ``append`` are joined on; torch raises on a 0-d input and on a
+    negative ``n``."""
+    got = _self(call)
+    if got is None:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    _, shape = got
+    if shape.rank == 0:
+        call.error(codes.RANK_MISMATCH, "diff expects input to be at least one-dimensional", "input")
+        return _same(call, Shape.unknown(UnknownSource.ERROR))
+    n = call.int("n") if call.has("n") else 1
+    if type(n) is int and n < 0:
+        call.error(codes.INVALID_ARG, f"order must be non-negative but got {n}", "n")
+        return _same(call, Shape.unknown(UnknownSource.ERROR))
+    i = wrap_dim(call, call.int("dim") if call.has("dim") else -1, shape, "dim")
+    if i is None:
+        return _same(call, Shape.unknown())
+    size = shape.items[i]
+    for extra in ("prepend", "append"):
+        if call.has(extra) and call.value(extra) is not None and not isinstance(call.value(extra), NoneV):
+            return _same(call, replace(shape, i, (Unknown(),)))  # (joined on: their own sizes)
+    if n is None or isinstance(size, Star):
+        return _same(call, replace(shape, i, (Unknown(),)) if not isinstance(size, Star) else Shape.unknown())
+    out = arith.dmax(arith.sub(size, n), 0) if not (type(size) is int and type(n) is int) else max(size - n, 0)
+    return _same(call, replace(shape, i, (out,)))
 
 
 def _pieces(shape: Shape, i: int, sizes: Sequence[Dim], t: TensorV | None) -> TupleV:
