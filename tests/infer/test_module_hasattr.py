@@ -240,3 +240,36 @@ def test_nn_module_names_are_torch_s() -> None:
     from tensorshape.infer.values import NN_MODULE_NAMES
 
     assert {n for n in dir(nn.Module()) if not n.startswith("_")} <= NN_MODULE_NAMES
+
+
+ASSUMED = """
+import os
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+
+def main(x):
+    m = Plain()
+    before = hasattr(m, "groups")
+    other = os.environ.get("OBJ")
+    setattr(other, os.environ.get("NAME", "x"), 2)
+    after = hasattr(m, "groups")
+    reveal_shape(torch.zeros(3 if after else 4))
+"""
+
+
+def test_the_assumption_about_unseen_writes_is_counted() -> None:
+    # ``setattr`` of a name not known on an object not known: taken not to reach ``m``, so the later
+    # ``hasattr`` is decided; that answer is counted in the statistics (never silent), the earlier
+    # one, made before any such write, is not.
+    reveals, errors, result = check(ASSUMED)
+    assert errors == set()
+    assert reveals[max(reveals)] == "[4]"
+    assert result.stats.get("hasattr-assumed") == 1, result.stats
+    # Without the write, nothing rests on the assumption.
+    _, _, plain = check(ASSUMED.replace('    setattr(other, os.environ.get("NAME", "x"), 2)\n', ""))
+    assert plain.stats.get("hasattr-assumed", 0) == 0

@@ -205,12 +205,6 @@ def test_config_fields_are_the_values_passed(check_with_site: CheckWithSite) -> 
             "                setattr(self, f.name, given[f.name])",
             "                setattr(self, f.name, None)\n                self.hidden_size = 1",
         ),
-        # An ``attribute_map`` that renames: ``hidden_size`` is stored under another name.
-        (
-            "config",
-            '    model_type = "tiny"\n',
-            '    model_type = "tiny"\n    attribute_map = {"hidden_size": "d_model"}\n',
-        ),
         # A validating ``__setattr__`` that stores something else.
         ("hub", "            original_setattr(self, name, value)", "            original_setattr(self, name, None)"),
         # A validating ``__init__`` that sets an attribute after the original.

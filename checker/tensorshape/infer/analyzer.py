@@ -159,6 +159,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._hollow = 0
         self._written_attrs: set[str] = set()
         self._written_unnamed = 0
+        self._unseen_unnamed = 0
         self._escaped: set[int] = set()
         #: Calls the depth bound stopped so far (a call with one inside is not memoised).
         self._cut = 0

@@ -153,6 +153,10 @@ class AnalyzerBase:
     #: interpreted were too many to follow, 0 if never: ``hasattr`` is not decided on a module made
     #: before it.
     _written_unnamed: int
+    #: The stamp of the last attribute write of a name not known through an object the analysis does
+    #: not know (taken to reach no module it knows), 0 if none: a ``hasattr`` decided false on a
+    #: module made before it rests on that assumption, and is counted (``hasattr-assumed``).
+    _unseen_unnamed: int
     #: The stamps (:attr:`InstanceV.born`) of the project modules given to code not interpreted.
     _escaped: set[int]
     #: Calls the depth bound stopped so far (a result with one inside is not memoised).

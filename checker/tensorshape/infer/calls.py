@@ -31,6 +31,7 @@ from ..model.values import (
     RunV,
     SeqKind,
     SeqV,
+    SliceV,
     StrV,
     TensorV,
     TupleV,
@@ -117,12 +118,14 @@ from .values import (
     is_torch_module_base,
     lacks_attribute,
     last_write,
+    looked_up_name,
     mentions,
     module_children,
     opaque_setattr,
     plain_module_class,
     reads_dict_only,
     stamp,
+    stored_name,
     submodules,
     truthiness,
     unseen_constructor,
@@ -252,6 +255,10 @@ class Calls(AnalyzerBase):
                 why = "not followed: `*`/`**` arguments not known"
                 self.tally(f"cause:{why}", frame, node)
                 return UnknownV(why=why)
+            # A torch op (or another external) given ``**kwargs`` whose keys are not known
+            # (transformers' ``sdpa_attention_forward``'s ``**sdpa_kwargs`` after a ``hasattr`` not
+            # decided): counted, so the unknown result has a stated cause.
+            self.tally("cause:`*`/`**` arguments not known", frame, node)
             return UnknownV(UnknownSource.UNSUPPORTED)
         self._edits = None
         args, kwargs = contents.before_call(frame, state, func, args, kwargs)
@@ -468,7 +475,7 @@ class Calls(AnalyzerBase):
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             recv = self.eval(frame, state, target.value, observe=False)
             if isinstance(recv, InstanceV) and frame.building is recv:
-                state.vars[building_key(recv, target.attr.value)] = updated
+                state.vars[building_key(recv, looked_up_name(recv.cls, target.attr.value))] = updated
             else:
                 state.vars[f"{target.value.value}.{target.attr.value}"] = updated
 
@@ -537,6 +544,15 @@ class Calls(AnalyzerBase):
             return call_seq_method(func, args, kwargs)
         if isinstance(func, DictMethodV):
             result, edited = call_dict_method(func, args, kwargs)
+            holder = func.holder
+            if edited is not None and isinstance(holder, InstanceV) and _through_super(node):
+                # ``super().__setitem__(key, value)``: the items of the instance being built, or of
+                # the ``self`` this method runs on (the caller rebinds it from there).
+                if frame.building is holder:
+                    state.vars[building_key(holder, ITEMS)] = edited
+                else:
+                    self.rebind_aliases(state, holder, with_attr(holder, ITEMS, edited))
+                return result
             if edited is not None and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 # ``cfg.update(d_model=128)``; of a dict subclass's instance, its items.
                 holder = func.holder
@@ -1003,6 +1019,11 @@ class Calls(AnalyzerBase):
             start, stop = ints[0], ints[1]
             step = ints[2] if len(ints) == 3 else 1
             return RangeV(_range_len(start, stop, step), start, step)
+        if name == "slice" and 1 <= len(vals) <= 3 and not kwargs:
+            # ``slice(-n, None)`` kept to index with later: the value ``x[-n:]`` would index with.
+            parts = [v if not isinstance(v, OpaqueV) else IntV(self.opaque_int(frame, v.path)) for v in vals]
+            start, stop, step = (NONE, parts[0], NONE) if len(parts) == 1 else (*parts, NONE)[:3]
+            return SliceV(start, stop, step)
         if name == "len" and vals:
             inst = vals[0]
             if isinstance(inst, InstanceV) and isinstance(inst.cls.lookup("__len__"), FunctionV):
@@ -1015,6 +1036,11 @@ class Calls(AnalyzerBase):
             base = dict(vals[0].items) if vals and isinstance(vals[0], DictV) else {}
             base.update((k, a.value) for k, a in kwargs.items())
             return DictV(tuple(base.items()))
+        if name == "dict" and len(vals) == 1 and isinstance(vals[0], TupleV):
+            # ``dict(pairs)`` of (key, value) pairs with known string keys (``dict(self.items())``).
+            paired = dict_of_pairs(vals[0], [(k, a.value) for k, a in kwargs.items()])
+            if paired is not None:
+                return paired
         if name == "int" and vals:
             v = vals[0]
             if isinstance(v, RatioV):
@@ -1144,6 +1170,8 @@ class Calls(AnalyzerBase):
             )
         if name == "reversed" and vals and isinstance(vals[0], TupleV):
             return TupleV(tuple(reversed(vals[0].items)), vals[0].kind)
+        if name == "type" and len(vals) == 1 and not kwargs and isinstance(vals[0], InstanceV):
+            return vals[0].cls  # ``type(config)``: the class it was made from (a metaclass's answer aside)
         if name == "isinstance" and len(vals) == 2:
             classes = vals[1].items if isinstance(vals[1], TupleV) else (vals[1],)
             return BoolV(_isinstance_any(vals[0], classes))
@@ -1176,7 +1204,7 @@ class Calls(AnalyzerBase):
             return BoolV(not decisive if None not in truths else None)
         if name in ("setattr", "object.__setattr__") and len(vals) == 3 and not kwargs:
             if frame.building is not None and vals[0] is frame.building:
-                self.set_building_attr(frame, state, frame.building, vals[1], vals[2])
+                self.set_building_attr(frame, state, frame.building, vals[1], vals[2], name == "setattr")
                 return NONE
             # Another object's attribute: ``hasattr`` of that name (of any, for a name not known) is
             # no longer decided on a module.
@@ -1330,6 +1358,8 @@ class Calls(AnalyzerBase):
             recv = recv.inner
         if isinstance(recv, InstanceV) and recv.cls.is_module:
             self._escaped.add(recv.born)
+        elif not isinstance(recv, (InstanceV, ModuleV)):
+            self._unseen_unnamed = stamp()  # the assumption ``has_attr`` counts where it decides
 
     def escape(self, values: Sequence[Value]) -> None:
         """Project modules reached from ``values``, given to code not interpreted here (through the
@@ -1752,12 +1782,13 @@ class Calls(AnalyzerBase):
             fields = made.dataclass_fields
             names = [n for n, _ in fields]
             for (n, default), i in zip(fields, range(len(names))):
+                # The generated ``__init__`` assigns each field: through a ``__setattr__`` that may rename it.
                 if i < len(args):
-                    inst.attrs[n] = args[i].value
+                    inst.attrs[stored_name(cls, n)] = args[i].value
                 elif n in kwargs:
-                    inst.attrs[n] = kwargs[n].value
+                    inst.attrs[stored_name(cls, n)] = kwargs[n].value
                 elif default is not None:
-                    inst.attrs[n] = default
+                    inst.attrs[stored_name(cls, n)] = default
             inst.open_reason = unseen_constructor(cls, None, False)
             if any(opaque_setattr(c, cls) for c in cls.lineage()):
                 inst.attrs.clear()  # the generated ``__init__`` sets each field through ``__setattr__``
@@ -1771,6 +1802,8 @@ class Calls(AnalyzerBase):
             if rest.items and not cls.kwargs_init:
                 inst.attrs.clear()  # an unexpected keyword: Python raises
                 inst.open_reason = inst.open_reason or f"`{cls.qualname}` is given a keyword that is not a field"
+            if dict_base(cls):
+                self.run_field_setters(frame, inst, [n for n in names if stored_name(cls, n) in inst.attrs], node)
             post = cls.lookup("__post_init__")
             if (
                 isinstance(post, FunctionV)
@@ -1863,14 +1896,22 @@ class Calls(AnalyzerBase):
             and inst.born not in self._escaped
             and all(g.born != inst.born for g in self._generic_instances.values())
         )
-        return has_attribute(inst, name, attrs, building, self._written_attrs, sealed)
+        answer = has_attribute(inst, name, attrs, building, self._written_attrs, sealed)
+        if answer is False and inst.cls.is_module and inst.born < self._unseen_unnamed:
+            # Decided although an attribute of a name not known was written since the module was
+            # made, through an object not known: taken not to be this module (counted, never silent).
+            self.stats["hasattr-assumed"] += 1
+        return answer
 
-    def set_building_attr(self, frame: Frame, state: State, inst: InstanceV, name: Value, value: Value) -> None:
+    def set_building_attr(
+        self, frame: Frame, state: State, inst: InstanceV, name: Value, value: Value, hooked: bool = True
+    ) -> None:
         """``setattr(self, name, value)`` while ``inst`` is built: the attribute of a literal name is
-        ``value``; a name not known may be any attribute, so each joins ``value``, and the instance may
-        have others it does not show."""
+        ``value`` (stored under the name a renaming ``__setattr__`` gives it, unless not ``hooked``:
+        ``object.__setattr__``); a name not known may be any attribute, so each joins ``value``, and
+        the instance may have others it does not show."""
         if isinstance(name, StrV) and name.value is not None:
-            state.vars[building_key(inst, name.value)] = value
+            state.vars[building_key(inst, stored_name(inst.cls, name.value) if hooked else name.value)] = value
             return
         for k, v in building_attrs(inst, state).items():
             state.vars[building_key(inst, k)] = join_values(v, value)
@@ -1939,6 +1980,31 @@ class Calls(AnalyzerBase):
         inst.attrs.clear()
         _commit(inst, overlay)
         return True
+
+    def run_field_setters(self, frame: Frame, inst: InstanceV, names: Sequence[str], node: cst.CSTNode) -> None:
+        """The items of a dataclass's instance whose base is a dict (transformers' ``ModelOutput``):
+        the generated ``__init__`` runs no dict constructor, so there are none, unless the class's
+        ``__setattr__`` (transparent: :func:`~tensorshape.infer.values.opaque_setattr`) stores some
+        as it sets each field (``super().__setitem__(name, value)``): then it runs on each field
+        assigned, in order, on the instance being built.  Items not followed are unknown."""
+        inst.attrs[ITEMS] = DictV(())
+        setter = next((c.members["__setattr__"] for c in inst.cls.lineage() if "__setattr__" in c.members), None)
+        if setter is None or (isinstance(setter, FunctionV) and not mentions(setter.node, _ITEM_SETTERS)):
+            return
+        if not isinstance(setter, FunctionV) or inst.open_reason is not None:
+            inst.attrs[ITEMS] = UnknownV()
+            return
+        sig = self.signature(setter)
+        prefix = building_prefix(inst)
+        overlay = {prefix + k: v for k, v in inst.attrs.items()}
+        hollow = self._hollow
+        for n in names:
+            value = inst.attrs[stored_name(inst.cls, n)]
+            self.inline(frame, setter, sig, [Arg(inst), Arg(StrV(n)), Arg(value)], {}, node, inst, inst, overlay)
+        inst.attrs.clear()
+        _commit(inst, overlay)
+        if self._hollow != hollow:
+            inst.attrs[ITEMS] = UnknownV()
 
     def validate_after_init(self, inst: InstanceV) -> None:
         """A constructor wrapped to run validators after it (``@strict``) may call any method of the
@@ -2329,8 +2395,12 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
         return True
     if cls.qualname in _CALLABLE_CLASSES and isinstance(v, (IntV, FloatV, BoolV, StrV, DictV, NoneV, TupleV, TensorV)):
         return False  # data (``act_layer="gelu"``) is no class, function or partial
-    if canonical(cls.qualname) == "torch.Tensor" and isinstance(v, (TupleV, SeqV, StrV, DictV, NoneV)):
-        return False  # DenseNet's ``_DenseLayer`` given its list of features
+    if canonical(cls.qualname) == "torch.Tensor" and (
+        isinstance(v, (TupleV, SeqV, StrV, DictV, NoneV, FloatV, BoolV)) or type(v) is IntV
+    ):
+        # DenseNet's ``_DenseLayer`` given its list of features; ``logits_to_keep=0``, a Python int
+        # (a ``MaybeIntV`` may be a tensor: not decided).
+        return False
     name = cls.qualname.removeprefix("builtins.")
     if name == cls.qualname or isinstance(v, MaybeIntV):
         return None  # not a builtin class, or a value that may be a tensor
@@ -2499,6 +2569,8 @@ def _len(v: Value) -> Value:
     v = as_container(v)
     if isinstance(v, TupleV):
         return IntV(len(v.items))
+    if type(v) is DictV:
+        return IntV(len(v.items))  # a dict of known keys (a namespace has no ``len``)
     if isinstance(v, (TensorV, ArrayV)):
         d = v.shape.dim(0) if v.shape.rank != 0 else None
         return IntV(d if d is not None else Unknown())
@@ -2690,6 +2762,21 @@ def _ran_setters(v: Value | None) -> bool:
     return isinstance(v, InstanceV) and any(m.endswith(SETTER) for m in v.setup)
 
 
+#: What a ``__setattr__`` calls to store items as it sets attributes.
+_ITEM_SETTERS = frozenset({"__setitem__", "update", "setdefault"})
+
+
+def _through_super(node: cst.CSTNode) -> bool:
+    """Is ``node`` a call of a method of ``super()`` (``super().__setitem__(key, value)``)?"""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and isinstance(node.func.value, cst.Call)
+        and isinstance(node.func.value.func, cst.Name)
+        and node.func.value.func.value == "super"
+    )
+
+
 def _commit(inst: InstanceV, overlay: dict[str, Value]) -> None:
     """Store the attributes ``__init__`` left pending on the instance."""
     prefix = building_prefix(inst)
@@ -2711,8 +2798,6 @@ def _pair_parts(old: Value, new: Value, out: dict[int, Value]) -> None:
     elif isinstance(old, ModuleV) and isinstance(new, ModuleV) and len(old.children) == len(new.children):
         for a, b in zip(old.children, new.children):
             _pair_parts(a, b, out)
-
-
 
 
 def validator_writes(cls: ClassV) -> set[str]:

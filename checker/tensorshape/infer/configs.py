@@ -64,6 +64,11 @@ def call_dict_method(method: DictMethodV, args: Sequence[Arg], kwargs: Mapping[s
         # ``super().__getitem__(key)`` of a dict subclass: the item, unknown when not found.
         found = d.get(literal) if literal is not None else None
         return (found if found is not None else UnknownV()), None
+    if name == "__setitem__" and literal is not None and len(args) == 2:
+        # ``super().__setitem__(key, value)`` of a dict subclass: the items with that entry.
+        return NONE, _with(d, {literal: args[1].value})
+    if name == "__delitem__" and literal is not None and len(args) == 1 and d.get(literal) is not None:
+        return NONE, type(d)(tuple((k, v) for k, v in d.items if k != literal))
     if name == "copy" and not args:
         return DictV(d.items), None
     if name == "keys" and not args:

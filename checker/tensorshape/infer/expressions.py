@@ -56,6 +56,7 @@ from .state import State, built_length, dict_container, iteration_length, join_a
 from .strings import SEQ_METHODS, STR_METHODS, SeqMethodV, StrMethodV
 from .syntax import simple_text
 from .values import (
+    ITEMS,
     MODULE_SELF_METHODS,
     TRAINING,
     AnnotationV,
@@ -96,6 +97,7 @@ from .values import (
     held_dict,
     is_registry,
     is_torch_module_base,
+    looked_up_name,
     mapping_base,
     mode_of,
     named_child,
@@ -539,6 +541,7 @@ class Expressions(AnalyzerBase):
                 return v
             return TensorMethodV(recv, name, arg)
         if isinstance(recv, InstanceV):
+            name = looked_up_name(recv.cls, name)  # a ``__getattribute__`` renaming through ``attribute_map``
             if frame.building is recv:
                 pending = state.vars.get(building_key(recv, name))
                 if pending is not None:
@@ -655,10 +658,20 @@ class Expressions(AnalyzerBase):
                         m = b.lookup(name)
                         if isinstance(m, FunctionV):
                             return BoundMethodV(recv.instance, m)
-                items = held_dict(recv.instance)
+                holder = recv.instance
+                building = isinstance(holder, InstanceV) and frame.building is holder
+                items = (
+                    held_dict(state.vars.get(building_key(holder, ITEMS)))
+                    if building and isinstance(holder, InstanceV)
+                    else held_dict(holder)
+                )
                 if items is not None and name in ITEM_READS and dict_base(cls):
                     # ``super().__getitem__(key)`` in a dict subclass (``ClassInstantier``): its items.
                     return DictMethodV(items, name)
+                if items is not None and name in _ITEM_WRITES and dict_base(cls) and isinstance(holder, InstanceV):
+                    # ``super().__setitem__(key, value)`` in a dict subclass's ``__setitem__``: the
+                    # items of the instance with that entry (:meth:`~.calls.CallsMixin._call`).
+                    return DictMethodV(items, name, holder)
                 if name in MAPPING_MIXINS and isinstance(recv.instance, InstanceV) and mapping_base(cls):
                     # ``super().get(key, default)`` in a ``MutableMapping`` subclass: ``Mapping.get``.
                     at = node if node is not None else recv.instance.cls.node
@@ -918,6 +931,10 @@ class Expressions(AnalyzerBase):
                     ),
                 ) or (isinstance(left, ExternalV) and left.qualname.startswith("torch.")):
                     known = False  # ``norm_layer is not None`` of ``norm_layer=nn.BatchNorm2d``
+            elif isinstance(left, ClassV) and isinstance(right, ClassV):
+                # ``type(config) is BertConfig``: one class; two class statements are two classes (one
+                # statement's class, made twice, is not decided).
+                known = True if left is right else False if left.node is not right.node else None
             return BoolV(None if known is None else (known if isinstance(op, cst.Is) else not known))
         li, ri = self._int(frame, left), self._int(frame, right)
         if li is not None and ri is not None:
@@ -1352,6 +1369,8 @@ DICT_METHODS = frozenset({"items", "values", "keys", "get"})
 
 #: Methods that read a dict subclass's items (:data:`~.values.ITEMS`).
 ITEM_READS = DICT_METHODS | {"__getitem__", "copy"}
+#: The dict's own item writes a subclass calls through ``super()``.
+_ITEM_WRITES = frozenset({"__setitem__", "__delitem__"})
 
 #: Attributes that only tensors have: reading one from an unknown value makes it a tensor.
 _TENSOR_PROPERTIES = frozenset({"shape", "ndim", "mT", "T", "dtype", "device"})

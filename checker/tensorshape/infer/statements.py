@@ -85,6 +85,7 @@ from .values import (
     mode_inert,
     property_setter,
     record_write,
+    stored_name,
     truthiness,
     with_attr,
 )
@@ -757,6 +758,8 @@ class Statements(AnalyzerBase):
         """``holder.name = value`` (also ``self.register_buffer("name", value)``, ``at`` the call)."""
         value = contents.stripped(value)  # (an object's tensors may change where this is not seen)
         recv = self.eval(frame, state, holder, observe=False)
+        if isinstance(recv, InstanceV):
+            name = stored_name(recv.cls, name)  # a ``__setattr__`` renaming through ``attribute_map``
         if set_attr(recv, name, value, frame.ctx, frame.ticket(at)):
             return
         if not isinstance(recv, (InstanceV, ModuleV, AttrsV)):

@@ -95,6 +95,8 @@ __all__ = [
     "mentions",
     "DYNAMIC_ATTRS",
     "opaque_setattr",
+    "stored_name",
+    "looked_up_name",
     "object_setattr",
     "reads_dict_only",
     "same_lambda",
@@ -1436,8 +1438,130 @@ def opaque_setattr(cls: ClassV, of: ClassV | None = None) -> bool:
     renames = _renaming(setter.node)
     if renames is None:
         return True
-    table = (of or cls).lookup(renames)
-    return not (isinstance(table, DictV) and not table.items)
+    return _name_table((of or cls).lookup(renames)) is None
+
+
+def _name_table(table: Value | None) -> dict[str, str] | None:
+    """A class attribute that is a dict of known strings to known strings (``attribute_map``)."""
+    if type(table) is not DictV:
+        return None
+    out: dict[str, str] = {}
+    for k, v in table.items:
+        if not isinstance(k, str) or not isinstance(v, StrV) or v.value is None:
+            return None
+        out[k] = v.value
+    return out
+
+
+def stored_name(cls: ClassV, name: str) -> str:
+    """The attribute ``inst.name = value`` stores on an instance of ``cls``: ``name`` unless a
+    ``__setattr__`` of its class line renames through a class-level dict of names
+    (:func:`renaming_setattr`, transformers' ``attribute_map``: ``config.hidden_size = 64`` stores
+    ``n_embd``).  Each such ``__setattr__`` in the line passes the name on to the next one through
+    ``super()``; a ``__setattr__`` that is neither transparent nor renaming makes the instance open
+    (:func:`opaque_setattr`), and so does a table that is not known."""
+    for c in cls.lineage():
+        setter = c.members.get("__setattr__")
+        if isinstance(setter, FunctionV):
+            table_name = _renaming(setter.node)
+            table = _name_table(cls.lookup(table_name)) if table_name is not None else None
+            if table is not None:
+                name = table.get(name, name)
+    return name
+
+
+def looked_up_name(cls: ClassV, name: str) -> str:
+    """The attribute ``inst.name`` looks up on an instance of ``cls``: ``name`` unless a
+    ``__getattribute__`` of its class line renames through a class-level dict of names before it
+    looks up as usual (:func:`renaming_getattribute`: ``config.hidden_size`` reads ``n_embd``)."""
+    for c in cls.lineage():
+        hook = c.members.get("__getattribute__")
+        if isinstance(hook, FunctionV):
+            how = _renaming_read(hook.node)
+            table = _name_table(cls.lookup(how[0])) if how is not None else None
+            if how is not None and table is not None and name not in how[1]:
+                name = table.get(name, name)
+    return name
+
+
+@by_function_body
+def _renaming_read(fn: cst.FunctionDef) -> tuple[str, frozenset[str]] | None:
+    return renaming_getattribute(fn)
+
+
+def renaming_getattribute(fn: cst.FunctionDef) -> tuple[str, frozenset[str]] | None:
+    """``if key in M: key = M[key]`` (the test perhaps ``key != "x" and ...``: names left as they
+    are) then ``return super().__getattribute__(key)``, ``M`` a class attribute read as in
+    :func:`renaming_setattr`: the name of ``M`` and the names the test leaves out."""
+    params = [p.name.value for p in fn.params.params]
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    if len(params) != 2 or fn.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+        return None
+    if len(body) != 2 or not isinstance(body[0], cst.If) or body[0].orelse is not None:
+        return None
+    last = body[1]
+    if not (
+        isinstance(last, cst.SimpleStatementLine)
+        and len(last.body) == 1
+        and isinstance(last.body[0], cst.Return)
+        and _super_lookup(last.body[0].value, params[1]) == params[1]
+    ):
+        return None
+    parts: list[cst.BaseExpression] = []
+    test: cst.BaseExpression = body[0].test
+    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        parts.append(test.right)
+        test = test.left
+    parts.append(test)
+    table: str | None = None
+    left_out: set[str] = set()
+    for part in parts:
+        if not (
+            isinstance(part, cst.Comparison)
+            and len(part.comparisons) == 1
+            and isinstance(part.left, cst.Name)
+            and part.left.value == params[1]
+        ):
+            return None
+        op, right = part.comparisons[0].operator, part.comparisons[0].comparator
+        if isinstance(op, cst.In) and table is None:
+            table = _class_attribute_read(right, params[0])
+            if table is None:
+                return None
+        elif isinstance(op, cst.NotEqual) and isinstance(right, cst.SimpleString):
+            literal = right.evaluated_value
+            if not isinstance(literal, str):
+                return None
+            left_out.add(literal)
+        else:
+            return None
+    if table is None or not _renames_key(body[0].body, params, table):
+        return None
+    return table, frozenset(left_out)
+
+
+def _renames_key(then: cst.BaseSuite, params: list[str], table: str) -> bool:
+    """Is ``then`` just ``key = M[key]`` (``key`` the second parameter, ``M`` the class attribute
+    ``table`` read as in :func:`_class_attribute_read`)?"""
+    stmts = then.body if isinstance(then, cst.IndentedBlock) else ()
+    if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine):
+        return False
+    line = stmts[0].body
+    if not (len(line) == 1 and isinstance(line[0], cst.Assign) and len(line[0].targets) == 1):
+        return False
+    target, value = line[0].targets[0].target, line[0].value
+    if not (
+        isinstance(target, cst.Name)
+        and target.value == params[1]
+        and isinstance(value, cst.Subscript)
+        and _class_attribute_read(value.value, params[0]) == table
+        and len(value.slice) == 1
+        and isinstance(value.slice[0].slice, cst.Index)
+        and isinstance(value.slice[0].slice.value, cst.Name)
+        and value.slice[0].slice.value.value == params[1]
+    ):
+        return False
+    return True
 
 
 @by_function_body
@@ -1467,23 +1591,7 @@ def renaming_setattr(fn: cst.FunctionDef) -> str | None:
     ):
         return None
     table = _class_attribute_read(test.comparisons[0].comparator, params[0])
-    stmts = then.body if isinstance(then, cst.IndentedBlock) else ()
-    if table is None or len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine):
-        return None
-    line = stmts[0].body
-    if not (len(line) == 1 and isinstance(line[0], cst.Assign) and len(line[0].targets) == 1):
-        return None
-    target, value = line[0].targets[0].target, line[0].value
-    if not (
-        isinstance(target, cst.Name)
-        and target.value == params[1]
-        and isinstance(value, cst.Subscript)
-        and _class_attribute_read(value.value, params[0]) == table
-        and len(value.slice) == 1
-        and isinstance(value.slice[0].slice, cst.Index)
-        and isinstance(value.slice[0].slice.value, cst.Name)
-        and value.slice[0].slice.value.value == params[1]
-    ):
+    if table is None or not _renames_key(then, params, table):
         return None
     rest = fn.with_changes(body=fn.body.with_changes(body=[body[1]]))
     return table if transparent_setattr(rest) else None

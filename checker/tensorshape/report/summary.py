@@ -68,6 +68,10 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         #: ``self.training`` reads of a module whose mode no run knew (never built by the program, or
         #: after a call that may have set it): both branches are joined there.
         "training_mode_unknown": stats["mode-unknown"],
+        #: ``hasattr`` (or ``getattr``'s default) decided false on a module after an attribute of a
+        #: name not known was written through an object the analysis does not know: that write is
+        #: taken not to reach the module (as for every attribute read).
+        "hasattr_assumed": stats["hasattr-assumed"],
         #: Unannotated parameters that learnt a shape from their first use (``infer/learn.py``).
         "learned_parameters": stats["learned-parameters"],
         #: Expressions past a size bound (sequences of more than 1,000 items), kept as a summary value.

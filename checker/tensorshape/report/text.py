@@ -135,6 +135,10 @@ def render_text(
         stat.append(f"Loops still changing at the iteration bound: {s['loops_at_bound']}")
         if s.get("training_mode_unknown"):
             stat.append(f"`self.training` reads whose module's mode stays unknown: {s['training_mode_unknown']}")
+        if s.get("hasattr_assumed"):
+            stat.append(
+                f"`hasattr` decided on a module despite a write of a name not known elsewhere: {s['hasattr_assumed']}"
+            )
         if s.get("expressions_at_bound"):
             stat.append(f"Expressions past the size bound (too-complex): {s['expressions_at_bound']}")
         if s.get("expansions_at_bound"):
