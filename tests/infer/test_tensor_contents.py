@@ -160,10 +160,16 @@ def main(x):
         layers.append(nn.Linear(8, 99))
     net = nn.Sequential(*layers)
     reveal_shape(net(torch.randn(2, 8)))
+    named = {}
+    named["a"] = nn.Linear(8, 6)
+    if se_ratio:
+        named["b"] = nn.Linear(6, 5)
+    reveal_shape(nn.Sequential(OrderedDict(named))(torch.randn(2, 8)))
     reveal_shape(torch.zeros(round(2.5), round(3.5), int(round(7.25, 1) * 2)))
 """
 
 
 def test_floats_have_a_truth_value_and_round_is_pythons() -> None:
-    reveals = _exact(TRUTH)
-    assert sorted(reveals.values()) == ["[2 4 14]", "[2 8]"]
+    # (and ``OrderedDict(d)`` of a plain dict is a copy of it, in its order)
+    reveals = _exact("from collections import OrderedDict\n" + TRUTH)
+    assert sorted(reveals.values()) == ["[2 4 14]", "[2 5]", "[2 8]"]

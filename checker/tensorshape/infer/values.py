@@ -583,7 +583,10 @@ def copied(v: Value, deep: bool) -> Value | None:
 
 def dict_of_pairs(pairs: Value, keywords: list[tuple[str, Value]]) -> DictV | None:
     """``OrderedDict(pairs, **keywords)`` (or ``dict(...)``) when every key is a known string and
-    the pairs are a list or tuple of known length; later keys replace earlier ones, in place."""
+    the pairs are a list or tuple of known length, or a dict of known keys (a copy, in its order);
+    later keys replace earlier ones, in place."""
+    if type(pairs) is DictV:
+        return DictV(tuple({**dict(pairs.items), **dict(keywords)}.items()))
     if not isinstance(pairs, TupleV):
         return None
     items: dict[str, Value] = {}
