@@ -122,6 +122,17 @@ def through_a_callee(x):
     reveal_shape(torch.zeros(*w.tolist()))
 
 
+def bump_all(d):
+    d["w"].add_(1)
+
+
+def through_a_dict(x):
+    w = torch.arange(2, 4)
+    d = {"w": w}
+    bump_all(d)
+    reveal_shape(torch.zeros(*d["w"].tolist()))
+
+
 def returned(x):
     w = torch.arange(2, 4)
     return w
@@ -132,6 +143,7 @@ def main(x):
     augmented(x)
     stored(x)
     through_a_callee(x)
+    through_a_dict(x)
     r = returned(x)
     bump(r)
     reveal_shape(torch.zeros(*r.tolist()))
@@ -144,7 +156,7 @@ def test_contents_a_change_in_place_could_make_stale_are_not_claimed() -> None:
     seen, raised = run_torch(STALE, "None")
     assert raised == [None]
     _agree_or_unknown(reveals, seen)
-    assert len(reveals) == 5
+    assert len(reveals) == 6
     for line, claim in reveals.items():
         # torch's sizes are 4 6 / 3 4 / 5 3 / 3 4 / 3 4: the unchanged 2 3 would be wrong.
         assert claim != "[2 3]", (line, claim)

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..model.values import Contents, TensorV, TupleV, Value
+from ..model.values import Contents, DictV, TensorV, TupleV, Value
 from ..rules import contents as table
 from ..rules.context import Arg
 from ..rules.names import canonical
@@ -40,6 +40,8 @@ _PURE_BUILTINS = frozenset(
     "reversed iter next any all map filter repr hash divmod".split()
 )
 _CACHE: dict[int, tuple[cst.FunctionDef, bool]] = {}
+#: The torch functions that make contents from constants.
+_CREATIONS = frozenset({"arange", "tensor", "as_tensor"})
 
 
 class _Mutations(cst.CSTVisitor):
@@ -98,14 +100,31 @@ def eligible(frame: Frame) -> bool:
 
 
 def stripped(v: Value) -> Value:
-    """``v`` without contents (in a tuple or list too)."""
+    """``v`` without contents (in a tuple, list or dict too)."""
     if isinstance(v, TensorV) and v.contents is not None:
         return TensorV(v.shape, v.dtype, v.layout, v.names, v.strides)
-    if isinstance(v, TupleV) and any(isinstance(i, (TensorV, TupleV)) for i in v.items):
+    if isinstance(v, TupleV) and any(isinstance(i, (TensorV, TupleV, DictV)) for i in v.items):
         items = tuple(stripped(i) for i in v.items)
         if any(a is not b for a, b in zip(items, v.items)):
             return TupleV(items, v.kind)
+    if isinstance(v, DictV) and any(isinstance(i, (TensorV, TupleV, DictV)) for _, i in v.items):
+        pairs = tuple((k, stripped(i)) for k, i in v.items)
+        if any(a[1] is not b[1] for a, b in zip(pairs, v.items)):
+            return replace(v, items=pairs)
     return v
+
+
+def _holds(v: Value, depth: int = 0) -> bool:
+    """Does ``v`` hold a tensor with contents (in a tuple, list or dict too)?"""
+    if isinstance(v, TensorV):
+        return v.contents is not None
+    if depth > 3:
+        return False
+    if isinstance(v, TupleV):
+        return any(_holds(i, depth + 1) for i in v.items)
+    if isinstance(v, DictV):
+        return any(_holds(i, depth + 1) for _, i in v.items)
+    return False
 
 
 def _forget(state: State) -> None:
@@ -131,13 +150,16 @@ def _table_callee(func: Value) -> bool:
 def before_call(
     frame: Frame, state: State, func: Value, args: list[Arg], kwargs: dict[str, Arg]
 ) -> tuple[list[Arg], dict[str, Arg]]:
-    """The arguments a call gets: without contents for a callee the table does not know, whose
-    call also clears the contents of the activation's variables (it could change any of them
-    through another reference)."""
+    """The arguments a call gets: without contents for a callee the table does not know; handing it
+    one such tensor also clears the contents of the activation's variables (it could change any of
+    them through another reference).  A callee given none cannot reach them: they are never stored
+    in an object, never returned, and a function nested in this one changes nothing in place
+    (:func:`eligible`)."""
     if not frame.holds_contents or _table_callee(func):
         return args, kwargs
+    if not any(_holds(a.value) for a in (*args, *kwargs.values())):
+        return args, kwargs  # (it gets no tensor with contents: none of them can reach it)
     _forget(state)
-    frame.holds_contents = False
     return (
         [replace(a, value=stripped(a.value)) for a in args],
         {k: replace(a, value=stripped(a.value)) for k, a in kwargs.items()},
@@ -150,8 +172,10 @@ def after_call(
     """``result`` with the contents the call gives it, or the Python values a tensor's contents are
     read as (``t.tolist()``, ``t.item()``, ``int(t)``); clears what a call the table does not
     know could change."""
-    if not eligible(frame):
-        return result
+    if not frame.holds_contents and not (
+        isinstance(func, ExternalV) and func.qualname.rpartition(".")[2] in _CREATIONS and eligible(frame)
+    ):
+        return result  # (no contents here, and none made: the common case, at no cost)
     values = [a.value for a in args]
     kw = {k: a.value for k, a in kwargs.items()}
     if isinstance(func, ExternalV):
@@ -167,7 +191,7 @@ def after_call(
             short = name[len("torch.") :]
             made = (
                 table.created(short, values, kw, result)
-                if short in ("arange", "tensor", "as_tensor")
+                if short in _CREATIONS
                 else table.applied(short, values, kw, result)
             )
             return _with(frame, result, made)
@@ -182,8 +206,8 @@ def after_call(
 def after_operator(frame: Frame, op: str, operands: Sequence[Value], result: Value) -> Value:
     """``result`` of a Python operator on tensors (``op``: ``+``, ``-``..., ``neg`` for unary minus),
     with its contents where the table computes them."""
-    if not isinstance(result, TensorV) or not eligible(frame):
-        return result
+    if not frame.holds_contents or not isinstance(result, TensorV):
+        return result  # (operands with contents exist only where some were made)
     name = "neg" if op == "neg" else table.OPERATORS.get(op)
     if name is None or not any(isinstance(v, TensorV) and v.contents is not None for v in operands):
         return result
