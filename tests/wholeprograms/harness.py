@@ -164,7 +164,9 @@ _UNKNOWN = re.compile(r"\?|\.\.\.|(?:^|[\[\s])\*")
 
 def coverage(path: Path, static: Static | None = None, *, expressions: bool = False) -> Coverage:
     """The tensor bindings torch saw (or with ``expressions``, every tensor expression), scored
-    against the checker's views of them."""
+    against the checker's views of them: covered when one known view fits every shape torch saw
+    there, or each shape torch saw is fitted by one of them (a line run in several contexts, each
+    analysed with its own sizes); wrong when a view fits none of them."""
     static = static or check(path)
     seen = truth(path)
     completed = seen["raised"] is None
@@ -177,7 +179,15 @@ def coverage(path: Path, static: Static | None = None, *, expressions: bool = Fa
         # in a bug file torch stops at the raise, before later views' shapes are seen).
         if completed and any(all(c == "wrong" for c in row) for row in table):
             out.wrong.append((key, views, observations))
-        elif any(not _UNKNOWN.search(v) and "wrong" not in row for v, row in zip(views, table)):
+        elif any(not _UNKNOWN.search(v) and "wrong" not in row for v, row in zip(views, table)) or (
+            observations
+            and all(
+                any(not _UNKNOWN.search(v) and row[i] != "wrong" for v, row in zip(views, table))
+                for i in range(len(observations))
+            )
+        ):
+            # One view for every shape torch saw, or one for each: a block built at three scales
+            # is analysed with each block's sizes (``[b 8 36 44]``, ``[b 16 18 22]``...).
             out.covered += 1
         else:
             out.unknown += 1
