@@ -67,6 +67,7 @@ from .values import (
     ClassV,
     ContainerInitV,
     DataclassInitV,
+    DefaultDictV,
     DictMethodV,
     ExternalV,
     FunctionV,
@@ -99,6 +100,7 @@ from .values import (
     mode_of,
     named_child,
     object_setattr,
+    private_list_truth,
     to_core,
     truthiness,
 )
@@ -433,7 +435,10 @@ class Expressions(AnalyzerBase):
         return DictV(tuple(entries)) if entries is not None else UnknownV()
 
     def _eval_ifexp(self, frame: Frame, state: State, node: cst.IfExp) -> Value:
-        test = truthiness(self.eval(frame, state, node.test, observe=False))
+        tested = self.eval(frame, state, node.test, observe=False)
+        test = truthiness(tested)
+        if test is None:
+            test = private_list_truth(frame.function, node.test, tested)
         if test is True:
             return self.eval(frame, state, node.body)
         if test is False:
@@ -948,6 +953,17 @@ class Expressions(AnalyzerBase):
                 return BoolV(found == isinstance(op, cst.In))
         return BoolV(None)
 
+    def default_item(self, frame: Frame, state: State, holder: cst.BaseExpression, d: DefaultDictV, key: str) -> Value:
+        """``out[model]`` of a ``defaultdict`` that lacks the key: ``factory()`` stored under it (the
+        dict rebound where it was read from) and given; unknown, the dict too, when the factory's
+        result or where the dict lives is not known."""
+        made = self.call(frame, state, d.factory, [], {}, holder)
+        if isinstance(made, UnknownV) or not isinstance(holder, (cst.Name, cst.Attribute)):
+            self.replace_in(frame, state, holder, UnknownV())
+            return UnknownV()
+        self.replace_in(frame, state, holder, DefaultDictV((*d.items, (key, made)), d.factory))
+        return made
+
     def fill_registry(self, frame: Frame, state: State, holder: cst.BaseExpression, key: Value) -> bool:
         """A module-level dict read with a literal key it lacks (``_model_entrypoints["resnet18"]``,
         ``name in _model_entrypoints``): run the package's modules that define a decorated function
@@ -1018,12 +1034,18 @@ class Expressions(AnalyzerBase):
         if isinstance(recv, DictV):
             found = recv.get(index.value) if isinstance(index, StrV) and index.value is not None else None
             if not (isinstance(index, StrV) and index.value is not None):
+                if isinstance(recv, DefaultDictV):
+                    # A key not known, maybe stored by the read: the dict's keys are no longer known.
+                    self.replace_in(frame, state, node.value, UnknownV())
+                    return UnknownV()
                 if is_registry(recv):
                     why = "registry read with a key that is not a literal"
                     self.tally(f"cause:{why}", frame, node)
                     return UnknownV(why=why)
             elif found is None and self.fill_registry(frame, state, node.value, index):
                 return self.subscript(frame, state, node)  # the modules that register the key have run
+            elif found is None and isinstance(recv, DefaultDictV):
+                return self.default_item(frame, state, node.value, recv, index.value)
             elif found is None and is_registry(recv):
                 why = "not followed: registry key not found"
                 self.tally(f"cause:{why}", frame, node)
