@@ -123,6 +123,34 @@ CASES = {
             cfg = Cfg(seen=[1, 1])
         reveal_shape(torch.zeros(len(cfg.seen), cfg.seen[0]))
     """,
+    # A filter over more items than a loop is unrolled over in general keeps the items it keeps
+    # (timm's quickgelu configurations among 313), and a loop over them stores each.
+    "filtered_comprehension": """
+        table = {
+            "m0": 0, "m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6, "m7": 7, "m8": 8, "m9": 9,
+            "m10": 10, "m11": 11, "m12": 12, "m13": 13, "m14": 14, "m15": 15, "m16": 16, "m17": 17, "m18": 18, "m19": 19,
+            "m20": 20, "m21": 21, "m22": 22, "m23": 23, "m24": 24, "m25": 25, "m26": 26, "m27": 27, "m28": 28, "m29": 29,
+            "m30": 30, "m31": 31, "m32": 32, "m33": 33, "m34": 34, "m35": 35, "m36": 36, "m37": 37, "m38": 38, "m39": 39,
+            "a*": 2, "b*": 3,
+        }
+        marked = [n for n, size in table.items() if n.endswith("*") and size > 1]
+        copies = {}
+        for n in marked:
+            copies[n.strip("*")] = table[n] + 1
+        reveal_shape(torch.zeros(len(marked), copies["a"], copies["b"]))
+    """,
+    # A module's ``defaultdict`` a function fills (timm's ``_model_with_tags[model_name].append``).
+    "global_defaultdict": """
+        _with_tags = defaultdict(list)
+
+        def register(name, tag):
+            _with_tags[name].append(tag)
+
+        register("a", 3)
+        register("b", 4)
+        register("a", 5)
+        reveal_shape(torch.zeros(len(_with_tags["a"]), _with_tags["a"][1], _with_tags["b"][0]))
+    """,
     "set_add": """
         seen = set()
         seen.add("a")

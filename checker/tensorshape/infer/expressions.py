@@ -961,7 +961,11 @@ class Expressions(AnalyzerBase):
         if isinstance(made, UnknownV) or not isinstance(holder, (cst.Name, cst.Attribute)):
             self.replace_in(frame, state, holder, UnknownV())
             return UnknownV()
-        self.replace_in(frame, state, holder, DefaultDictV((*d.items, (key, made)), d.factory))
+        updated = DefaultDictV((*d.items, (key, made)), d.factory)
+        if isinstance(holder, cst.Name):
+            self.store_dict(frame, state, holder.value, d, updated)  # (a global one stays global)
+        else:
+            self.replace_in(frame, state, holder, updated)
         return made
 
     def fill_registry(self, frame: Frame, state: State, holder: cst.BaseExpression, key: Value) -> bool:
@@ -1119,7 +1123,7 @@ class Expressions(AnalyzerBase):
             f = f.inner_for_in
         first = clauses[0]
         it = self.eval(frame, state, first.iter)
-        items = self.iteration_items(frame, state, it, first.iter)
+        items = self.iteration_items(frame, state, it, first.iter) or _filtered_items(it, first)
         kind = SeqKind.LIST
         if items is not None and len(clauses) == 1:
             kept = self._kept_items(frame, state, first, items)
@@ -1190,7 +1194,8 @@ class Expressions(AnalyzerBase):
         f = node.for_in
         if f.inner_for_in is not None:
             return None
-        items = self.iteration_items(frame, state, self.eval(frame, state, f.iter), f.iter)
+        it = self.eval(frame, state, f.iter)
+        items = self.iteration_items(frame, state, it, f.iter) or _filtered_items(it, f)
         kept = self._kept_items(frame, state, f, items) if items is not None else None
         if kept is None:
             return None
@@ -1272,6 +1277,20 @@ def _string(node: cst.SimpleString) -> str | None:
         return raw[q:-q]
     v = node.evaluated_value
     return v if isinstance(v, str) else None
+
+
+#: Items of a known sequence a filtered comprehension is evaluated over one by one, at most (more
+#: than a loop is unrolled over in general: timm's ``[n for n, c in default_cfgs.items() if ...]``
+#: over 313 configurations); joined, the items kept would be a list of unknown length.
+MAX_FILTERED_ITEMS = 512
+
+
+def _filtered_items(it: Value, clause: cst.CompFor) -> list[Value] | None:
+    """The items of a known list, tuple or dict view that a comprehension's ``if`` filters."""
+    seq = as_container(it)
+    if not clause.ifs or not isinstance(seq, TupleV) or seq.kind is SeqKind.SET:
+        return None
+    return list(seq.items) if len(seq.items) <= MAX_FILTERED_ITEMS else None
 
 
 def _narrows(test: cst.BaseExpression) -> bool:

@@ -108,7 +108,7 @@ MAX_UNROLL = 24
 #: a literal table, ``out[k] = v`` for each item of a dataclass's ``asdict``) is unrolled over, at
 #: most: joined over iterations, a registry of functions is unknown (which one a key reads matters),
 #: and every read of it after the loop with it; a dict of data would lose its keys.
-MAX_REGISTERING_UNROLL = 256
+MAX_REGISTERING_UNROLL = 512
 
 
 class _Loop:
@@ -848,7 +848,7 @@ class Statements(AnalyzerBase):
             ]:
                 del self._call_memo[memo]
         for var, held in list(state.vars.items()):
-            if any(held is member for member in group):
+            if held is edited or any(held is member for member in group):
                 state.vars.pop(f"{var}.{name}", None)  # a read of ``var.name`` remembered before
         group.append(edited)
         for member in group:
