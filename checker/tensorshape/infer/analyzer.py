@@ -517,7 +517,9 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         """The instance the methods of ``run``'s class are analysed with (its generic one, built once)."""
         c = run.cls
         has_init = c.lookup("__init__") is not None
-        run.instance = self.generic_instance(c, run.opaque, run.symbols) if has_init or c.is_module else InstanceV(c)
+        run.instance = (
+            self.generic_instance(c, run.opaque, run.symbols) if has_init or c.is_module else InstanceV(c, several=True)
+        )
 
     def analyze_member(self, run: ClassRun, node: cst.FunctionDef | cst.ClassDef) -> None:
         """Analyse one member of ``run``'s class (after :meth:`build_instance`)."""
@@ -564,7 +566,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         inst = self._generic_instances.get(c)
         if inst is not None:
             return inst
-        inst = InstanceV(c, key=f"generic:{c.qualname}")
+        inst = InstanceV(c, key=f"generic:{c.qualname}", several=True)  # any instance of the class
         self._generic_instances[c] = inst
         init = c.lookup("__init__")
         if isinstance(init, FunctionV):

@@ -85,8 +85,10 @@ from .values import (
     ClassV,
     ContainerInitV,
     DataclassInitV,
+    DefaultDictV,
     DictMethodV,
     ExternalV,
+    FieldFactoryV,
     FunctionV,
     InstanceV,
     LambdaV,
@@ -177,6 +179,10 @@ class Calls(AnalyzerBase):
 
     def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
         f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value in _DEQUE_EDITS:
+            edited = self.edit_deque(frame, state, f.value, f.attr.value, node)
+            if edited is not None:
+                return edited
         if isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert", "pop"):
             mutated = self.mutate_list(frame, state, f.value, f.attr.value, node)
             if mutated is not None:
@@ -184,7 +190,11 @@ class Calls(AnalyzerBase):
                 return mutated
         if isinstance(f, cst.Attribute) and f.attr.value in _SEQUENCE_EDITS and isinstance(f.value, cst.Name):
             held = state.vars.get(f.value.value)
-            if isinstance(held, TupleV) and held.kind in (SeqKind.LIST, SeqKind.SET):
+            added = _added_literal(held, f.attr.value, node, lambda e: self.eval(frame, state, e))
+            if added is not None:
+                state.vars[f.value.value] = added
+                return NONE
+            if isinstance(held, TupleV) and held.kind in (SeqKind.LIST, SeqKind.SET, SeqKind.DEQUE):
                 # An edit not followed item by item (``names.remove(k)``, ``seen.add(k)``): the list or
                 # set keeps what it may hold, never its old items as if unchanged.
                 state.vars[f.value.value] = _after_edit(held, f.attr.value)
@@ -439,6 +449,31 @@ class Calls(AnalyzerBase):
         self.rebind_list(frame, state, target, SeqV(joined, SeqKind.LIST), container)
         return NONE
 
+    def edit_deque(
+        self, frame: Frame, state: State, target: cst.BaseExpression, method: str, node: cst.Call
+    ) -> Value | None:
+        """``tags.append(t)``, ``tags.appendleft(t)``, ``popleft()``, ``pop()``, ``extend(ts)`` on a deque
+        whose items are known (a variable, an attribute of a variable): the deque as edited, the item
+        popped; ``None`` (not followed here) otherwise."""
+        current = self.eval(frame, state, target, observe=False)
+        if not (isinstance(current, TupleV) and current.kind is SeqKind.DEQUE):
+            return None
+        if any(a.star or a.keyword is not None for a in node.args):
+            return None
+        vals = [self.eval(frame, state, a.value) for a in node.args]
+        items = current.items
+        out: Value = NONE
+        if method in ("append", "appendleft") and len(vals) == 1:
+            items = (*items, vals[0]) if method == "append" else (vals[0], *items)
+        elif method == "extend" and len(vals) == 1 and isinstance(vals[0], TupleV):
+            items = (*items, *vals[0].items)
+        elif method in ("pop", "popleft") and not vals and items:
+            out, items = (items[-1], items[:-1]) if method == "pop" else (items[0], items[1:])
+        else:
+            return None  # (``pop`` of an empty deque raises: left to the method)
+        self.replace_in(frame, state, target, TupleV(items, SeqKind.DEQUE))
+        return out
+
     def pop_list(
         self,
         frame: Frame,
@@ -478,6 +513,8 @@ class Calls(AnalyzerBase):
                 state.vars[building_key(recv, looked_up_name(recv.cls, target.attr.value))] = updated
             else:
                 state.vars[f"{target.value.value}.{target.attr.value}"] = updated
+        elif isinstance(target, cst.Subscript):
+            self.replace_in(frame, state, target, updated)  # ``groups[name].append(x)``: that item
 
     def call(
         self,
@@ -531,7 +568,7 @@ class Calls(AnalyzerBase):
         if isinstance(func, ContainerInitV):
             return self.init_container(frame, state, func, args, kwargs, node)
         if isinstance(func, DataclassInitV):
-            return self.init_dataclass_base(frame, state, func, args, kwargs)
+            return self.init_dataclass_base(frame, state, func, args, kwargs, node)
         if isinstance(func, OptionalV):
             func = func.inner  # ``None`` cannot be called: the code runs only when it is not ``None``
         if isinstance(func, ChoiceV):
@@ -777,6 +814,24 @@ class Calls(AnalyzerBase):
             built = dict_of_pairs(args[0].value if args else TupleV(()), [(k, a.value) for k, a in kwargs.items()])
             if built is not None:
                 return built
+        if q == "collections.defaultdict" and len(args) <= 2 and not kwargs:
+            # ``defaultdict(DefaultCfg)``, ``defaultdict(list)``: the items given (none, or a dict's).
+            given = args[1].value if len(args) == 2 else DictV(())
+            factory = args[0].value if args else NONE
+            if isinstance(given, DictV) and not isinstance(given, AttrsV):
+                if isinstance(factory, NoneV):
+                    return DictV(given.items)  # no factory: a read of a missing key raises, as a dict's
+                if isinstance(factory, (ExternalV, ClassV, FunctionV, LambdaV, PartialV)):
+                    return DefaultDictV(given.items, factory)
+            return UnknownV()
+        if q == "collections.deque" and len(args) <= 1 and not kwargs:
+            # ``deque()``, ``deque([""])``: the items of the iterable, in order (no ``maxlen``).
+            items = (
+                self.call_builtin(frame, state, "builtins.list", args, {}, node) if args else TupleV((), SeqKind.LIST)
+            )
+            if isinstance(items, TupleV):
+                return TupleV(items.items, SeqKind.DEQUE)
+            return UnknownV()
         if q == "itertools.repeat" and len(args) == 2 and not kwargs:
             # ``tuple(repeat(x, n))`` (timm's ``to_ntuple``): n copies of ``x`` when n is a small known int.
             n = self._int(frame, args[1].value)
@@ -1031,6 +1086,8 @@ class Calls(AnalyzerBase):
                 got = self.call(frame, state, self.attribute(frame, state, inst, "__len__", None), [], {}, node)
                 return got if isinstance(got, IntV) else IntV(Unknown())
             return _len(inst)
+        if name == "set" and not vals and not kwargs:
+            return TupleV((), SeqKind.SET)  # ``seen = set()``, filled by ``seen.add(name)``
         if name == "dict" and (not vals or isinstance(vals[0], DictV)) and len(vals) <= 1:
             # ``dict(embed_dim=384, **kwargs)``: a config dict built from keywords
             base = dict(vals[0].items) if vals and isinstance(vals[0], DictV) else {}
@@ -1788,7 +1845,7 @@ class Calls(AnalyzerBase):
                 elif n in kwargs:
                     inst.attrs[stored_name(cls, n)] = kwargs[n].value
                 elif default is not None:
-                    inst.attrs[stored_name(cls, n)] = default
+                    inst.attrs[stored_name(cls, n)] = self.field_default(frame, state, default, node)
             inst.open_reason = unseen_constructor(cls, None, False)
             if any(opaque_setattr(c, cls) for c in cls.lineage()):
                 inst.attrs.clear()  # the generated ``__init__`` sets each field through ``__setattr__``
@@ -1917,6 +1974,13 @@ class Calls(AnalyzerBase):
             state.vars[building_key(inst, k)] = join_values(v, value)
         inst.open_reason = inst.open_reason or "an attribute is set by a name not known"
 
+    def field_default(self, frame: Frame, state: State, default: Value, node: cst.CSTNode) -> Value:
+        """The value a dataclass's generated ``__init__`` gives a field it is not passed: its default,
+        or what its ``default_factory`` returns, called anew for this instance."""
+        if not isinstance(default, FieldFactoryV):
+            return default
+        return self.call(frame, state, default.factory, [], {}, node)
+
     def dataclass_fields(self, of: Value) -> Value:
         """``dataclasses.fields(x)`` of a project dataclass (or one of its instances): each field's
         ``name`` and ``default`` (``MISSING`` when it has none, or a ``default_factory``)."""
@@ -1928,7 +1992,7 @@ class Calls(AnalyzerBase):
         missing = ExternalV("dataclasses.MISSING")
         return TupleV(
             tuple(
-                AttrsV((("name", StrV(n)), ("default", d if d is not None else missing)))
+                AttrsV((("name", StrV(n)), ("default", missing if d is None or isinstance(d, FieldFactoryV) else d)))
                 for n, d in cls.dataclass_fields
             )
         )
@@ -2052,7 +2116,13 @@ class Calls(AnalyzerBase):
         return NONE
 
     def init_dataclass_base(
-        self, frame: Frame, state: State, init: DataclassInitV, args: Sequence[Arg], kwargs: Mapping[str, Arg]
+        self,
+        frame: Frame,
+        state: State,
+        init: DataclassInitV,
+        args: Sequence[Arg],
+        kwargs: Mapping[str, Arg],
+        node: cst.CSTNode,
     ) -> Value:
         """``super().__init__(...)`` in the ``__init__`` of a dataclass's subclass (torchvision's
         ``MBConvConfig``): the generated ``__init__`` sets each field of the instance being built to the
@@ -2071,7 +2141,7 @@ class Calls(AnalyzerBase):
             elif n in kwargs:
                 values[n] = kwargs[n].value
             elif default is not None:
-                values[n] = default
+                values[n] = self.field_default(frame, state, default, node)
         refused = (
             len(args) > len(names)
             or any(k not in names or names.index(k) < len(args) for k in kwargs)
@@ -2361,6 +2431,22 @@ def _issubclass(sub: Value, cls: Value) -> bool | None:
     return False
 
 
+def _isinstance_of_project_class(v: Value, cls: ClassV) -> bool | None:
+    """``isinstance(default_cfg, DefaultCfg)`` of a project class: of an instance, whether its class
+    derives from ``cls`` (as :func:`_issubclass` decides it); plain data (an int, a string, ``None``,
+    a dict or tuple the analysis built) is no instance of a class whose only base outside the
+    project is ``object``."""
+    if isinstance(v, InstanceV):
+        return _issubclass(v.cls, cls)
+    if isinstance(v, (IntV, FloatV, BoolV, StrV, NoneV, DictV, TupleV)) and not isinstance(v, MaybeIntV):
+        if any(
+            k.keyword is not None and k.keyword.value == "metaclass" for c in cls.lineage() for k in c.node.keywords
+        ):
+            return None
+        return False if all(b.qualname == "builtins.object" for b in _external_bases(cls)) else None
+    return None
+
+
 def _external_bases(cls: ClassV) -> list[ExternalV]:
     return [b for c in cls.lineage() for b in c.bases if isinstance(b, ExternalV)]
 
@@ -2368,6 +2454,8 @@ def _external_bases(cls: ClassV) -> list[ExternalV]:
 def _isinstance(v: Value, cls: Value) -> bool | None:
     """``isinstance(v, cls)`` when the value's kind decides it (``pair(t)``'s ``isinstance(t, tuple)``
     of an int is false), else ``None``."""
+    if isinstance(cls, ClassV):
+        return _isinstance_of_project_class(v, cls)
     if not isinstance(cls, ExternalV):
         return None
     if isinstance(v, TensorV):
@@ -2404,6 +2492,8 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
     name = cls.qualname.removeprefix("builtins.")
     if name == cls.qualname or isinstance(v, MaybeIntV):
         return None  # not a builtin class, or a value that may be a tensor
+    if isinstance(v, TupleV) and v.kind in (SeqKind.SET, SeqKind.DEQUE):
+        return False if name in ("tuple", "list", *_INSTANCE_OF) else None  # a set or deque is neither
     if isinstance(v, TupleV):
         if name in ("tuple", "list"):
             return (v.kind is SeqKind.LIST) == (name == "list")  # a ``torch.Size`` is a tuple
@@ -2670,6 +2760,9 @@ def _as_dict_item(v: Value) -> Value:
 
 #: Methods that change a list or a set in place (``append``/``extend``/``insert``/``pop`` of a list are
 #: followed item by item where they can be, :meth:`Calls.mutate_list`).
+#: The methods of a ``collections.deque`` followed item by item (:meth:`Calls.edit_deque`).
+_DEQUE_EDITS = frozenset({"append", "appendleft", "extend", "pop", "popleft"})
+
 _SEQUENCE_EDITS = frozenset(
     {
         "pop",
@@ -2686,13 +2779,42 @@ _SEQUENCE_EDITS = frozenset(
         "append",
         "extend",
         "insert",
+        "appendleft",
+        "popleft",
+        "extendleft",
+        "rotate",
     }
 )
 
 
+def _added_literal(
+    held: Value | None, method: str, node: cst.Call, evaluate: Callable[[cst.BaseExpression], Value]
+) -> TupleV | None:
+    """``seen.add(name)`` of a set of literal strings or ints and a literal: the set with it (as it
+    was when it holds it already); ``None`` for any other edit."""
+    if method != "add" or not (isinstance(held, TupleV) and held.kind is SeqKind.SET) or len(node.args) != 1:
+        return None
+    if node.args[0].star or node.args[0].keyword is not None:
+        return None
+    new = evaluate(node.args[0].value)
+    literals = [_literal(v) for v in (*held.items, new)]
+    if any(x is None for x in literals):
+        return None
+    return held if literals[-1] in literals[:-1] else TupleV((*held.items, new), SeqKind.SET)
+
+
+def _literal(v: Value) -> tuple[str, object] | None:
+    """A value a set holds by equality: a known string or int (``None``: another value)."""
+    if isinstance(v, StrV) and v.value is not None:
+        return ("str", v.value)
+    if type(v) is IntV and type(v.value) is int:
+        return ("int", v.value)
+    return None
+
+
 def _known_items(v: Value | None) -> bool:
     """A list or set of known items (what an edit the analysis does not follow would make stale)."""
-    return isinstance(v, TupleV) and v.kind in (SeqKind.LIST, SeqKind.SET)
+    return isinstance(v, TupleV) and v.kind in (SeqKind.LIST, SeqKind.SET, SeqKind.DEQUE)
 
 
 def _after_edit(held: TupleV, method: str) -> Value:

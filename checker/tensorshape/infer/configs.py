@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import libcst as cst
 
@@ -93,7 +94,7 @@ def call_dict_method(method: DictMethodV, args: Sequence[Arg], kwargs: Mapping[s
         found = d.get(literal)
         if found is None:
             return (args[1].value if len(args) == 2 else UnknownV()), None
-        return found, type(d)(tuple((k, v) for k, v in d.items if k != literal))
+        return found, replace(d, items=tuple((k, v) for k, v in d.items if k != literal))
     if name == "pop" and len(args) == 2 and not d.items:
         # ``kwargs.pop(parameter_name, None)`` over names not known, once no keyword is left: the
         # default, and the dict stays empty.
@@ -123,7 +124,7 @@ def _with(d: DictV, extra: Mapping[str, Value]) -> DictV:
     """``d`` with ``extra``'s entries set (new keys last, as a dict keeps them)."""
     merged = dict(d.items)
     merged.update(extra)
-    return type(d)(tuple(merged.items()))
+    return replace(d, items=tuple(merged.items()))
 
 
 #: Methods that change a dict, a list or a set passed as a parameter.

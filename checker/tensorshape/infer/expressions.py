@@ -69,6 +69,7 @@ from .values import (
     ClassV,
     ContainerInitV,
     DataclassInitV,
+    DefaultDictV,
     DictMethodV,
     ExternalV,
     FunctionV,
@@ -102,6 +103,7 @@ from .values import (
     mode_of,
     named_child,
     object_setattr,
+    private_list_truth,
     to_core,
     truthiness,
 )
@@ -436,7 +438,10 @@ class Expressions(AnalyzerBase):
         return DictV(tuple(entries)) if entries is not None else UnknownV()
 
     def _eval_ifexp(self, frame: Frame, state: State, node: cst.IfExp) -> Value:
-        test = truthiness(self.eval(frame, state, node.test, observe=False))
+        tested = self.eval(frame, state, node.test, observe=False)
+        test = truthiness(tested)
+        if test is None:
+            test = private_list_truth(frame.function, node.test, tested)
         if test is True:
             return self.eval(frame, state, node.body)
         if test is False:
@@ -970,6 +975,21 @@ class Expressions(AnalyzerBase):
                 return BoolV(found == isinstance(op, cst.In))
         return BoolV(None)
 
+    def default_item(self, frame: Frame, state: State, holder: cst.BaseExpression, d: DefaultDictV, key: str) -> Value:
+        """``out[model]`` of a ``defaultdict`` that lacks the key: ``factory()`` stored under it (the
+        dict rebound where it was read from) and given; unknown, the dict too, when the factory's
+        result or where the dict lives is not known."""
+        made = self.call(frame, state, d.factory, [], {}, holder)
+        if isinstance(made, UnknownV) or not isinstance(holder, (cst.Name, cst.Attribute)):
+            self.replace_in(frame, state, holder, UnknownV())
+            return UnknownV()
+        updated = DefaultDictV((*d.items, (key, made)), d.factory)
+        if isinstance(holder, cst.Name):
+            self.store_dict(frame, state, holder.value, d, updated)  # (a global one stays global)
+        else:
+            self.replace_in(frame, state, holder, updated)
+        return made
+
     def fill_registry(self, frame: Frame, state: State, holder: cst.BaseExpression, key: Value) -> bool:
         """A module-level dict read with a literal key it lacks (``_model_entrypoints["resnet18"]``,
         ``name in _model_entrypoints``): run the package's modules that define a decorated function
@@ -1040,12 +1060,18 @@ class Expressions(AnalyzerBase):
         if isinstance(recv, DictV):
             found = recv.get(index.value) if isinstance(index, StrV) and index.value is not None else None
             if not (isinstance(index, StrV) and index.value is not None):
+                if isinstance(recv, DefaultDictV):
+                    # A key not known, maybe stored by the read: the dict's keys are no longer known.
+                    self.replace_in(frame, state, node.value, UnknownV())
+                    return UnknownV()
                 if is_registry(recv):
                     why = "registry read with a key that is not a literal"
                     self.tally(f"cause:{why}", frame, node)
                     return UnknownV(why=why)
             elif found is None and self.fill_registry(frame, state, node.value, index):
                 return self.subscript(frame, state, node)  # the modules that register the key have run
+            elif found is None and isinstance(recv, DefaultDictV):
+                return self.default_item(frame, state, node.value, recv, index.value)
             elif found is None and is_registry(recv):
                 why = "not followed: registry key not found"
                 self.tally(f"cause:{why}", frame, node)
@@ -1119,7 +1145,7 @@ class Expressions(AnalyzerBase):
             f = f.inner_for_in
         first = clauses[0]
         it = self.eval(frame, state, first.iter)
-        items = self.iteration_items(frame, state, it, first.iter)
+        items = self.iteration_items(frame, state, it, first.iter) or _filtered_items(it, first)
         kind = SeqKind.LIST
         if items is not None and len(clauses) == 1:
             kept = self._kept_items(frame, state, first, items)
@@ -1190,7 +1216,8 @@ class Expressions(AnalyzerBase):
         f = node.for_in
         if f.inner_for_in is not None:
             return None
-        items = self.iteration_items(frame, state, self.eval(frame, state, f.iter), f.iter)
+        it = self.eval(frame, state, f.iter)
+        items = self.iteration_items(frame, state, it, f.iter) or _filtered_items(it, f)
         kept = self._kept_items(frame, state, f, items) if items is not None else None
         if kept is None:
             return None
@@ -1272,6 +1299,20 @@ def _string(node: cst.SimpleString) -> str | None:
         return raw[q:-q]
     v = node.evaluated_value
     return v if isinstance(v, str) else None
+
+
+#: Items of a known sequence a filtered comprehension is evaluated over one by one, at most (more
+#: than a loop is unrolled over in general: timm's ``[n for n, c in default_cfgs.items() if ...]``
+#: over 313 configurations); joined, the items kept would be a list of unknown length.
+MAX_FILTERED_ITEMS = 512
+
+
+def _filtered_items(it: Value, clause: cst.CompFor) -> list[Value] | None:
+    """The items of a known list, tuple or dict view that a comprehension's ``if`` filters."""
+    seq = as_container(it)
+    if not clause.ifs or not isinstance(seq, TupleV) or seq.kind is SeqKind.SET:
+        return None
+    return list(seq.items) if len(seq.items) <= MAX_FILTERED_ITEMS else None
 
 
 def _narrows(test: cst.BaseExpression) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..model.dims import Dim, Star, Unknown, UnknownSource
@@ -185,8 +185,11 @@ def join_values(
         elems = list(a.items) + list(b.items)
         return SeqV(join_all(elems), a.kind)
     if isinstance(a, DictV) and isinstance(b, DictV) and type(a) is type(b):  # a dict, or a namespace (AttrsV)
-        if [k for k, _ in a.items] == [k for k, _ in b.items]:
-            return type(a)(tuple((k, join_values(x, y, widen, facts)) for (k, x), (_, y) in zip(a.items, b.items)))
+        if [k for k, _ in a.items] == [k for k, _ in b.items] and a == replace(b, items=a.items):
+            # (Also of a ``defaultdict``'s factory: the same on both paths.)
+            return replace(
+                a, items=tuple((k, join_values(x, y, widen, facts)) for (k, x), (_, y) in zip(a.items, b.items))
+            )
         values = [v for _, v in (*a.items, *b.items)]
         if type(a) is DictV and not any(isinstance(v, (FunctionV, ClassV)) for v in values):
             # Paths that added different keys (a vocabulary filled word by word): any key reads one of
@@ -286,6 +289,7 @@ def _join_instances(a: InstanceV, b: InstanceV, widen: Widen | None, facts: tupl
         and b.setup <= a.setup
         and (b.pinned or not a.pinned)
         and a.born <= b.born
+        and (a.born == b.born or a.several)
         and all(b.through.get(k, 0) >= w for k, w in a.through.items())
     ):
         return a
@@ -293,8 +297,17 @@ def _join_instances(a: InstanceV, b: InstanceV, widen: Widen | None, facts: tupl
     # Either object: stale where either may be (born the earlier, written through where both were).
     through = {k: min(w, b.through[k]) for k, w in a.through.items() if k in b.through}
     born = min(a.born, b.born)
+    several = a.several or b.several or a.born != b.born  # (either object)
     return InstanceV(
-        a.cls, attrs, f"({a.key}|{b.key})", a.setup | b.setup, open_reason, pinned=pinned, born=born, through=through
+        a.cls,
+        attrs,
+        f"({a.key}|{b.key})",
+        a.setup | b.setup,
+        open_reason,
+        pinned=pinned,
+        born=born,
+        through=through,
+        several=several,
     )
 
 

@@ -58,7 +58,6 @@ from .syntax import (
     definitions,
     literal_int,
     names_under,
-    private_lists,
     suite_body,
 )
 from .values import (
@@ -67,7 +66,9 @@ from .values import (
     SETTER,
     AttrsV,
     ClassV,
+    DefaultDictV,
     ExternalV,
+    FieldFactoryV,
     FunctionV,
     InstanceV,
     LazyImportV,
@@ -82,7 +83,9 @@ from .values import (
     is_accessor,
     is_registry,
     is_setter,
+    like_dict,
     mode_inert,
+    private_list_truth,
     property_setter,
     record_write,
     stored_name,
@@ -107,7 +110,7 @@ MAX_UNROLL = 24
 #: a literal table, ``out[k] = v`` for each item of a dataclass's ``asdict``) is unrolled over, at
 #: most: joined over iterations, a registry of functions is unknown (which one a key reads matters),
 #: and every read of it after the loop with it; a dict of data would lose its keys.
-MAX_REGISTERING_UNROLL = 256
+MAX_REGISTERING_UNROLL = 512
 
 
 class _Loop:
@@ -331,7 +334,7 @@ class Statements(AnalyzerBase):
         test = self.eval(frame, state, stmt.test, observe=False)
         known = truthiness(test)
         if known is None and isinstance(test, (TupleV, SeqV)) and test.kind is SeqKind.LIST:
-            known = _private_list_truth(frame, stmt.test, test)
+            known = private_list_truth(frame.function, stmt.test, test)
         if known is None and not frame.generic and not frame.ctx.muted:
             # With specific arguments, an undecidable branch may be infeasible: report nothing in it.
             frame.ctx.muted = True
@@ -406,10 +409,14 @@ class Statements(AnalyzerBase):
             and known.kind is not SeqKind.SET
             and len(known.items) <= MAX_REGISTERING_UNROLL
         ):
-            if any(
-                self._registry_global(frame, state, name) or _building_dict(state, name)
-                for name in _item_stores(stmt.body)
-            ) or any(isinstance(state.vars.get(name), DictV) for name in _popped_by(stmt.body, stmt.target)):
+            if (
+                any(
+                    self._registry_global(frame, state, name) or _building_dict(state, name)
+                    for name in _item_stores(stmt.body)
+                )
+                or any(isinstance(state.vars.get(name), DictV) for name in _popped_by(stmt.body, stmt.target))
+                or any(isinstance(state.vars.get(name), DefaultDictV) for name in _subscripted(stmt.body))
+            ):
                 # (``for name in defaults: kwargs.pop(name, None)`` over a table of 30 names: joined
                 # over iterations, the key is any string, and the dict of keywords would lose its
                 # keys; pass by pass, each pop is of a known key.)
@@ -656,6 +663,11 @@ class Statements(AnalyzerBase):
         observed = frame.generic and frame.module is self.checked
         if isinstance(target, cst.Name):
             value = named(value, target.value)
+            if state.vars.get(target.value) is not value:
+                # ``x = b`` after ``x = a; x.t = 5``: what was written through ``x`` was ``a``'s.
+                prefix = target.value + "."
+                for stale in [k for k in state.vars if k.startswith(prefix)]:
+                    del state.vars[stale]
             state.vars[target.value] = value
             if observed:
                 self.observe(target, value)
@@ -811,7 +823,7 @@ class Statements(AnalyzerBase):
                     # (A method's own ``self.x = ...`` is the class's: :meth:`ClassV.reassigned`.  A
                     # value two constructions share stands for two objects: the write is this
                     # variable's, as ``a.fc = ...`` leaves ``b = Classifier()`` as it was.)
-                    edited.through[name] = record_write(recv.cls, name)
+                    edited.through[name] = record_write(recv.cls, name, recv.one_object)
                     self.rebind_aliases(state, recv, edited)
                 self.replace_in(frame, state, holder, edited)
             if observed:
@@ -826,6 +838,10 @@ class Statements(AnalyzerBase):
         for var, held in list(state.vars.items()):
             if held is old:
                 state.vars[var] = edited
+            elif not old.twofold and isinstance(held, DictV) and any(v is old for _, v in held.items):
+                # ``default_cfg = out[model]; default_cfg.is_pretrained = True``: this activation's
+                # dict holds the very object written through, which it now holds as written.
+                state.vars[var] = replace(held, items=tuple((k, edited if v is old else v) for k, v in held.items))
         # The copies earlier writes made of the same object are that object too (``cfg`` written
         # through, then ``d["a"]`` read and written): each reads the join.
         group = self._alias_groups.get(id(old)) or [old]
@@ -838,7 +854,7 @@ class Statements(AnalyzerBase):
             ]:
                 del self._call_memo[memo]
         for var, held in list(state.vars.items()):
-            if any(held is member for member in group):
+            if held is edited or any(held is member for member in group):
                 state.vars.pop(f"{var}.{name}", None)  # a read of ``var.name`` remembered before
         group.append(edited)
         for member in group:
@@ -873,9 +889,9 @@ class Statements(AnalyzerBase):
             # A key already there keeps its place (a dict's order is that of first insertion).
             old = base.get(key.value)
             if old is not None:
-                entries = DictV(tuple((k, value if k == key.value else v) for k, v in base.items))
+                entries = like_dict(base, tuple((k, value if k == key.value else v) for k, v in base.items))
             else:
-                entries = DictV((*base.items, (key.value, value)))
+                entries = like_dict(base, (*base.items, (key.value, value)))
             # A registry filled one entry at a time is neither indexed nor walked (``moded``) again
             # at each entry: a cost of the square of its size.
             carry_index(base, entries, key.value, value)
@@ -1142,6 +1158,12 @@ class Statements(AnalyzerBase):
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                         value = _field_default(small.value)
                         default = self.eval(frame, ns, value, observe=False) if value is not None else None
+                        factory = _field_keyword(small.value, "default_factory")
+                        if default is None and factory is not None:
+                            made = FieldFactoryV(self.eval(frame, ns, factory, observe=False))
+                            if "ClassVar" not in cst.Module([]).code_for_node(small.annotation.annotation):
+                                fields.append((small.target.value, made))
+                            continue  # (``dataclass`` leaves no class attribute for a factory's field)
                         if "ClassVar" not in cst.Module([]).code_for_node(small.annotation.annotation):
                             fields.append((small.target.value, default))
                         if default is not None:
@@ -1276,19 +1298,6 @@ def _registered_child(container: Value | None, name: str, value: Value) -> Value
     """The container of a ``Sequential``/``ModuleList`` subclass's instance once ``self.name =
     value`` registered a module in it; ``None`` when nothing changes."""
     return container_with_child(container, name, value) if isinstance(container, ModuleV) else None
-
-
-def _private_list_truth(frame: Frame, test: cst.BaseExpression, value: TupleV | SeqV) -> bool | None:
-    """``if stage:`` of a list the running function built and kept to itself (see
-    :func:`private_lists`): its emptiness is what the appends followed say; ``None`` otherwise (a
-    list another reference may fill unseen, a registry)."""
-    if frame.function is None or not isinstance(test, cst.Name):
-        return None
-    if test.value not in private_lists(frame.function.node):
-        return None
-    if isinstance(value, SeqV):  # ``stage = []`` with nothing appended yet
-        return False if isinstance(value.elem, NothingV) else None
-    return bool(value.items)
 
 
 def _counter(frame: Frame, it: Value, target: cst.BaseAssignTargetExpression) -> tuple[Dim, Dim, Dim | None] | None:
@@ -1703,13 +1712,25 @@ def _own_names(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> se
 def _field_default(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
     """The default a dataclass field's right-hand side gives: ``field(default=v)`` is ``v``;
     ``field()`` and ``field(default_factory=...)`` give none known."""
+    return value if _field_call(value) is None else _field_keyword(value, "default")
+
+
+def _field_keyword(value: cst.BaseExpression | None, keyword: str) -> cst.BaseExpression | None:
+    """The argument ``keyword`` of a dataclass field's ``field(...)`` right-hand side (``None``: no
+    such call or keyword)."""
+    call = _field_call(value)
+    if call is None:
+        return None
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+
+
+def _field_call(value: cst.BaseExpression | None) -> cst.Call | None:
+    """``value`` when it is a call of ``field``/``Field``/``attrib``/``ib``."""
     if not isinstance(value, cst.Call):
-        return value
+        return None
     f = value.func
     name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
-    if name not in ("field", "Field", "attrib", "ib"):
-        return value
-    return next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "default"), None)
+    return value if name in ("field", "Field", "attrib", "ib") else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -1733,7 +1754,7 @@ def _stores_item(fn: cst.FunctionDef) -> bool:
 def _building_dict(state: State, name: str) -> bool:
     """Is ``name`` a dict with known keys that a loop fills (``out[k] = v`` for each known item):
     joined over iterations its keys would no longer be known, so the loop is unrolled."""
-    return type(state.vars.get(name)) is DictV
+    return type(state.vars.get(name)) in (DictV, DefaultDictV)
 
 
 @functools.lru_cache(maxsize=256)
@@ -1745,6 +1766,21 @@ def _item_stores(body: cst.BaseSuite) -> frozenset[str]:
         def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
             if isinstance(n.target, cst.Subscript) and isinstance(n.target.value, cst.Name):
                 names.add(n.target.value.value)
+
+    body.visit(_Visit())
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=256)
+def _subscripted(body: cst.BaseSuite) -> frozenset[str]:
+    """The names a loop's body indexes (``default_cfg = out[model]``: ``out``), where a
+    ``defaultdict`` read stores a key: joined over iterations, the dict would lose its keys."""
+    names: set[str] = set()
+
+    class _Visit(cst.CSTVisitor):
+        def visit_Subscript(self, n: cst.Subscript) -> None:
+            if isinstance(n.value, cst.Name):
+                names.add(n.value.value)
 
     body.visit(_Visit())
     return frozenset(names)

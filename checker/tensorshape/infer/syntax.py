@@ -388,7 +388,7 @@ def _list_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
         return True if isinstance(parent.value, (cst.List, cst.ListComp)) else None
     if isinstance(parent, cst.Attribute) and parent.value is node:
         return False if parent.attr.value in _LIST_METHODS and isinstance(grand, cst.Call) else None
-    if isinstance(parent, (cst.If, cst.While)) and parent.test is node:
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is node:
         return False
     if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
         return False
@@ -401,7 +401,22 @@ def _list_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
         return False
     if isinstance(parent, cst.Subscript) and parent.value is node:
         return False
+    if isinstance(parent, cst.StarredElement) and parent.value is node:
+        return False  # ``[*stage, x]`` copies it; ``head, *rest = ...`` is a fresh list (:func:`private_lists`)
     return None
+
+
+def _starred_targets(node: cst.Assign) -> list[str]:
+    """The names an assignment unpacks the rest into (``a, *rest = ...``: ``rest``)."""
+    out: list[str] = []
+    for t in node.targets:
+        if isinstance(t.target, (cst.Tuple, cst.List)):
+            out += [
+                e.value.value
+                for e in t.target.elements
+                if isinstance(e, cst.StarredElement) and isinstance(e.value, cst.Name)
+            ]
+    return out
 
 
 @by_function_body
@@ -431,6 +446,9 @@ def private_lists(fn: cst.FunctionDef) -> frozenset[str]:
         if isinstance(node, (cst.Global, cst.Nonlocal)):
             escaped.update(n.name.value for n in node.names if isinstance(n.name, cst.Name))
             continue
+        if isinstance(node, cst.Assign) and not nested:
+            # ``model_name, *tag_list = name.split(".", 1)``: the starred name gets a new list.
+            fresh.update(_starred_targets(node))
         inner = nested or isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
         todo.extend((c, node, parent, inner) for c in code_children(node))
     return frozenset(fresh - escaped)

@@ -35,7 +35,7 @@ from ..model.values import (
 from ..rules import engine
 from ..rules.context import Arg
 from ..rules.names import canonical
-from .syntax import attribute_writes, by_function_body, code_children, literal_setattrs, names_under
+from .syntax import attribute_writes, by_function_body, code_children, literal_setattrs, names_under, private_lists
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -150,9 +150,21 @@ def stamp() -> int:
 _LAST_WRITE = [0]
 
 
-def record_write(cls: ClassV, name: str) -> int:
-    """A write to attribute ``name`` of an instance of ``cls`` through one reference: its stamp."""
+#: The writes of one attribute of a class remembered with the object written (past it, the last
+#: entry stands for any object: :meth:`InstanceV.overwritten` is then as cautious as before).
+_MAX_WRITE_LOG = 4096
+
+
+def record_write(cls: ClassV, name: str, who: int | None = None) -> int:
+    """A write to attribute ``name`` of an instance of ``cls`` through one reference: its stamp.
+    ``who``: the object written (its :attr:`InstanceV.born`), ``None`` when the reference may stand
+    for several objects."""
     cls.written[name] = _LAST_WRITE[0] = stamp()
+    log = cls.write_log.setdefault(name, [])
+    if len(log) >= _MAX_WRITE_LOG:
+        log[-1] = (_LAST_WRITE[0], None)
+    else:
+        log.append((_LAST_WRITE[0], who))
     return _LAST_WRITE[0]
 
 
@@ -202,6 +214,9 @@ class ClassV(Value):
     #: 8``), each with the stamp of its last such write: other references to an instance born
     #: before it may hold a stale value (:meth:`InstanceV.overwritten`).
     written: dict[str, int] = field(default_factory=dict)
+    #: Those writes in order, each with the object written (``None``: maybe any), so that a write to
+    #: one object leaves the others of the class known (timm's ``DefaultCfg`` per model).
+    write_log: dict[str, list[tuple[int, int | None]]] = field(default_factory=dict)
 
     #: This class and its project base classes, each once, depth first (computed on first use).
     _line: tuple[ClassV, ...] | None = field(default=None, repr=False)
@@ -288,6 +303,9 @@ class InstanceV(Value):
     #: Two constructions were given this one value (a memoised construction): it may stand for two
     #: objects, so a write through one reference is not carried to the other variables holding it.
     shared: bool = False
+    #: It may be one of several objects (a join of two, or an analysis's stand-in for any): a write
+    #: through it may be to any of them, and a write to any of them may be to it.
+    several: bool = False
 
     def stale(self, name: str) -> bool:
         """Is attribute ``name`` possibly changed by a method this analysis did not follow, or
@@ -299,7 +317,22 @@ class InstanceV(Value):
         value may stand for (:attr:`ClassV.written`): an object born before the write, not written
         through here since."""
         last = self.cls.written.get(name)
-        return last is not None and last > self.born and self.through.get(name, 0) < last
+        since = max(self.born, self.through.get(name, 0))
+        if last is None or last <= since:
+            return False
+        if self.twofold or self.several:
+            return True
+        for when, who in reversed(self.cls.write_log.get(name, ())):
+            if when <= since:
+                break
+            if who is None or who == self.born:
+                return True  # (a write to another object, known to be another, leaves this one)
+        return False
+
+    @property
+    def one_object(self) -> int | None:
+        """The object this value is (its :attr:`born`), ``None`` when it may be one of several."""
+        return None if self.twofold or self.several else self.born
 
     @property
     def twofold(self) -> bool:
@@ -309,7 +342,7 @@ class InstanceV(Value):
 
     def copy_of(self) -> dict[str, Any]:
         """The fields a copy of this object keeps (for ``InstanceV(..., **inst.copy_of())``)."""
-        return {"born": self.born, "through": dict(self.through), "shared": self.shared}
+        return {"born": self.born, "through": dict(self.through), "shared": self.shared, "several": self.several}
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +358,19 @@ class PartialV(Value):
 class AttrsV(DictV):
     """A ``types.SimpleNamespace(d_model=64)`` (or ``argparse.Namespace(...)`` built by hand): a
     configuration object whose attributes are the keywords it was built with (and those set later)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultDictV(DictV):
+    """A ``collections.defaultdict(factory)`` of known items: a read of a key it lacks stores and
+    gives ``factory()`` (a new object for each key)."""
+
+    factory: Value
+
+
+def like_dict(base: DictV, items: tuple[tuple[str, Value], ...]) -> DictV:
+    """A dict of ``items`` of the kind of ``base`` (a ``defaultdict`` keeps its factory)."""
+    return DefaultDictV(items, base.factory) if isinstance(base, DefaultDictV) else DictV(items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +418,14 @@ class AnnotationV(Value):
     """A type alias of a shape annotation (``Image = Float[Tensor, "b c h w"]``)."""
 
     annotation: Annotation
+
+
+@dataclass(frozen=True, slots=True)
+class FieldFactoryV(Value):
+    """A dataclass field's ``field(default_factory=f)``: the generated ``__init__`` calls ``f()`` for
+    each instance not given the field (one new object per instance, never one shared default)."""
+
+    factory: Value
 
 
 @dataclass(frozen=True, slots=True)
@@ -485,13 +539,30 @@ def truthiness(v: Value, negate: bool = False) -> bool | None:
         known = bool(v.value)
     elif isinstance(v, DictV):
         known = True if isinstance(v, AttrsV) or v.items else None  # a namespace is true even when empty
-    elif isinstance(v, TupleV) and v.kind is not SeqKind.LIST:
+    elif isinstance(v, TupleV) and v.kind not in (SeqKind.LIST, SeqKind.DEQUE):
         known = bool(v.items)
+    elif isinstance(v, InstanceV) and _plain_object_class(v.cls):
+        known = True  # ``if not pretrained_cfg:`` of a config object: true, as any object
     elif isinstance(v, ChoiceV):
         # ``if self.drop_path:`` of ``nn.Dropout(p) if p > 0 else nn.Identity()``: what every option says.
         truths = {_module_truth(o) for o in v.options}
         known = truths.pop() if len(truths) == 1 else None
     return None if known is None else known != negate
+
+
+def private_list_truth(function: FunctionV | None, test: cst.BaseExpression, value: Value) -> bool | None:
+    """``if stage:`` (or ``rest[0] if rest else d``) of a list the running function built and kept to
+    itself (:func:`~tensorshape.infer.syntax.private_lists`): its emptiness is what the appends
+    followed say; ``None`` otherwise (a list another reference may fill unseen, a registry)."""
+    if function is None or not isinstance(test, cst.Name):
+        return None
+    if not isinstance(value, (TupleV, SeqV)) or value.kind is not SeqKind.LIST:
+        return None
+    if test.value not in private_lists(function.node):
+        return None
+    if isinstance(value, SeqV):  # ``stage = []`` with nothing appended yet
+        return False if isinstance(value.elem, NothingV) else None
+    return bool(value.items)
 
 
 #: Torch's module classes with a ``__len__`` (an empty one is false).
@@ -504,6 +575,19 @@ def plain_module_class(cls: ClassV) -> bool:
         isinstance(b, ClassV) or (isinstance(b, ExternalV) and canonical(b.qualname) == "torch.nn.Module")
         for c in cls.lineage()
         for b in c.bases
+    )
+
+
+def _plain_object_class(cls: ClassV) -> bool:
+    """A class of the project whose instances are true as any object's: no ``__bool__`` or
+    ``__len__`` of its own or its bases', every base outside the project ``object``, no metaclass."""
+    if cls.lookup("__len__") is not None or cls.lookup("__bool__") is not None:
+        return False
+    return all(
+        (isinstance(b, ClassV) or (isinstance(b, ExternalV) and b.qualname == "builtins.object"))
+        and not any(k.keyword is not None and k.keyword.value == "metaclass" for k in c.node.keywords)
+        for c in cls.lineage()
+        for b in (c.bases or (ExternalV("builtins.object"),))
     )
 
 

@@ -192,6 +192,9 @@ class SeqKind(enum.Enum):
     #: A set display of distinct literals (``{"pool_size", "classifier"}``): what ``in`` and ``len``
     #: read; its iteration order is not the display's, so loops over it are not unrolled.
     SET = "set"
+    #: A ``collections.deque``: a list to iteration, indexing and ``len``, edited at both ends
+    #: (``appendleft``), and an instance of neither ``list`` nor ``tuple``.
+    DEQUE = "deque"
 
 
 @dataclass(frozen=True, slots=True)
