@@ -154,6 +154,8 @@ _CONTEXT_MANAGERS = {
 }
 
 
+#: The attributes every class object has, from ``type`` (``hasattr(cls, "__name__")`` is true).
+CLASS_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__module__", "__dict__", "__mro__", "__bases__", "__base__"})
 #: The most modules ``model.apply(fn)`` gives to ``fn`` (a deeper model: the rest are counted).
 _MAX_APPLIED = 256
 #: Values :meth:`Calls.escape` walks through at most (beyond it, every module is taken as escaped).
@@ -202,6 +204,8 @@ class Calls(AnalyzerBase):
         args: list[Arg] = []
         kwargs: dict[str, Arg] = {}
         opaque = False
+        # ``**m`` of a dict that is one of a few of known keys (:attr:`MapV.options`): its options.
+        spread: list[dict[str, Arg]] | None = None
         for a in node.args:
             v = self.eval(frame, state, a.value)
             if a.star == "*":
@@ -221,12 +225,22 @@ class Calls(AnalyzerBase):
                     if k in kwargs:
                         opaque = True
                     kwargs[k] = Arg(item, frame.ticket(a.value), None)
+            elif a.star == "**" and isinstance(v, MapV) and v.options is not None and spread is None:
+                at = frame.ticket(a.value)
+                spread = [{k: Arg(v.value, at, None) for k in keys} for keys in v.options]
             elif a.star == "**":
                 opaque = True
             elif a.keyword is not None:
                 kwargs[a.keyword.value] = Arg(v, frame.ticket(a.value), simple_text(a.value))
             else:
                 args.append(Arg(v, frame.ticket(a.value), simple_text(a.value)))
+        if spread is not None and not (
+            isinstance(func, ExternalV)
+            and all(k not in kwargs for d in spread for k in d)
+            and not (isinstance(f, cst.Attribute) and f.attr.value in (*NAMING_CALLS, *CHILD_REGISTRATIONS))
+        ):
+            opaque = True  # (an interpreted callee, a registration, or a keyword given twice)
+            spread = None
         if _is_reveal(func, node):
             return self.reveal(frame, args, node)
         registered = _registered_attr(f, func, args, kwargs)
@@ -271,10 +285,28 @@ class Calls(AnalyzerBase):
             self.tally("cause:`*`/`**` arguments not known", frame, node)
             return UnknownV(UnknownSource.UNSUPPORTED)
         self._edits = None
+        given = kwargs
+        if spread is not None:
+            # Every keyword some option passes, for what the call does to its arguments.
+            kwargs = {**kwargs, **{k: a for d in spread for k, a in d.items()}}
         args, kwargs = contents.before_call(frame, state, func, args, kwargs)
-        result = self.call(frame, state, func, args, kwargs, node)
-        result = self.drawn_value(frame, state, func, args, kwargs, node, result)
-        result = contents.after_call(frame, state, func, args, kwargs, result)
+
+        def one(kw: dict[str, Arg]) -> Value:
+            result = self.call(frame, state, func, args, kw, node)
+            result = self.drawn_value(frame, state, func, args, kw, node, result)
+            return contents.after_call(frame, state, func, args, kw, result)
+
+        if spread is not None:
+            # ``f(**m)`` of a dict that is one of a few: the call with each (as a :class:`ChoiceV`'s).
+            passed = [{k: kwargs[k] for k in (*given, *d)} for d in spread]
+            # What a call requires of the sizes holds only on its own path: none of it is kept.
+            ctx = frame.ctx
+            marks = (len(ctx.learned), len(ctx.constraints), len(ctx.obligations), len(ctx.runs_fixed))
+            result = self.call_each(frame, [functools.partial(one, kw) for kw in passed])
+            del ctx.learned[marks[0] :], ctx.constraints[marks[1] :], ctx.obligations[marks[2] :]
+            del ctx.runs_fixed[marks[3] :]
+        else:
+            result = one(kwargs)
         if not isinstance(func, (FunctionV, BoundMethodV, ClassV, PartialV)) and not any(
             _is_builtin(func, b) for b in _INSPECTING
         ):
@@ -713,15 +745,23 @@ class Calls(AnalyzerBase):
         was built is not known: a problem is reported only when every option has it (the same code at
         the same place), so that torch raises whichever it is; the result is that of the options that
         raise nothing."""
+        return self.call_each(
+            frame, [functools.partial(self.call, frame, state, o, args, kwargs, node) for o in func.options]
+        )
+
+    def call_each(self, frame: Frame, calls: Sequence[Callable[[], Value]]) -> Value:
+        """Each of a few calls of which one runs (:meth:`call_choice`), the results joined: a problem
+        is reported only when every call has it (the same code at the same place); the result is that
+        of the calls that raise nothing."""
         ctx = frame.ctx
         results: list[Value] = []
         found: list[list[Diagnostic]] = []
         # A parameter learns nothing from an option: what one option requires holds only if it was built.
         learning, frame.learning = frame.learning, None
         try:
-            for option in func.options:
+            for call in calls:
                 mark = len(ctx.diagnostics)
-                results.append(self.call(frame, state, option, args, kwargs, node))
+                results.append(call())
                 found.append(ctx.diagnostics[mark:])
                 del ctx.diagnostics[mark:]
         finally:
@@ -1939,6 +1979,8 @@ class Calls(AnalyzerBase):
             # its top level runs) is there; one it lacks may come later, from a star import or a
             # module ``__getattr__``: not decided.
             return True if self.module_global(inst.info, name) is not None else None
+        if isinstance(inst, ClassV) and name in CLASS_ATTRIBUTES:
+            return True  # every class has its ``__name__`` (``type``'s own attributes)
         if not isinstance(inst, InstanceV):
             return None
         building = frame.building is inst

@@ -1218,7 +1218,9 @@ class Expressions(AnalyzerBase):
             return None
         it = self.eval(frame, state, f.iter)
         items = self.iteration_items(frame, state, it, f.iter) or _filtered_items(it, f)
-        kept = self._kept_items(frame, state, f, items) if items is not None else None
+        if items is None:
+            return self._constant_dict(frame, state, node, it)
+        kept = self._kept_items(frame, state, f, items)
         if kept is None:
             return None
         out: dict[str, Value] = {}
@@ -1228,6 +1230,83 @@ class Expressions(AnalyzerBase):
                 return None
             out[key.value] = self.eval(frame, s, node.value)
         return DictV(tuple(out.items()))
+
+    def _constant_dict(self, frame: Frame, state: State, node: cst.DictComp, it: Value) -> DictV | None:
+        """``{v: k for k, v in NAMES.items()}`` over a known sequence longer than loops are unrolled,
+        of constants (strings, numbers, tuples of them: transformers' 800-entry name tables), with no
+        ``if``, and key and value each one of the target's names: the dict, computed item by item
+        without running the comprehension as code.  Past :data:`MAX_CONSTANT_ITEMS` items it is not
+        computed (counted as ``expression-bound``)."""
+        f = node.for_in
+        if f.ifs or not (isinstance(it, TupleV) and it.kind is not SeqKind.SET):
+            return None
+        names = _target_names(f.target)
+        if names is None or not all(isinstance(e, cst.Name) and e.value in names for e in (node.key, node.value)):
+            return None
+        if len(it.items) > MAX_CONSTANT_ITEMS:
+            self.stats["expression-bound"] += 1
+            return None
+        out: dict[str, Value] = {}
+        for item in it.items:
+            bound = _destructure(f.target, item)
+            if bound is None:
+                return None
+            key = bound[node.key.value]  # type: ignore[attr-defined]
+            if not (isinstance(key, StrV) and key.value is not None):
+                return None
+            out[key.value] = bound[node.value.value]  # type: ignore[attr-defined]
+        return DictV(tuple(out.items()))
+
+
+#: The most items of a sequence of constants a dict comprehension is computed over directly
+#: (:meth:`Expressions._constant_dict`).
+MAX_CONSTANT_ITEMS = 4096
+
+
+def _target_names(t: cst.BaseExpression) -> set[str] | None:
+    """The names a comprehension target of names and tuples of names binds (``None``: another target)."""
+    if isinstance(t, cst.Name):
+        return {t.value}
+    if isinstance(t, (cst.Tuple, cst.List)) and all(not isinstance(e, cst.StarredElement) for e in t.elements):
+        out: set[str] = set()
+        for e in t.elements:
+            inner = _target_names(e.value)
+            if inner is None:
+                return None
+            out |= inner
+        return out
+    return None
+
+
+def _is_constant(v: Value) -> bool:
+    """A string, number, bool or ``None`` known exactly, or a tuple of such."""
+    if isinstance(v, StrV):
+        return v.value is not None
+    if isinstance(v, BoolV):
+        return v.value is not None
+    if isinstance(v, IntV):
+        return type(v.value) is int
+    if isinstance(v, FloatV):
+        return v.value is not None
+    if isinstance(v, NoneV):
+        return True
+    return isinstance(v, TupleV) and all(_is_constant(x) for x in v.items)
+
+
+def _destructure(t: cst.BaseExpression, v: Value) -> dict[str, Value] | None:
+    """What each name of a target of names and tuples binds when assigned the constant ``v``
+    (``None``: not a constant, or a length that does not match: Python raises)."""
+    if isinstance(t, cst.Name):
+        return {t.value: v} if _is_constant(v) else None
+    if isinstance(t, (cst.Tuple, cst.List)) and isinstance(v, TupleV) and len(v.items) == len(t.elements):
+        out: dict[str, Value] = {}
+        for e, x in zip(t.elements, v.items):
+            inner = _destructure(e.value, x)
+            if inner is None:
+                return None
+            out.update(inner)
+        return out
+    return None
 
 
 #: How each kind of expression is evaluated (exact node types; anything else is unknown:

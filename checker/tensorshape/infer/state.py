@@ -32,6 +32,7 @@ from ..unify.bounds import replayed_cache
 from ..unify.facts import NO_FACTS, Facts
 from .values import (
     MAX_CHOICES,
+    MAX_OPTION_KEYS,
     TRAINING,
     ArrayV,
     ChoiceV,
@@ -194,12 +195,12 @@ def join_values(
         if type(a) is DictV and not any(isinstance(v, (FunctionV, ClassV)) for v in values):
             # Paths that added different keys (a vocabulary filled word by word): any key reads one of
             # the values. A registry of functions or classes stays unknown: which one a key reads matters.
-            return MapV(join_all(values))
+            return MapV(join_all(values), options=_dict_options(a, b))
         return UnknownV()
     if isinstance(a, MapV) or isinstance(b, MapV):
         # A dict whose keys are not known on one path: every value either path may read.
         if isinstance(a, (MapV, DictV)) and isinstance(b, (MapV, DictV)):
-            return MapV(join_all([*_map_values(a), *_map_values(b)]))
+            return MapV(join_all([*_map_values(a), *_map_values(b)]), options=_dict_options(a, b))
         return UnknownV()
     if isinstance(a, SeqV) and isinstance(b, SeqV):
         length = a.length if a.length == b.length else None
@@ -351,6 +352,23 @@ def _join_optional(a: Value, b: Value, widen: Widen | None, facts: tuple[Facts, 
     if isinstance(inner, (UnknownV, NoneV, OptionalV)):
         return inner if not isinstance(inner, NoneV) else NONE
     return OptionalV(inner)
+
+
+def _dict_options(a: Value, b: Value) -> tuple[tuple[str, ...], ...] | None:
+    """The key sets the join of ``a`` and ``b`` may have (:attr:`MapV.options`), each once; ``None``
+    when either side is not a dict of known keys or one with them, or they are too many."""
+    out: list[tuple[str, ...]] = []
+    for d in (a, b):
+        if type(d) is DictV:
+            ours: tuple[tuple[str, ...], ...] | None = (tuple(k for k, _ in d.items),)
+        else:
+            ours = d.options if isinstance(d, MapV) else None
+        if ours is None:
+            return None
+        out.extend(o for o in ours if o not in out)
+    if len(out) > MAX_CHOICES or any(len(o) > MAX_OPTION_KEYS for o in out):
+        return None
+    return tuple(out)
 
 
 def _map_values(d: Value) -> list[Value]:

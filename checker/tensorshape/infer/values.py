@@ -382,6 +382,17 @@ class MapV(Value):
     #: How many keys it has, when known (``{i: f"LABEL_{i}" for i in range(n)}``: ``n``); an edit or a
     #: join gives a map without it.
     length: Any = None
+    #: The key sets it may have, when it is the join of dicts of known keys (paths that set
+    #: different keys: transformers' ``sdpa_kwargs = {}`` then ``sdpa_kwargs["enable_gqa"] = True``
+    #: under a condition not decided), at most :data:`MAX_CHOICES` of at most
+    #: :data:`MAX_OPTION_KEYS` keys, each key reading ``value``; ``None`` otherwise (an edit gives a
+    #: map without them).  ``f(**m)`` of an external function (a torch op) is the call with each in
+    #: turn, as a call of a :class:`ChoiceV`.
+    options: tuple[tuple[str, ...], ...] | None = None
+
+
+#: The most keys each dict a :class:`MapV` may be (:attr:`MapV.options`) has.
+MAX_OPTION_KEYS = 8
 
 
 @dataclass(frozen=True, slots=True)
