@@ -30,6 +30,7 @@ from ..rules.context import Arg
 from ..rules.names import canonical
 from .base import Frame
 from .state import State
+from .syntax import by_function_body, code_children
 from .values import ExternalV, TensorMethodV
 
 __all__ = ["after_call", "after_operator", "before_call", "eligible", "stripped"]
@@ -39,41 +40,36 @@ _PURE_BUILTINS = frozenset(
     "len set list tuple zip enumerate range int float bool min max sum sorted abs round isinstance print str "
     "reversed iter next any all map filter repr hash divmod".split()
 )
-_CACHE: dict[int, tuple[cst.FunctionDef, bool]] = {}
 #: The torch functions that make contents from constants.
 _CREATIONS = frozenset({"arange", "tensor", "as_tensor"})
 
 
-class _Mutations(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> bool:
+def _changes_in_place(node: cst.CSTNode) -> bool:
+    """Does ``node`` change an object in place by syntax (see :func:`eligible`)?"""
+    if isinstance(node, (cst.AugAssign, cst.Global, cst.Nonlocal, cst.Yield)):
+        return True
+    if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
+        return _has_subscript(node.target)
+    if isinstance(node, cst.Call):
         f = node.func
         if isinstance(f, cst.Attribute):
             name = f.attr.value
             if name.endswith("_") and not name.endswith("__") and not name.startswith("_"):
-                self.found = True
-        if any(a.keyword is not None and a.keyword.value == "out" for a in node.args):
-            self.found = True
-        return not self.found
+                return True
+        return any(a.keyword is not None and a.keyword.value == "out" for a in node.args)
+    return False
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-        if _has_subscript(node.target):
-            self.found = True
-        return not self.found
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
-        if _has_subscript(node.target):
-            self.found = True
-        return not self.found
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.AugAssign, cst.Global, cst.Nonlocal, cst.Yield)):
-            self.found = True
-        if self.found:
+@by_function_body
+def _unchanged_in_place(fn: cst.FunctionDef) -> bool:
+    """Does no statement of ``fn`` (nested functions included) change an object in place?"""
+    stack: list[cst.CSTNode] = [fn.body]
+    while stack:
+        node = stack.pop()
+        if _changes_in_place(node):
             return False
-        return super().on_visit(node)
+        stack.extend(code_children(node))
+    return True
 
 
 def _has_subscript(target: cst.BaseExpression) -> bool:
@@ -91,12 +87,7 @@ def eligible(frame: Frame) -> bool:
     fn = frame.function
     if fn is None:
         return False
-    hit = _CACHE.get(id(fn.node))
-    if hit is None or hit[0] is not fn.node:
-        v = _Mutations()
-        fn.node.visit(v)
-        hit = _CACHE[id(fn.node)] = (fn.node, not v.found)
-    return hit[1]
+    return _unchanged_in_place(fn.node)
 
 
 def stripped(v: Value) -> Value:
