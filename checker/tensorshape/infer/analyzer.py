@@ -57,6 +57,7 @@ from .calls import Calls
 from .expressions import Expressions
 from .foreign import opaque_names
 from .learn import Learner
+from .memo import CallMemo
 from .project import ModuleInfo, Project
 from .refine import Refinements
 from .signature import Signature, signature_of
@@ -130,7 +131,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._observed: dict[int, tuple[cst.CSTNode, TensorV]] = {}
         #: With ``record``: the values tensor expressions had in bodies run with callers' arguments.
         self.caller_views: dict[int, tuple[cst.CSTNode, list[TensorV]]] = {}
-        self._call_memo: dict[Any, tuple[Value, list[Diagnostic], int, bool]] = {}
+        self._call_memo: CallMemo[tuple[Value, list[Diagnostic], int, bool]] = CallMemo()
         self._call_constraints: dict[Any, list[Constraint]] = {}
         self._call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]] = {}
         #: The receiver as a memoised call of a method left it, and as the last inlined call did.

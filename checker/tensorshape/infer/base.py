@@ -24,6 +24,7 @@ from ..model.spec import ShapeSpec
 from ..model.values import BoolV, TensorV, Value
 from ..rules.context import Arg, Options, RuleContext
 from ..unify.facts import Facts
+from .memo import CallMemo
 from .project import ModuleInfo, Project
 from .state import Widening
 from .values import ClassV, FunctionV, InstanceV, LazyImportV
@@ -129,7 +130,7 @@ class AnalyzerBase:
     _observed: dict[int, tuple[cst.CSTNode, TensorV]]
     #: ``self.training`` reads of the checked file: whether some run knew the module's mode there.
     mode_reads: dict[int, bool]
-    _call_memo: dict[Any, tuple[Value, list[Diagnostic], int, bool]]
+    _call_memo: CallMemo[tuple[Value, list[Diagnostic], int, bool]]
     _call_constraints: dict[Any, list[Constraint]]
     _call_facts: dict[Any, list[tuple[Rel, Dim, Dim]]]
     _call_after: dict[Any, tuple[cst.FunctionDef, Value, Value] | None]

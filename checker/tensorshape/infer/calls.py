@@ -1412,8 +1412,7 @@ class Calls(AnalyzerBase):
         if new is old:
             return
         old.pinned = False
-        for memo in [m for m in self._call_memo if isinstance(m, tuple) and len(m) > 2 and any(v is old for v in m[2])]:
-            del self._call_memo[memo]
+        self._call_memo.drop_holding(old)
         holder: cst.BaseExpression | None = None
         if isinstance(node, cst.Call):
             holder = node.func.value if isinstance(node.func, cst.Attribute) else node.func

@@ -845,14 +845,17 @@ class Statements(AnalyzerBase):
         # The copies earlier writes made of the same object are that object too (``cfg`` written
         # through, then ``d["a"]`` read and written): each reads the join.
         group = self._alias_groups.get(id(old)) or [old]
+        joined: dict[int, Value] = {}  # the copies mostly hold the same value before: joined once
         for member in group:
             before = member.attrs.get(name)
-            member.attrs[name] = join_values(before, value) if before is not None else UnknownV()
+            if before is None:
+                member.attrs[name] = UnknownV()
+            elif before is not value:
+                if id(before) not in joined:
+                    joined[id(before)] = join_values(before, value)
+                member.attrs[name] = joined[id(before)]
             member.pinned = False
-            for memo in [
-                m for m in self._call_memo if isinstance(m, tuple) and len(m) > 2 and any(v is member for v in m[2])
-            ]:
-                del self._call_memo[memo]
+            self._call_memo.drop_holding(member)
         for var, held in list(state.vars.items()):
             if held is edited or any(held is member for member in group):
                 state.vars.pop(f"{var}.{name}", None)  # a read of ``var.name`` remembered before

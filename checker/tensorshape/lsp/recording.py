@@ -16,6 +16,7 @@ import libcst as cst
 
 from ..infer.analyzer import Analyzer
 from ..infer.base import Frame
+from ..infer.memo import CallMemo
 from ..infer.project import ModuleInfo, Project
 from ..infer.signature import Signature
 from ..infer.state import State
@@ -31,7 +32,7 @@ R = TypeVar("R")
 Body = tuple[int, int]
 
 
-class _Memo(dict[Any, Any]):
+class _Memo(CallMemo[Any]):
     """A memo table whose entries carry the bodies their computation used."""
 
     def __init__(self, owner: RecordingAnalyzer):
