@@ -113,6 +113,7 @@ def run_with_runs(examples: int) -> list[str]:
             raised[kind] += 1
             if kind == "some":
                 raised["some, warned"] += v.warned
+            raised["all, sized"] += v.sized
             if v.status in ("false-error", "wrong-shape"):
                 failures.append(f"{v.status}: {v.detail[:300]}")
             elif v.status == "missed":
@@ -125,7 +126,8 @@ def run_with_runs(examples: int) -> list[str]:
     print(f"with a run (lengths {', '.join(map(str, runs.LENGTHS))}): {counts['cases']} cases "
           f"(run leading {counts['leading']}, trailing {counts['trailing']}, middle {counts['middle']}, "
           f"the whole shape {counts['only']})")
-    print(f"  torch raises for every length {raised['all']}, for some {raised['some']} "
+    print(f"  torch raises for every length {raised['all']} (of which {raised['all, sized']} run for other sizes "
+          f"of the run's dims or a longer run), for some {raised['some']} "
           f"(the rule warns or leaves a run-time check on {raised['some, warned']}), for none {raised['none']}")
     print(f"  agree {counts['agree']}, missed errors {counts['missed']}, "
           f"false errors {counts['false-error']}, wrong shapes {counts['wrong-shape']}")

@@ -224,6 +224,30 @@ class Verdict:
     detail: str = ""
     #: The rule warned or left a requirement to check at run time.
     warned: bool = False
+    #: Torch raised for every drawn length, but runs for other sizes of the run (:data:`MORE_RUNS`).
+    sized: bool = False
+
+
+#: The run's dims beyond the drawn ones, tried when torch raises for every drawn length: a check that
+#: fails for the drawn sizes may pass for others (``reshape(x, 1, 2)`` of ``[*b]`` runs for ``*b =
+#: [2]``), and a longer run may pass where lengths 0 to 3 do not (``transpose(x, -4, 3)``).
+MORE_RUNS = tuple(
+    [(k,) * n for n in (1, 2, 3) for k in (1, 2, 3, 4, 5, 6, 8)]
+    + [(k,) * n for n in (4, 5) for k in (1, 2, 3)]
+    + [(2, 3), (3, 2), (4, 2), (2, 4), (5, 3), (3, 5), (6, 4), (2, 1), (1, 2), (2, 3, 4), (4, 3, 2), (3, 1, 4)]
+)
+
+
+def runs_for_some_size(case: RunCase) -> tuple[tuple[int, ...], Any] | None:
+    """A run (beyond the drawn ones) for which torch runs the call, and its result; ``None`` if it
+    raises (or cannot bind the call) for every one of :data:`MORE_RUNS`."""
+    for r in MORE_RUNS:
+        if r in case.runs:
+            continue
+        w = harness.run_torch(instance(case, r))
+        if w.status == "ok":
+            return r, w.value
+    return None
 
 
 def check(case: RunCase) -> Verdict:
@@ -236,12 +260,23 @@ def check(case: RunCase) -> Verdict:
         if raised < len(wants):
             ok = [f"{len(r)}: {w.value}" for r, w in zip(case.runs, wants) if w.status == "ok"]
             return Verdict("false-error", raised, f"{case.call!r}: the rule says {errors}; torch runs for run lengths {ok}")
+        other = runs_for_some_size(case)
+        if other is not None:
+            return Verdict(
+                "false-error", raised, f"{case.call!r}: the rule says {errors}; torch runs for *b = {other[0]}: {other[1]}"
+            )
         return Verdict("agree", raised, warned=warned)
     for r, w in zip(case.runs, wants):
         if w.status == "ok" and not consistent(got, w.value, r):
             return Verdict("wrong-shape", raised, f"{case.call!r}: the rule gives {_show(got)}; torch {w.value} for *b = {r}")
     if raised == len(wants):
-        return Verdict("missed", raised, f"{case.call!r}: torch raises {wants[0].message}", warned=warned)
+        other = runs_for_some_size(case)
+        if other is None:
+            return Verdict("missed", raised, f"{case.call!r}: torch raises {wants[0].message}", warned=warned)
+        if not consistent(got, other[1], other[0]):
+            return Verdict("wrong-shape", raised, f"{case.call!r}: the rule gives {_show(got)}; torch {other[1]} for *b = {other[0]}")
+        # Torch raises for the drawn sizes only: the rule may not report an error.
+        return Verdict("agree", raised, warned=warned, sized=True)
     return Verdict("agree", raised, warned=warned)
 
 

@@ -93,6 +93,9 @@ ERRORS = {
     ),
     "rearrange, more dims around the run than axes": _case("einops.rearrange", TR((2, 3, 4), ()), "a b -> b a"),
     "einsum, an operand whose run must be empty": _case("torch.einsum", "ij,jk->ik", TR((2, 3), ()), T((4, 5))),
+    # fewer counts than the dims around the run
+    "repeat, no counts": _case("torch.Tensor.repeat", TR((), (1,)), ()),
+    "repeat, fewer counts than dims": _case("torch.Tensor.repeat", TR((3,), (3,)), 2),
 }
 
 
@@ -128,6 +131,7 @@ CHECKED = {
     "F.pad, more pads than dims around the run": _case("torch.nn.functional.pad", TR((), (4,)), (1, 1, 1, 1)),
     "kaiming_normal_, a fan needs two dims": _case("torch.nn.init.kaiming_normal_", TR((), (3,))),
     "sub, dims left of the run's suffix": _runs(_case("torch.sub", TR((2,), ()), T((1, 4, 3))), (), (3,), (4, 3)),
+    "repeat, at most one dim per count": _case("torch.Tensor.repeat", TR((), (3,)), (2, 1)),
 }
 
 
@@ -163,3 +167,28 @@ def test_adaptive_average_pooling_to_ones_takes_any_rank(shape: tuple[int, ...])
 
     compare(Call("function", "torch.nn.functional.adaptive_avg_pool2d", (T(shape), 1)))
     compare(Call("function", "torch.nn.functional.adaptive_avg_pool2d", (T(shape[-1:]), (1, 1))))
+
+
+def test_a_failure_of_the_drawn_sizes_only_is_not_a_missed_error() -> None:
+    """``reshape(x, 1, 2)`` of ``[*b]`` fails when the run holds one element and runs for ``*b = [2]``:
+    the rule must not report an error, and the case is not counted as a missed one."""
+    case = _runs(_case("torch.reshape", TR((), ()), (1, 2)), (), (1,), (1, 1), (1, 1, 1))
+    verdict = runs.check(case)
+    assert verdict.raised == 4
+    assert verdict.status == "agree" and verdict.sized, verdict.detail
+    assert runs.runs_for_some_size(case) is not None
+
+
+def test_an_error_for_every_size_of_the_run_is_found_as_such() -> None:
+    """``repeat(x, ())`` raises whatever ``[*b 1]`` is: no other size of the run makes it run."""
+    case = _case("torch.Tensor.repeat", TR((), (1,)), ())
+    assert runs.runs_for_some_size(case) is None
+
+
+def test_repeat_of_a_run_has_one_dim_per_count() -> None:
+    """``[*b 3].repeat(4, 1, 2)`` is ``[? ? 6]`` (torch: ``[4 1 6]``, ``[4 2 6]``, ``[8 3 6]``)."""
+    case = _case("torch.Tensor.repeat", TR((), (3,)), (4, 1, 2))
+    got, warned, errors = runs.run_rule(case.call)
+    assert runs._show(got) == "[? ? 6]" and warned and not errors
+    assert runs.check(case).status == "agree"
+

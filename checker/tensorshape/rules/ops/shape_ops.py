@@ -446,7 +446,26 @@ def repeat(call: Call) -> Value:
     src, shape = got
     tile = call.params.get("tile", False)
     if shape.rank is None:
-        return _same(call, Shape.unknown())
+        if tile or shape.is_unknown:
+            return _same(call, Shape.unknown())
+        # ``[*b d].repeat(r0, r1)``: at most as many dims as counts, whatever the run's length; the
+        # output has one dim per count, the dims after the run repeated by the last counts.
+        if len(reps) < shape.min_rank:
+            call.error(
+                codes.INVALID_ARG,
+                f"repeat needs at least {plural(shape.min_rank, 'count')} for {render_shape(shape)} whatever "
+                f"the length of its run, got {len(reps)}",
+                name,
+                "pass one count per dim (use 1 to keep a dim)",
+            )
+            return _ERR
+        run_rank_among(call, shape, range(len(reps) + 1), "repeat", name)
+        i = shape.star_index
+        assert i is not None
+        after = shape.items[i + 1 :]
+        tail = [arith.mul(d, r) for d, r in zip(after, reps[len(reps) - len(after) :])] if after else []
+        head = [Unknown(UnknownSource.UNANNOTATED)] * (len(reps) - len(tail))
+        return _same(call, Shape((*head, *tail)))
     if len(reps) < shape.rank:
         if not tile:
             call.error(
