@@ -96,6 +96,12 @@ ERRORS = {
     # fewer counts than the dims around the run
     "repeat, no counts": _case("torch.Tensor.repeat", TR((), (1,)), ()),
     "repeat, fewer counts than dims": _case("torch.Tensor.repeat", TR((3,), (3,)), 2),
+    # another operand's rank fixes the run's length, and the dim is then out of range
+    "gather, a 1-d index fixes the input's rank": _case("torch.gather", TR((3,), ()), -2, T((2,), "int64")),
+    "scatter, a 3-d index fixes the input's rank": _case(
+        "torch.scatter", TR((5,), ()), 3, T((5, 1, 1), "int64"), TR((5,), ())
+    ),
+    "cross, a 1-d other fixes the input's rank": _case("torch.cross", TR((2, 3), ()), T((3,))),
 }
 
 
@@ -132,6 +138,7 @@ CHECKED = {
     "kaiming_normal_, a fan needs two dims": _case("torch.nn.init.kaiming_normal_", TR((), (3,))),
     "sub, dims left of the run's suffix": _runs(_case("torch.sub", TR((2,), ()), T((1, 4, 3))), (), (3,), (4, 3)),
     "repeat, at most one dim per count": _case("torch.Tensor.repeat", TR((), (3,)), (2, 1)),
+    "gather, the index's rank for the run": _case("torch.gather", TR((), (4,)), 0, T((2, 3), "int64")),
 }
 
 

@@ -31,7 +31,7 @@ from ...unify.compare import Truth, Verdict, eq3, le3
 from ...unify.facts import NO_FACTS, Facts
 from ..call import Call, as_dim
 from ..registry import rule
-from .util import replace, wrap_dim
+from .util import replace, run_rank_of, wrap_dim
 
 _DATA = UnknownSource.DATA_DEPENDENT
 
@@ -327,8 +327,14 @@ def gather(call: Call) -> Value:
     t, idx = call.tensor("input"), call.tensor("index")
     if t is None or idx is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
-    i = wrap_dim(call, call.int("dim"), t.shape, "dim")
     s, ix = t.shape, idx.shape
+    # One operand's rank fixes the other's run (or the other is 0-d).
+    fixed_s = run_rank_of(call, s, (0, ix.rank), f"gather with a {ix.rank}-D index", "input") if ix.rank else s
+    fixed_ix = run_rank_of(call, ix, (0, s.rank), f"gather of a {s.rank}-D input", "index") if s.rank else ix
+    if fixed_s is None or fixed_ix is None:
+        return unknown_tensor(UnknownSource.ERROR)
+    s, ix = fixed_s, fixed_ix
+    i = wrap_dim(call, call.int("dim"), s, "dim")
     if s.rank is not None and ix.rank is not None:
         if s.rank != ix.rank and not (s.rank == 0 or ix.rank == 0):
             call.error(
@@ -350,7 +356,7 @@ def gather(call: Call) -> Value:
             )
             if v is Verdict.ERROR:
                 return unknown_tensor(UnknownSource.ERROR)
-    return TensorV(ix, t.dtype)
+    return TensorV(idx.shape, t.dtype)
 
 
 @rule("scatter")
@@ -360,13 +366,32 @@ def scatter(call: Call) -> Value:
     if t is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     shape = t.shape
+    idx = call.shape("index")
+    src = call.shape("src") if call.has("src") and not call.is_none("src") else None
+    # One operand's rank fixes another's run: scatter's index and input have one rank (an empty or
+    # 0-d index aside); index_add's source and input do (a 0-d one aside).
+    ranks: tuple[int, ...] = ()
+    if call.name.startswith("index_"):
+        if src is not None and src.rank:
+            ranks = (0, src.rank)
+    elif idx is not None and idx.rank and not (idx.rank == 1 and idx.dims[0] == 0):
+        ranks = (idx.rank,)
+    if ranks:
+        other = "source" if call.name.startswith("index_") else "index"
+        fixed = run_rank_of(call, shape, ranks, f"{call.name} with a {ranks[-1]}-D {other}", "input")
+        if fixed is None:
+            return unknown_tensor(UnknownSource.ERROR)
+        shape = fixed
+    if idx is not None and shape.rank and not call.name.startswith("index_"):
+        fixed = run_rank_of(call, idx, (0, 1, shape.rank), f"{call.name} of a {shape.rank}-D input", "index")
+        if fixed is None:
+            return unknown_tensor(UnknownSource.ERROR)
+        idx = fixed
     i = wrap_dim(call, call.int("dim"), shape, "dim") if call.has("dim") else None
     if call.has("dim") and i is None and type(call.int("dim")) is int:
         return unknown_tensor(UnknownSource.ERROR)
-    idx = call.shape("index")
-    src = call.shape("src") if call.has("src") and not call.is_none("src") else None
     if i is None or idx is None or shape.rank is None or idx.rank is None:
-        return TensorV(shape, t.dtype)
+        return TensorV(t.shape, t.dtype)
     if call.name.startswith("index_"):
         if idx.rank > 1:
             call.error(codes.RANK_MISMATCH, f"index must be 1-D, got {render_shape(idx)}", "index")
@@ -384,7 +409,7 @@ def scatter(call: Call) -> Value:
                     "src",
                 )
                 return unknown_tensor(UnknownSource.ERROR)
-        return TensorV(shape, t.dtype)
+        return TensorV(t.shape, t.dtype)
     # scatter, scatter_add, scatter_reduce: index, input and src have one rank; index fits in both.
     if idx.rank != shape.rank and not (idx.rank == 0 or (idx.rank == 1 and idx.dims[0] == 0)):
         call.error(
@@ -411,7 +436,7 @@ def scatter(call: Call) -> Value:
                         "index",
                     )
                     return unknown_tensor(UnknownSource.ERROR)
-    return TensorV(shape, t.dtype)
+    return TensorV(t.shape, t.dtype)
 
 
 @rule("masked")

@@ -18,7 +18,16 @@ from ...unify.compare import Truth, Verdict, eq3, le3, ne1
 from ..call import Call, as_dims, sizes_with_run
 from ..registry import rule
 from . import strides
-from .util import replace, run_exact_rank, run_rank_among, run_rank_at_least, spec_text, wrap_dim, wrap_dims
+from .util import (
+    replace,
+    run_exact_rank,
+    run_rank_among,
+    run_rank_at_least,
+    run_rank_of,
+    spec_text,
+    wrap_dim,
+    wrap_dims,
+)
 
 _ERR = unknown_tensor(UnknownSource.ERROR)
 
@@ -982,6 +991,12 @@ def cross(call: Call) -> Value:
     a, b = call.shape("input"), call.shape("other")
     if a is None or b is None:
         return _ERR
+    # One operand's rank fixes the other's run.
+    fixed_a = run_rank_of(call, a, (b.rank,), f"cross with a {b.rank}-D other", "input") if b.rank is not None else a
+    fixed_b = run_rank_of(call, b, (a.rank,), f"cross of a {a.rank}-D input", "other") if a.rank is not None else b
+    if fixed_a is None or fixed_b is None:
+        return _ERR
+    a, b = fixed_a, fixed_b
     if a.rank is not None and b.rank is not None and a.rank != b.rank:
         call.error(codes.RANK_MISMATCH, f"{render_shape(a)} and {render_shape(b)} have different ranks", "other")
         return _ERR

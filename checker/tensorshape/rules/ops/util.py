@@ -24,6 +24,7 @@ __all__ = [
     "run_rank_among",
     "run_exact_rank",
     "run_fixed",
+    "run_rank_of",
 ]
 
 UNKNOWN_DIM = Unknown(UnknownSource.UNANNOTATED)
@@ -209,3 +210,16 @@ def run_fixed(shape: Shape, ranks: Sequence[int], call: Call | None = None) -> S
     if call is not None and not call.ctx.muted:
         call.ctx.runs_fixed.append((shape, fixed))
     return fixed
+
+
+def run_rank_of(call: Call, shape: Shape, ranks: Sequence[int], why: str, at: str | None = None) -> Shape | None:
+    """A shape holding a run whose rank another operand fixes (``gather``'s input has its index's
+    rank): :func:`run_rank_among` (an error, ``None``, when the dims around the run are already
+    more than every rank allows; a runtime check otherwise), and the run taken as the dims left
+    where one rank remains (:func:`run_fixed`), so the rest of the rule checks them."""
+    if shape.rank is not None or shape.is_unknown:
+        return shape
+    if not run_rank_among(call, shape, ranks, why, at):
+        return None
+    return run_fixed(shape, ranks, call) or shape
+
