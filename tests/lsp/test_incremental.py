@@ -321,7 +321,8 @@ def test_a_body_edit_reanalyses_only_the_definitions_that_ran_it(tmp_path: Path)
     assert _analysed_again(inc) == ["Inner.forward", "Outer.forward", "main"]
 
 
-def test_incremental_equals_full_after_each_kind_of_edit(tmp_path: Path) -> None:
+@pytest.mark.parametrize("abandon", [False, True])
+def test_incremental_equals_full_after_each_kind_of_edit(tmp_path: Path, abandon: bool) -> None:
     """Body, signature, ``__init__``, import edits and classes added and removed, one after another."""
     path = str(tmp_path / "layers.py")
     added = "\n\nclass Extra(nn.Module):\n    def forward(self, x):\n        return x @ torch.randn(7, 2)\n"
@@ -343,14 +344,37 @@ def test_incremental_equals_full_after_each_kind_of_edit(tmp_path: Path) -> None
         new = edit(text)
         assert new != text, label
         text = new
+        if abandon:
+            # Each version is first superseded by itself (the analyses a body edit leaves are redone
+            # by the next update), then analysed again: the result is the full analysis's.
+            inc.update(text, n + 2, superseded=lambda: True)
         got, want = _norm(inc.update(text, n + 2)), _norm(_full(text, path))
         assert want[0], label  # the program keeps an error to compare
         assert got == want, label
 
 
+def test_a_superseded_body_edit_leaves_the_callers_to_the_next_version(tmp_path: Path) -> None:
+    """A newer version waiting: the edited function is analysed again, its callers keep their previous
+    results and are redone by the next update, whatever kind of edit that is."""
+    path = str(tmp_path / "model.py")
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    inc.update(CALLERS, 1)
+    edited = CALLERS.replace("torch.ones(3, 4)", "torch.ones(5, 4)")
+    inc.update(edited, 2, superseded=lambda: True)
+    assert inc.reanalysed == 1
+    again = CALLERS.replace("torch.ones(3, 4)", "torch.ones(6, 4)")
+    whole = inc.update(again, 3)
+    assert inc.reanalysed == 7
+    assert _norm(whole) == _norm(_full(again, path))
+    inc.update(edited, 4, superseded=lambda: True)
+    commented = edited + "\n# a comment\n"
+    whole = inc.update(commented, 5)
+    assert _norm(whole) == _norm(_full(commented, path))
+
+
 def test_a_newly_opened_document_publishes_a_part_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first part of an opened document's analysis is a subset of the whole (nothing taken back);
-    an edit publishes once."""
+    an edit publishes its edited definitions first, then the whole."""
     import tensorshape.lsp.incremental as incremental
 
     path = str(tmp_path / "model.py")
@@ -366,8 +390,48 @@ def test_a_newly_opened_document_publishes_a_part_first(tmp_path: Path, monkeypa
     assert len(parts) == 1 and parts[0].version == 1
     first, final = _norm(parts[0])[0], _norm(whole)[0]
     assert first and len(first) < len(final) and all(d in final for d in first)
-    inc.update(source.replace("torch.relu(h)  # comment 2", "torch.tanh(h)  # comment 2"), 2, parts.append)
-    assert len(parts) == 1
+    edited = source.replace("torch.relu(h)  # comment 2", "torch.tanh(h)  # comment 2")
+    whole = inc.update(edited, 2, parts.append)
+    assert _norm(whole) == _norm(_full(edited, path))
+    assert len(parts) <= 2 and all(p.version == 2 for p in parts[1:])
+
+
+CALLERS = """import torch
+from jaxtyping import Float
+from torch import Tensor
+
+
+def helper(x: Float[Tensor, "2 3"]):
+    return x @ torch.ones(3, 4)
+""" + "".join(
+    f"""
+
+def caller{i}():
+    return helper(torch.ones(2, 3)) + torch.ones(2, 4)
+"""
+    for i in range(6)
+)
+
+
+def test_a_body_edit_publishes_the_edited_definition_before_its_callers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body edit whose callers are analysed again publishes the edited function's new diagnostics
+    first (the callers' previous ones with them), then the whole, which is the full analysis's."""
+    import tensorshape.lsp.incremental as incremental
+
+    path = str(tmp_path / "model.py")
+    inc = IncrementalAnalyser(Project(), lsp_settings(CheckSettings()), path)
+    inc.update(CALLERS, 1)
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(incremental, "process_time", lambda: float(next(ticks)))
+    parts: list[Analysis] = []
+    edited = CALLERS.replace("torch.ones(3, 4)", "torch.ones(5, 4)")
+    whole = inc.update(edited, 2, parts.append)
+    assert _norm(whole) == _norm(_full(edited, path))
+    assert len(parts) == 1 and parts[0].version == 2
+    first = [d for d in parts[0].diagnostics if d.severity.name == "ERROR"]
+    assert [(d.code.id, d.span.line) for d in first] == [("TS101", 7)]
 
 
 PROJECT_LAYERS = """import torch.nn as nn

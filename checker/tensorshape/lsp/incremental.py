@@ -63,6 +63,10 @@ __all__ = ["IncrementalAnalyser", "EARLY_AFTER"]
 #: CPU seconds after which a newly opened document's first diagnostics are published (the rest follow).
 EARLY_AFTER = 0.4
 
+#: CPU seconds after which an edit of function bodies publishes the edited definitions' diagnostics,
+#: while the definitions that ran the edited bodies (callers, often far more work) are analysed again.
+EARLY_EDIT_AFTER = 0.03
+
 #: Function bodies replaced in place before a body edit is analysed with a new analyser (to free them).
 MAX_REPLACED = 200
 
@@ -140,6 +144,9 @@ class IncrementalAnalyser:
         self._top: _Result | None = None
         #: Top-level classes analysed in steps, by chunk.
         self._classes: dict[Chunk, _ClassUnits] = {}
+        #: Chunks whose result is still that of an earlier version: a body edit's analyses left to redo when
+        #: a newer version came (see :meth:`_body_edit`), with the bodies changed since they last ran.
+        self._stale: dict[Chunk, frozenset[Body]] = {}
         #: Function bodies replaced in the kept trees: their nodes stay alive while the analyser that may
         #: hold their ``id`` does.
         self._replaced: list[object] = []
@@ -147,12 +154,21 @@ class IncrementalAnalyser:
         #: lines between statements does not run it).
         self.module_runs = 0
 
-    def update(self, source: str, version: int | None, early: Callable[[Analysis], None] | None = None) -> Analysis:
+    def update(
+        self,
+        source: str,
+        version: int | None,
+        early: Callable[[Analysis], None] | None = None,
+        superseded: Callable[[], bool] | None = None,
+    ) -> Analysis:
         """Analyse a new version of the document (the same result as :func:`~.analysis.analyse`).
 
         ``early``: for a document analysed for the first time, called once with what the
         definitions analysed in the first :data:`EARLY_AFTER` seconds of CPU found, when more are
-        left (see :meth:`_early`)."""
+        left; for an edit of function bodies, with the edited definitions' results (see
+        :meth:`_body_edit`).  ``superseded``: whether a newer version is waiting; a body edit then
+        leaves the analyses of other definitions to that version (the result returned holds their
+        previous results, and is not this version's whole: it is not to be published)."""
         start = process_time()
         if self.settings.options.vollo:
             # Vollo's checks of a model's ``forward`` look at every class of the file.
@@ -160,9 +176,9 @@ class IncrementalAnalyser:
         _, chunks = self._pool.chunks(source)
         if any(c.tree is None for c in chunks):
             return self._full(source, version)  # the full parse reports the syntax error as usual
-        if self._same_statements(chunks):
+        if self._same_statements(chunks) and not self._stale:
             return self._trivia_edit(source, version, chunks)
-        fast = self._body_edit(source, version, chunks)
+        fast = self._body_edit(source, version, chunks, early, start, superseded)
         if fast is not None:
             return fast
         plan = self._plan(chunks)
@@ -196,9 +212,10 @@ class IncrementalAnalyser:
                 early(self._merge(source, version, chunks, [top, *(results[d] for d in chunks[:k])]))
                 early = None
             r = self._results.get(c)
-            if c in dirty or r is None or not r.refs <= uids:
+            if c in dirty or r is None or not r.refs <= uids or c in self._stale:
                 r = self._run_chunk(an, info, spans, c, set())
             results[c] = r
+        self._stale = {}
         self._an, self._info, self._spans, self._top = an, info, spans, top
         self._replaced = []
         return self._settle(source, version, chunks, results)
@@ -303,12 +320,27 @@ class IncrementalAnalyser:
         self.reanalysed = 0
         return self._settle(source, version, chunks, dict(self._results))
 
-    def _body_edit(self, source: str, version: int | None, chunks: list[Chunk]) -> Analysis | None:
+    def _body_edit(
+        self,
+        source: str,
+        version: int | None,
+        chunks: list[Chunk],
+        early: Callable[[Analysis], None] | None = None,
+        start: float = 0.0,
+        superseded: Callable[[], bool] | None = None,
+    ) -> Analysis | None:
         """An edit that changes only function bodies, in place, with the analyser of the last version
         kept: the changed bodies are put into the kept trees (so every other node keeps its identity),
         memoised calls and instances that ran them are dropped, and only the analyses (top-level
         definitions, or steps of a class) that ran one are redone.  ``None`` when the edit is not of that
-        kind (the caller analyses as usual)."""
+        kind (the caller analyses as usual).
+
+        ``early``: once the edited chunks are analysed again, past :data:`EARLY_EDIT_AFTER` seconds of
+        CPU, and with other analyses left to redo, called once with the edited chunks' new results and
+        the previous results of the chunks not redone yet (a caller's diagnostics may then still be
+        those of the old body: the final result follows).  Once the edited chunks are done, when
+        ``superseded()`` says a newer version waits, the other chunks to redo keep their previous
+        results and are marked stale: the next update redoes them (with every body changed since)."""
         an, info, spans, top = self._an, self._info, self._spans, self._top
         if an is None or info is None or spans is None or top is None:
             return None
@@ -366,28 +398,67 @@ class IncrementalAnalyser:
         moved = {prev.uid for prev in removed}
         self.reanalysed = 0
         results: dict[Chunk, _Result] = {}
-        for c in chunks:
+        edited_left = set(pairs)
+        stale: dict[Chunk, frozenset[Body]] = {}
+
+        def provisional(c: Chunk) -> _Result:
+            """A chunk's previous result, placed where the edit moved what it points into."""
+            r = self._results[pairs.get(c, c)]
+            return _placed(r, spans, c, pairs) if r.refs & moved else r
+
+        for k, c in enumerate(chunks):
+            if (
+                early is not None
+                and not edited_left
+                and process_time() - start > EARLY_EDIT_AFTER
+                and any(not self._results[pairs.get(d, d)].bodies.isdisjoint(changed) for d in chunks[k:])
+            ):
+                rest = [provisional(d) for d in chunks[k:]]
+                early(self._merge(source, version, chunks, [top, *(results[d] for d in chunks[:k]), *rest]))
+                early = None
+            edited_left.discard(c)
             src = pairs.get(c, c)
             r = self._results[src]
+            earlier = self._stale.get(src)
+            need = changed | earlier if earlier is not None else changed
             units = self._classes.pop(src, None)
             if units is not None:
                 self._classes[c] = units
+            if (
+                superseded is not None
+                and not edited_left
+                and c not in pairs
+                and (earlier is not None or not r.bodies.isdisjoint(need))
+                and superseded()
+            ):
+                # A newer version waits: this chunk is redone for it (its previous result meanwhile).
+                if units is not None:
+                    for u in units.units:
+                        if u.result.refs & moved:
+                            u.result = _placed(u.result, spans, c, pairs)
+                    r = _joined([u.result for u in units.units])
+                elif r.refs & moved:
+                    r = _placed(r, spans, c, pairs)
+                results[c] = r
+                stale[c] = frozenset(need)
+                continue
             if units is not None and units.an is an and not units.broken:
-                if any(not u.result.bodies.isdisjoint(changed) for u in units.units):
-                    r = self._run_chunk(an, info, spans, c, changed)
+                if any(not u.result.bodies.isdisjoint(need) for u in units.units):
+                    r = self._run_chunk(an, info, spans, c, set(need))
                     units = self._classes[c]
                 if any(u.result.refs & moved for u in units.units):
                     for u in units.units:
                         if u.result.refs & moved:
                             u.result = _placed(u.result, spans, c, pairs)
                     r = _joined([u.result for u in units.units])
-            elif not r.bodies.isdisjoint(changed) or (r.refs & moved and r.spans is not spans):
-                r = self._run_chunk(an, info, spans, c, changed)
+            elif earlier is not None or not r.bodies.isdisjoint(changed) or (r.refs & moved and r.spans is not spans):
+                r = self._run_chunk(an, info, spans, c, set(need))
             elif r.refs & moved:
                 r = _placed(r, spans, c, pairs)
             results[c] = r
         if top.refs & moved:
             self._top = _placed(top, spans, None, pairs)
+        self._stale = stale
         return self._settle(source, version, chunks, results)
 
     def _full(self, source: str, version: int | None) -> Analysis:

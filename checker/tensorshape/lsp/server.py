@@ -417,16 +417,22 @@ def _analyse_locked(
 ) -> Analysis:
     """The document's analysis; raises :class:`FileTimeout` past ``file_timeout`` (then the document's
     incremental state, half updated, is dropped: the next edit starts afresh).  ``early`` receives the
-    first part of a newly opened document's analysis (:meth:`IncrementalAnalyser.update`)."""
+    first part of a newly opened document's analysis, or an edit's edited definitions
+    (:meth:`IncrementalAnalyser.update`); an edit's analysis of other definitions is left to a newer
+    version when one waits."""
     with ls.lock:  # one analysis at a time: they share the project's module cache
         inc = ls.incremental.get(uri)
         settings = lsp_settings(ls.settings)
         if inc is None or inc.project is not ls.project or inc.settings != settings:
             # New document, saved files (a new project) or new settings: start afresh.
             inc = ls.incremental[uri] = IncrementalAnalyser(ls.project, settings, _path(uri))
+        def superseded() -> bool:  # a newer version waits (read from the analysing thread)
+            doc = ls.workspace.text_documents.get(unquote(uri))
+            return doc is not None and doc.version != version
+
         try:
             with deadline(settings.file_timeout):
-                return inc.update(source, version, early)
+                return inc.update(source, version, early, superseded)
         except FileTimeout:
             ls.incremental.pop(uri, None)
             raise
