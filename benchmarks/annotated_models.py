@@ -19,6 +19,9 @@ summed for ``-jN``), not wall clock, so a machine shared with other work still g
 
 * ``parse``: read + ``libcst.parse_module`` of every file, in this process;
 * ``check -j1 (in-process)``: ``check_file`` of every file in this process, start-up excluded;
+  ``without example locations``: the same without finding where each counted cause was first
+  met, as ``tensorshape check`` without ``--statistics`` or JSON, the language server and the
+  mypy plugin run it;
 * ``cli cold -j1``, ``cli cold -jN``: ``tensorshape check`` with an empty cache (start-up included);
 * ``cli warm``: the same command again with the cache it filled;
 * ``cli empty file``: ``tensorshape check`` of an empty file (start-up: imports, op table);
@@ -124,8 +127,8 @@ def main() -> None:
                 libcst.parse_module(p.read_bytes())
             return clock() - t
 
-        def check_j1() -> float:
-            settings = CheckSettings()
+        def check_j1(examples: bool = True) -> float:
+            settings = CheckSettings(examples=examples)
             project = Project([work / "src"])
             errors[0] = 0
             t = clock()
@@ -161,6 +164,7 @@ def main() -> None:
         steps: dict[str, Callable[[], float]] = {
             "parse (libcst, in-process)": parse,
             "check -j1 (in-process)": check_j1,
+            "  without example locations": lambda: check_j1(False),
             "cli cold -j1": cli_cold(1),
             f"cli cold -j{args.jobs}": cli_cold(args.jobs),
             "cli warm": cli_warm,

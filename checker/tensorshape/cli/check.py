@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
         start = Path(args.paths[0]) if args.paths else Path.cwd()
         cfg = load_config(args.config, start)
         settings = settings_from(cfg, args)
+        # Where each counted cause was first met is shown by ``--statistics`` and the JSON summary only:
+        # finding a location costs a code generation of the statement that holds it.
+        settings = replace(settings, examples=args.statistics or args.format == "json")
     except ConfigError as e:
         sys.stderr.write(f"tensorshape: {codes.CONFIG_ERROR.id} {codes.CONFIG_ERROR.name}: {e}\n")
         return 2
@@ -115,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
                 sorted((k, str(v)) for k, v in settings.severity.items()),
                 settings.bare_type_ignore,
                 settings.file_timeout,
+                settings.examples,
                 # which installed packages are read from source changes what an import resolves to
                 cfg.follow_libraries,
                 cfg.python_executable,

@@ -81,8 +81,9 @@ def analyse(
 
 
 def lsp_settings(settings: CheckSettings) -> CheckSettings:
-    """``settings`` keeping what the editor asks about: obligations (code actions) and shapes (hover)."""
-    return replace(settings, obligations=True, record=True)
+    """``settings`` keeping what the editor asks about: obligations (code actions) and shapes (hover);
+    not where counted causes were first met (statistics, which an editor does not show)."""
+    return replace(settings, obligations=True, record=True, examples=False)
 
 
 def _shapes(result: FileResult) -> list[ShapeAt]:
