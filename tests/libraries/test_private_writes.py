@@ -84,11 +84,14 @@ def test_private_attribute_never_written(check_with_site: CheckWithSite) -> None
 
 
 #: A write of ``_fast`` at module level (a place not in a function): never decided.
-AT_TOP = BASE + """
+AT_TOP = (
+    BASE
+    + """
 
 _default = Base()
 _default._fast = True
 """
+)
 
 
 def test_write_outside_a_function_is_not_decided(check_with_site: CheckWithSite) -> None:

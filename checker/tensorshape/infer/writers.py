@@ -6,9 +6,9 @@ When none of those functions has run (nor any call the analysis did not follow t
 instance), the instance certainly lacks it.  This module finds those functions: every place in a
 package's files where an attribute of the name may be given or taken (a store or ``del`` of
 ``x.name``, the name as a string anywhere but the second argument of ``getattr``/``hasattr``, a
-keyword of that name), and the function each is in (a name more than :data:`MAX_FILES` files mention is
-not looked for).  A place outside any named function (module or
-class level, a lambda) or a file that does not parse leaves the question open (``None``).
+keyword of that name), and the function each is in.  A place outside any named function (module or
+class level, a lambda), a file that does not parse, or a name more than :data:`MAX_FILES` files
+mention leaves the question open (``None``).
 
 Files are chosen by their bytes (the name as a whole word) and only those are parsed, with
 :mod:`ast` (a package of thousands of files mentions a private name in a few).
