@@ -66,6 +66,7 @@ from .state import State
 from .statements import Statements
 from .syntax import blocks, definitions, suite_body
 from .values import ClassV, FunctionV, InstanceV, OpaqueV
+from .writers import function_key
 
 __all__ = [
     "Frame",
@@ -162,6 +163,12 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         self._written_unnamed = 0
         self._unseen_unnamed = 0
         self._escaped: set[int] = set()
+        #: The stamps of the project modules given to a call the analysis cut short (not run).
+        self._cut_reached: set[int] = set()
+        #: The stamp of the last call cut short given more modules than could be followed (0: none).
+        self._cut_unbounded = 0
+        #: ``(file, function name)`` of every function inlined or cut short so far.
+        self.reached: set[tuple[str, str]] = set()
         #: Calls the depth bound stopped so far (a call with one inside is not memoised).
         self._cut = 0
         self.may_raise = 0
@@ -424,6 +431,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
     ) -> None:
         """Interpret ``f`` with parameters from its annotations and report what it finds."""
         self._analysed.add(id(f.node))
+        self.reached.add(function_key(f.module.path, f.node))
         sig = self.signature(f)
         if f.module is self.checked:
             self._module_diags.extend(sig.diagnostics)
@@ -467,6 +475,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         )
         try:
             sig = self.signature(f)
+            self.reached.add(function_key(f.module.path, f.node))
             frame = Frame(f.module, self.new_context(), f, sig, opaque={}, limit=MAX_DEPTH)
             frame.ctx.muted = True
             self.adopt_globals(frame)
@@ -572,6 +581,7 @@ class Analyzer(Statements, Expressions, Calls, Refinements, Learner):
         init = c.lookup("__init__")
         if isinstance(init, FunctionV):
             sig = self.signature(init)
+            self.reached.add(function_key(init.module.path, init.node))
             frame = Frame(
                 init.module, self.new_context(), init, sig, opaque=opaque if opaque is not None else {}, building=inst
             )

@@ -160,6 +160,9 @@ class AnalyzerBase:
     _unseen_unnamed: int
     #: The stamps (:attr:`InstanceV.born`) of the project modules given to code not interpreted.
     _escaped: set[int]
+    _cut_reached: set[int]
+    _cut_unbounded: int
+    reached: set[tuple[str, str]]
     #: Calls the depth bound stopped so far (a result with one inside is not memoised).
     _cut: int
     #: Events after which the code run so far may have raised (a ``raise`` reached, a call not

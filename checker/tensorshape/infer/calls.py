@@ -6,6 +6,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -74,6 +75,9 @@ from .values import (
     CONTAINER,
     DYNAMIC_ATTRS,
     ITEMS,
+    MODULE_BASES,
+    NN_MODULE_NAMES,
+    NN_MODULE_PRIVATE_NAMES,
     SETTER,
     TRAINING,
     ArrayMethodV,
@@ -134,11 +138,15 @@ from .values import (
     with_attr,
     with_mode,
 )
+from .writers import function_key
 
 if TYPE_CHECKING:
     from .signature import Signature
 
 __all__ = ["Calls", "canonical"]
+
+#: Members of a class through which attributes are given or looked up other than as written.
+_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__dict__", "__slots__")
 
 #: Torch functions that make a tensor of a numpy array's shape.
 _FROM_ARRAY = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.asarray", "torch.Tensor"})
@@ -1461,6 +1469,15 @@ class Calls(AnalyzerBase):
         """Project modules reached from ``values``, given to code not interpreted here (through the
         attributes and containers holding them): it may give them attributes (torch's
         ``weight_norm`` adds ``weight_g``), so ``hasattr`` is no longer decided on them."""
+        found, complete = self.reachable_modules(values)
+        self._escaped |= found
+        if not complete:
+            self._written_unnamed = stamp()  # too many to follow: no module made before now is decided
+
+    def reachable_modules(self, values: Sequence[Value]) -> tuple[set[int], bool]:
+        """The stamps of the project modules reached from ``values`` (through the attributes and
+        containers holding them), and whether they were all followed (not too many)."""
+        found: set[int] = set()
         todo = list(values)
         seen: set[int] = set()
         while todo and len(seen) < _MAX_ESCAPED:
@@ -1471,7 +1488,7 @@ class Calls(AnalyzerBase):
             if isinstance(v, OptionalV):
                 todo.append(v.inner)
             elif isinstance(v, InstanceV) and v.cls.is_module:
-                self._escaped.add(v.born)
+                found.add(v.born)
                 todo.extend(v.attrs.values())
             elif isinstance(v, ModuleV):
                 todo.extend(v.children)
@@ -1482,8 +1499,7 @@ class Calls(AnalyzerBase):
                 todo.extend(w for _, w in v.items)
             elif isinstance(v, SeqV):
                 todo.append(v.elem)
-        if todo:
-            self._written_unnamed = stamp()  # too many to follow: no module made before now is decided
+        return found, not todo
 
     def _call_user(
         self,
@@ -1665,9 +1681,17 @@ class Calls(AnalyzerBase):
         # layer helper that builds blocks that call a conv helper), but constructions nest boundedly.
         # Calls into an installed package are inlined deeper (layers of small builders).
         self._inlines += 1
+        self.reached.add(function_key(f.module.path, f.node))
         limit = MAX_LIBRARY_DEPTH if f.module.library else frame.limit
         too_deep = frame.depth >= limit if building is None else frame.build_depth >= MAX_BUILD_DEPTH
         if too_deep or (key is not None and key in self._active) or f.node.asynchronous is not None:
+            # Not run: what it calls is not known, so the modules it was given may have been given
+            # any attribute (:meth:`never_written`).
+            passed = [a.value for a in (*args, *kwargs.values())]
+            found, complete = self.reachable_modules([*passed, *(v for v in (receiver, building) if v is not None)])
+            self._cut_reached |= found
+            if not complete:
+                self._cut_unbounded = stamp()
             # Whatever construction is under way is cut short (a builder's ``conv3x3(...)`` as much as
             # a nested ``__init__``): its instance is not memoised.
             self._hollow += 1
@@ -1995,11 +2019,50 @@ class Calls(AnalyzerBase):
             and all(g.born != inst.born for g in self._generic_instances.values())
         )
         answer = has_attribute(inst, name, attrs, building, self._written_attrs, sealed)
+        if answer is None and sealed and not building and self.never_written(inst, name):
+            answer = False
         if answer is False and inst.cls.is_module and inst.born < self._unseen_unnamed:
             # Decided although an attribute of a name not known was written since the module was
             # made, through an object not known: taken not to be this module (counted, never silent).
             self.stats["hasattr-assumed"] += 1
         return answer
+
+    def never_written(self, inst: InstanceV, name: str) -> bool:
+        """Was attribute ``name`` certainly never given to ``inst``, a built module of installed
+        classes (sealed: never given to code not interpreted, no attribute of a name not known written
+        on it), though its class line's code may write it?  When the name is not torch's (a
+        module's own), not a member, not set on it nor on any other object so far, the classes
+        analysed with nothing unknown done to them, and no function of their packages that may
+        write an attribute of that name (:class:`~tensorshape.infer.writers.PackageWriters`) has been
+        reached: not run, nor called and cut short, so it wrote nothing; nor was the instance given
+        to a call cut short (which may have run one).  transformers' ``getattr(self, "_use_kernels",
+        False)`` in ``PreTrainedModel.train``."""
+        if name.startswith("__") or name in NN_MODULE_NAMES or name in NN_MODULE_PRIVATE_NAMES:
+            return False
+        if name in inst.attrs or name in self._written_attrs or inst.open_reason is not None:
+            return False
+        if inst.born in self._cut_reached or inst.born < self._cut_unbounded or inst.cls.lookup(name) is not None:
+            return False
+        roots: set[Path] = set()
+        for c in inst.cls.lineage():
+            if not c.module.library or c.hook_reason is not None or c.node.keywords:
+                return False
+            if any(m in c.members for m in _ATTRIBUTE_HOOKS):
+                return False
+            if any(
+                not isinstance(b, ClassV) and not (isinstance(b, ExternalV) and canonical(b.qualname) in MODULE_BASES)
+                for b in c.bases
+            ):
+                return False
+            init = self.project.find_module(c.module.name.partition(".")[0])
+            if init is None or init.name != "__init__.py":
+                return False
+            roots.add(init.parent)
+        for root in sorted(roots):
+            writers = self.project.writers.writers(root, name)
+            if writers is None or writers & self.reached:
+                return False
+        return True
 
     def set_building_attr(
         self, frame: Frame, state: State, inst: InstanceV, name: Value, value: Value, hooked: bool = True

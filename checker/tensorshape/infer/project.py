@@ -28,6 +28,7 @@ from .source import null_byte, read_bytes, read_source, text_digest
 from .spans import SpanTable
 from .summaries import SummaryCache
 from .toplevel import LineScanner, split, split_lines
+from .writers import PackageWriters
 
 __all__ = ["ModuleInfo", "Project", "ParseFailure"]
 
@@ -352,6 +353,8 @@ class Project:
         #: :meth:`may_define` answers by (module, name): the files are read once, so they stand.
         self._defines: dict[tuple[str, str], bool] = {}
         self._decorated: dict[str, dict[str, tuple[str, ...]]] = {}
+        #: The functions of installed packages that may write an attribute (``never_written``).
+        self.writers = PackageWriters()
         #: Summaries of installed modules kept across runs (``None``: each run parses them).
         self.summaries: SummaryCache | None = None
         if libraries is not None and libraries.summaries:

@@ -51,6 +51,8 @@ __all__ = [
     "DictMethodV",
     "MapV",
     "lacks_attribute",
+    "MODULE_BASES",
+    "NN_MODULE_PRIVATE_NAMES",
     "has_attribute",
     "with_attr",
     "copied",
@@ -848,8 +850,19 @@ NN_MODULE_NAMES = frozenset(
     register_state_dict_pre_hook requires_grad_ set_extra_state set_submodule share_memory state_dict to
     to_empty train training type xpu zero_grad""".split()
 )
+#: The private names every ``nn.Module`` has from torch (torch 2.13's ``dir(nn.Module())``; a test
+#: compares them).
+NN_MODULE_PRIVATE_NAMES = frozenset(
+    """_apply _backward_hooks _backward_pre_hooks _buffers _call_impl _compiled_call_impl _forward_hooks
+    _forward_hooks_always_called _forward_hooks_with_kwargs _forward_pre_hooks _forward_pre_hooks_with_kwargs
+    _get_backward_hooks _get_backward_pre_hooks _get_name _is_full_backward_hook _load_from_state_dict
+    _load_state_dict_post_hooks _load_state_dict_pre_hooks _maybe_warn_non_full_backward_hook _modules
+    _named_members _non_persistent_buffers_set _parameters _register_load_state_dict_pre_hook
+    _register_state_dict_hook _replicate_for_data_parallel _save_to_state_dict _slow_forward _state_dict_hooks
+    _state_dict_pre_hooks _version _wrapped_call_impl""".split()
+)
 #: The external bases a module's class line may have for ``hasattr`` to be decided on it.
-_MODULE_BASES = ("torch.nn.Module", "object", "builtins.object")
+MODULE_BASES = _MODULE_BASES = ("torch.nn.Module", "object", "builtins.object")
 
 
 def _module_lacks(inst: InstanceV, name: str, building: bool, written: set[str]) -> bool:
