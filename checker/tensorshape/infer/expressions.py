@@ -797,6 +797,16 @@ class Expressions(AnalyzerBase):
                 else None
             )
             return SeqV(join_all(repeated), left.kind, length)
+        if (
+            op == "+"
+            and isinstance(left, StrV)
+            and isinstance(right, StrV)
+            and left.value is not None
+            and right.value is not None
+            and len(left.value) + len(right.value) <= MAX_STR_CONCAT
+        ):
+            # ``'timm/' + name``: a registry key or a config value built from known parts.
+            return StrV(left.value + right.value)
         if isinstance(left, StrV) or isinstance(right, StrV):
             return StrV(None)
         return UnknownV()
@@ -1454,6 +1464,9 @@ def _deco(d: cst.Decorator) -> str:
 #: Sequences longer than this (a literal, ``[x] * n``) are not tracked item by item: one expression's
 #: cost stays bounded (``torch.cat`` of a 100,000-item literal checked 100,000 tensors).
 MAX_EXACT_ITEMS = 1_000
+#: A string concatenation of known strings is computed up to this many characters (a longer one, a
+#: string grown in a loop, is a string of unknown value).
+MAX_STR_CONCAT = 10_000
 #: Of such a sequence, the most distinct item values joined into the look of every item.
 MAX_JOINED_ITEMS = 64
 
