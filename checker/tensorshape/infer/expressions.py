@@ -54,7 +54,7 @@ from .options import option_value
 from .oversized import MAX_STATEMENT_CHARS, OpaqueCode, OpaqueSequence
 from .state import State, built_length, dict_container, iteration_length, join_all, join_values
 from .strings import SEQ_METHODS, STR_METHODS, SeqMethodV, StrMethodV
-from .syntax import simple_text
+from .syntax import private_dicts, simple_text
 from .values import (
     ITEMS,
     MODULE_SELF_METHODS,
@@ -888,7 +888,11 @@ class Expressions(AnalyzerBase):
                 # ``name in _model_entrypoints`` before the module registering ``name`` was run.
                 r = self._compare_values(frame, op, left, self.eval(frame, state, target.comparator))
             if isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, DictV) and r.value is None:
-                r = self._held_dict_lacks(frame, state, op, left, right, target.comparator) or r
+                r = (
+                    self._held_dict_lacks(frame, state, op, left, right, target.comparator)
+                    or _private_dict_lacks(frame, state, op, left, right, target.comparator)
+                    or r
+                )
             if isinstance(result, BoolV) and isinstance(r, BoolV):
                 if result.value is False or r.value is False:
                     result = BoolV(False)
@@ -946,6 +950,13 @@ class Expressions(AnalyzerBase):
                     ),
                 ) or (isinstance(left, ExternalV) and left.qualname.startswith("torch.")):
                     known = False  # ``norm_layer is not None`` of ``norm_layer=nn.BatchNorm2d``
+            elif type(right) is BoolV and right.value is not None:
+                # ``skip is False`` of ``skip = None`` (timm's block strings): ``True``/``False`` are
+                # singletons, ``None`` neither.
+                if isinstance(left, NoneV):
+                    known = False
+                elif type(left) is BoolV and left.value is not None:
+                    known = left.value == right.value
             elif isinstance(left, ClassV) and isinstance(right, ClassV):
                 # ``type(config) is BertConfig``: one class; two class statements are two classes (one
                 # statement's class, made twice, is not decided).
@@ -1542,6 +1553,22 @@ def _literal_keys(v: Value) -> list[str] | None:
     ):
         return [x.value for x in v.items if isinstance(x, StrV) and x.value is not None]
     return None
+
+
+def _private_dict_lacks(
+    frame: Frame, state: State, op: cst.BaseCompOp, key: Value, d: DictV, node: cst.BaseExpression
+) -> BoolV | None:
+    """``'n' in options`` of a dict the running function built and kept to itself
+    (:func:`~tensorshape.infer.syntax.private_dicts`): a literal key it lacks is not in it (no other
+    code can have added one); ``None`` otherwise (a module's dict may be a registry other modules
+    fill, a dict given away may be filled where the analysis does not look)."""
+    if frame.function is None or not isinstance(node, cst.Name) or isinstance(d, AttrsV):
+        return None
+    if not (isinstance(key, StrV) and key.value is not None):
+        return None
+    if state.vars.get(node.value) is not d or node.value not in private_dicts(frame.function.node):
+        return None
+    return BoolV(isinstance(op, cst.NotIn))
 
 
 def _contains(container: Value, item: Value) -> bool | None:
