@@ -87,6 +87,7 @@ from .values import (
     DataclassInitV,
     DefaultDictV,
     DictMethodV,
+    DirV,
     ExternalV,
     FieldFactoryV,
     FunctionV,
@@ -1294,6 +1295,10 @@ class Calls(AnalyzerBase):
                 default: Value = vals[2]
                 return default
             return self.attribute(frame, state, vals[0], vals[1].value, None)
+        if name == "dir" and len(vals) == 1 and not kwargs and isinstance(vals[0], ExternalV):
+            q = canonical(vals[0].qualname)
+            if q == "torch" or q.startswith("torch."):
+                return DirV(q)  # ``'silu' in dir(torch.nn.functional)``: what the stubs model
         if name == "hasattr" and len(vals) == 2 and isinstance(vals[1], StrV) and vals[1].value and not kwargs:
             # ``hasattr(self, "rope_parameters")`` in a config's ``__post_init__``: the attributes set
             # so far and the class line decide it.

@@ -71,6 +71,7 @@ from .values import (
     DataclassInitV,
     DefaultDictV,
     DictMethodV,
+    DirV,
     ExternalV,
     FunctionV,
     InstanceV,
@@ -1582,6 +1583,12 @@ def _contains(container: Value, item: Value) -> bool | None:
         # registry that other modules fill): unknown, never a path wrongly cut.
         found = isinstance(item, StrV) and item.value is not None and container.has(item.value)
         return True if found else None
+    if isinstance(container, DirV):
+        # A name the stubs model is there (one they do not may be there too: not decided).
+        known = isinstance(item, StrV) and item.value is not None and bool(
+            engine.table().lookup(f"{container.qualname}.{item.value}")
+        )
+        return True if known else None
     if isinstance(container, TupleV) and container.kind is not SeqKind.SIZE:
         wanted = _literal(item)
         items = [_literal(x) for x in container.items]
