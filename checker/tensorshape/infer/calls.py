@@ -68,7 +68,7 @@ from .state import (
     join_values,
     with_items,
 )
-from .strings import SeqMethodV, StrMethodV, call_seq_method, call_str_method
+from .strings import RE_FUNCTIONS, SeqMethodV, StrMethodV, call_re, call_seq_method, call_str_method
 from .summaries import assigned_attrs
 from .syntax import CHILD_REGISTRATIONS, NAMING_CALLS, by_function_body, simple_text
 from .values import (
@@ -91,6 +91,7 @@ from .values import (
     DataclassInitV,
     DefaultDictV,
     DictMethodV,
+    DirV,
     ExternalV,
     FieldFactoryV,
     FunctionV,
@@ -850,6 +851,8 @@ class Calls(AnalyzerBase):
                 self.tally(f"cause:{q} of a value holding objects that may change in place", frame, node)
                 return UnknownV(UnknownSource.UNSUPPORTED)
             return copy
+        if q in RE_FUNCTIONS:
+            return call_re(q, args, kwargs)
         if q == "dataclasses.fields" and len(args) == 1 and not kwargs:
             return self.dataclass_fields(args[0].value)
         if q == "dataclasses.asdict" and len(args) == 1 and not kwargs:
@@ -1157,6 +1160,9 @@ class Calls(AnalyzerBase):
                 return IntV(int(v.value))
             if isinstance(v, BoolV) and v.value is not None:
                 return IntV(int(v.value))
+            parsed = _parsed_number(int, vals, kwargs)
+            if parsed is not None:
+                return IntV(parsed)  # ``int("24")``: timm's block strings give the channels so
             return IntV(Unknown(UnknownSource.DATA_DEPENDENT if isinstance(v, TensorV) else UnknownSource.UNANNOTATED))
         if name == "float":
             v = vals[0] if vals else FloatV(0.0)
@@ -1164,7 +1170,8 @@ class Calls(AnalyzerBase):
                 return v
             if isinstance(v, IntV) and type(v.value) is int:
                 return FloatV(float(v.value))
-            return FloatV(None)
+            number = _parsed_number(float, vals, kwargs)
+            return FloatV(number if isinstance(number, float) else None)
         if name == "bool":
             # ``bool(i == 0)``, ``bool(n_layers)``: known when the value's truth is (``bool()`` is false).
             return BoolV(truthiness(vals[0]) if vals else False)
@@ -1296,6 +1303,10 @@ class Calls(AnalyzerBase):
                 default: Value = vals[2]
                 return default
             return self.attribute(frame, state, vals[0], vals[1].value, None)
+        if name == "dir" and len(vals) == 1 and not kwargs and isinstance(vals[0], ExternalV):
+            q = canonical(vals[0].qualname)
+            if q == "torch" or q.startswith("torch."):
+                return DirV(q)  # ``'silu' in dir(torch.nn.functional)``: what the stubs model
         if name == "hasattr" and len(vals) == 2 and isinstance(vals[1], StrV) and vals[1].value and not kwargs:
             # ``hasattr(self, "rope_parameters")`` in a config's ``__post_init__``: the attributes set
             # so far and the class line decide it.
@@ -2611,6 +2622,18 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
 
 
 #: ``nn.Module`` methods that set an attribute named by their first argument, and the keyword of its value.
+def _parsed_number(kind: Callable[[str], int | float], vals: Sequence[Value], kwargs: Mapping[str, Arg]) -> Any:
+    """``int("24")`` / ``float("0.25")`` of one known string (at most 100 characters): the number
+    Python parses; ``None`` for any other argument, or a string Python refuses (a ``ValueError`` is
+    not this analysis's to report)."""
+    if len(vals) != 1 or kwargs or not isinstance(vals[0], StrV) or vals[0].value is None or len(vals[0].value) > 100:
+        return None
+    try:
+        return kind(vals[0].value)
+    except ValueError:
+        return None
+
+
 REGISTERING_METHODS = {"register_buffer": "tensor", "register_parameter": "param", "add_module": "module"}
 
 

@@ -54,7 +54,7 @@ from .options import option_value
 from .oversized import MAX_STATEMENT_CHARS, OpaqueCode, OpaqueSequence
 from .state import State, built_length, dict_container, iteration_length, join_all, join_values
 from .strings import SEQ_METHODS, STR_METHODS, SeqMethodV, StrMethodV
-from .syntax import simple_text
+from .syntax import private_dicts, simple_text
 from .values import (
     ITEMS,
     MODULE_SELF_METHODS,
@@ -71,6 +71,7 @@ from .values import (
     DataclassInitV,
     DefaultDictV,
     DictMethodV,
+    DirV,
     ExternalV,
     FunctionV,
     InstanceV,
@@ -797,6 +798,16 @@ class Expressions(AnalyzerBase):
                 else None
             )
             return SeqV(join_all(repeated), left.kind, length)
+        if (
+            op == "+"
+            and isinstance(left, StrV)
+            and isinstance(right, StrV)
+            and left.value is not None
+            and right.value is not None
+            and len(left.value) + len(right.value) <= MAX_STR_CONCAT
+        ):
+            # ``'timm/' + name``: a registry key or a config value built from known parts.
+            return StrV(left.value + right.value)
         if isinstance(left, StrV) or isinstance(right, StrV):
             return StrV(None)
         return UnknownV()
@@ -878,7 +889,11 @@ class Expressions(AnalyzerBase):
                 # ``name in _model_entrypoints`` before the module registering ``name`` was run.
                 r = self._compare_values(frame, op, left, self.eval(frame, state, target.comparator))
             if isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, DictV) and r.value is None:
-                r = self._held_dict_lacks(frame, state, op, left, right, target.comparator) or r
+                r = (
+                    self._held_dict_lacks(frame, state, op, left, right, target.comparator)
+                    or _private_dict_lacks(frame, state, op, left, right, target.comparator)
+                    or r
+                )
             if isinstance(result, BoolV) and isinstance(r, BoolV):
                 if result.value is False or r.value is False:
                     result = BoolV(False)
@@ -936,6 +951,13 @@ class Expressions(AnalyzerBase):
                     ),
                 ) or (isinstance(left, ExternalV) and left.qualname.startswith("torch.")):
                     known = False  # ``norm_layer is not None`` of ``norm_layer=nn.BatchNorm2d``
+            elif type(right) is BoolV and right.value is not None:
+                # ``skip is False`` of ``skip = None`` (timm's block strings): ``True``/``False`` are
+                # singletons, ``None`` neither.
+                if isinstance(left, NoneV):
+                    known = False
+                elif type(left) is BoolV and left.value is not None:
+                    known = left.value == right.value
             elif isinstance(left, ClassV) and isinstance(right, ClassV):
                 # ``type(config) is BertConfig``: one class; two class statements are two classes (one
                 # statement's class, made twice, is not decided).
@@ -1454,6 +1476,9 @@ def _deco(d: cst.Decorator) -> str:
 #: Sequences longer than this (a literal, ``[x] * n``) are not tracked item by item: one expression's
 #: cost stays bounded (``torch.cat`` of a 100,000-item literal checked 100,000 tensors).
 MAX_EXACT_ITEMS = 1_000
+#: A string concatenation of known strings is computed up to this many characters (a longer one, a
+#: string grown in a loop, is a string of unknown value).
+MAX_STR_CONCAT = 10_000
 #: Of such a sequence, the most distinct item values joined into the look of every item.
 MAX_JOINED_ITEMS = 64
 
@@ -1531,6 +1556,22 @@ def _literal_keys(v: Value) -> list[str] | None:
     return None
 
 
+def _private_dict_lacks(
+    frame: Frame, state: State, op: cst.BaseCompOp, key: Value, d: DictV, node: cst.BaseExpression
+) -> BoolV | None:
+    """``'n' in options`` of a dict the running function built and kept to itself
+    (:func:`~tensorshape.infer.syntax.private_dicts`): a literal key it lacks is not in it (no other
+    code can have added one); ``None`` otherwise (a module's dict may be a registry other modules
+    fill, a dict given away may be filled where the analysis does not look)."""
+    if frame.function is None or not isinstance(node, cst.Name) or isinstance(d, AttrsV):
+        return None
+    if not (isinstance(key, StrV) and key.value is not None):
+        return None
+    if state.vars.get(node.value) is not d or node.value not in private_dicts(frame.function.node):
+        return None
+    return BoolV(isinstance(op, cst.NotIn))
+
+
 def _contains(container: Value, item: Value) -> bool | None:
     """``item in container`` when both are known: a substring of a known string (``'deep' in
     stem_type``), a key a dict has, a literal among a tuple's literals (``stride in (8, 16,
@@ -1542,6 +1583,12 @@ def _contains(container: Value, item: Value) -> bool | None:
         # registry that other modules fill): unknown, never a path wrongly cut.
         found = isinstance(item, StrV) and item.value is not None and container.has(item.value)
         return True if found else None
+    if isinstance(container, DirV):
+        # A name the stubs model is there (one they do not may be there too: not decided).
+        known = isinstance(item, StrV) and item.value is not None and bool(
+            engine.table().lookup(f"{container.qualname}.{item.value}")
+        )
+        return True if known else None
     if isinstance(container, TupleV) and container.kind is not SeqKind.SIZE:
         wanted = _literal(item)
         items = [_literal(x) for x in container.items]

@@ -9,6 +9,7 @@ value where the method returns a string).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,16 @@ from ..model.dims import Unknown
 from ..model.values import BoolV, IntV, NoneV, SeqKind, SeqV, StrV, TupleV, UnknownV, Value
 from ..rules.context import Arg
 
-__all__ = ["SEQ_METHODS", "SeqMethodV", "StrMethodV", "STR_METHODS", "call_seq_method", "call_str_method"]
+__all__ = [
+    "RE_FUNCTIONS",
+    "SEQ_METHODS",
+    "SeqMethodV",
+    "StrMethodV",
+    "STR_METHODS",
+    "call_re",
+    "call_seq_method",
+    "call_str_method",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,3 +112,35 @@ def call_seq_method(method: SeqMethodV, args: Sequence[Arg], kwargs: Mapping[str
     except (LookupError, TypeError, ValueError, AttributeError):
         return IntV(Unknown())
     return IntV(result) if type(result) is int else IntV(Unknown())
+
+
+#: The functions of ``re`` computed on known strings, each with how its result becomes a value: the
+#: ones that return strings or lists of them (a match object is not modelled).
+RE_FUNCTIONS: dict[str, Callable[[Any], Value]] = {
+    # (An optional group that took no part is ``None`` among the strings.)
+    "re.split": lambda r: TupleV(tuple(StrV(p) if isinstance(p, str) else NoneV() for p in r), SeqKind.LIST),
+    "re.sub": StrV,
+    "re.escape": StrV,
+}
+#: A pattern or subject longer than this is not matched by the analysis (a string of unknown value).
+MAX_RE_TEXT = 1_000
+
+
+def call_re(name: str, args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> Value:
+    """``re.split(r"(\\d.*)", "k3")`` (timm's block strings), ``re.sub``, ``re.escape``: computed with
+    Python's ``re`` when the pattern, the string and every other argument are known (and short);
+    of unknown value otherwise, or where Python refuses the call."""
+    convert = RE_FUNCTIONS[name]
+    unknown: Value = StrV(None) if convert is StrV else UnknownV()
+    try:
+        pos = [_literal(a.value) for a in args]
+        kw = {k: _literal(a.value) for k, a in kwargs.items()}
+    except LookupError:
+        return unknown
+    if any(isinstance(v, str) and len(v) > MAX_RE_TEXT for v in (*pos, *kw.values())):
+        return unknown
+    try:
+        result = getattr(re, name.removeprefix("re."))(*pos, **kw)
+    except (TypeError, ValueError, re.error, RecursionError):
+        return unknown
+    return convert(result)

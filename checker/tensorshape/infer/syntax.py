@@ -14,6 +14,7 @@ __all__ = [
     "NAMING_CALLS",
     "CHILD_REGISTRATIONS",
     "by_function_body",
+    "private_dicts",
     "private_lists",
     "literal_int",
     "simple_text",
@@ -406,6 +407,34 @@ def _list_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
     return None
 
 
+#: Dict methods that read a dict without changing it or letting it escape.
+_DICT_READS = frozenset({"get", "keys", "values", "items"})
+#: Calls that reach a function's locals by name (a private dict could change through them).
+_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec"})
+
+
+def _dict_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) -> bool | None:
+    """How an occurrence of a local name uses the dict it holds: ``True`` a fresh dict assigned to it
+    (a display or a comprehension), ``False`` a use that neither changes its keys unseen nor lets it
+    escape (an item read, written or deleted, a reading method, ``key in d``), ``None`` anything
+    else (an alias, an argument, a return, another method: the dict may change unseen)."""
+    if isinstance(parent, cst.AssignTarget) and parent.target is node and isinstance(grand, cst.Assign):
+        return True if isinstance(grand.value, (cst.Dict, cst.DictComp)) else None
+    if isinstance(parent, cst.AnnAssign) and parent.target is node:
+        return True if isinstance(parent.value, (cst.Dict, cst.DictComp)) else None
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return False if parent.attr.value in _DICT_READS and isinstance(grand, cst.Call) else None
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        return False
+    if (
+        isinstance(parent, cst.ComparisonTarget)
+        and parent.comparator is node
+        and isinstance(parent.operator, (cst.In, cst.NotIn))
+    ):
+        return False
+    return None
+
+
 def _starred_targets(node: cst.Assign) -> list[str]:
     """The names an assignment unpacks the rest into (``a, *rest = ...``: ``rest``)."""
     out: list[str] = []
@@ -425,10 +454,35 @@ def private_lists(fn: cst.FunctionDef) -> frozenset[str]:
     them escape: no alias, no argument (other than ``*stage`` and ``len(stage)``), no return, no
     nested function.  Whether such a list is empty is what the appends the analysis followed say
     (EfficientNet's ``if stage:`` inside its ``for _ in range(cnf.num_layers)``)."""
+    return _private_names(fn, _list_use, starred=True)
+
+
+@by_function_body
+def private_dicts(fn: cst.FunctionDef) -> frozenset[str]:
+    """The local names of ``fn`` that only ever hold dicts it builds (``options = {}``) and never let
+    them escape: used only as ``options[key]`` (read, written or deleted), ``options.get(...)``,
+    ``.keys()``, ``.values()``, ``.items()`` and ``key in options``; no alias, argument, return or
+    nested function, and no ``locals()``/``vars()``/``eval``/``exec`` in ``fn``.  Which keys such a
+    dict has is what the writes the analysis followed say (timm's ``_decode_block_str`` tests
+    ``'n' in options`` of the options it parsed)."""
+    return _private_names(fn, _dict_use, starred=False)
+
+
+def _private_names(
+    fn: cst.FunctionDef,
+    use_of: Callable[[cst.Name, cst.CSTNode, cst.CSTNode | None], bool | None],
+    starred: bool,
+) -> frozenset[str]:
+    """The local names of ``fn`` every occurrence of which ``use_of`` says keeps private (``False``)
+    or binds to a fresh value (``True``, at least once); ``starred``: the rest of an unpacking
+    (``head, *rest = ...``) is a fresh list."""
     fresh: set[str] = set()
     escaped: set[str] = set()
     for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params):
         escaped.add(p.name.value)
+    for star in (fn.params.star_arg, fn.params.star_kwarg):
+        if isinstance(star, cst.Param) and not starred:
+            escaped.add(star.name.value)
     todo: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None, bool]] = [(fn.body, fn, None, False)]
     while todo:
         node, parent, grand, nested = todo.pop()
@@ -437,7 +491,9 @@ def private_lists(fn: cst.FunctionDef) -> frozenset[str]:
                 continue  # ``x.stage``: an attribute, not the variable
             if isinstance(parent, cst.Arg) and parent.keyword is node:
                 continue
-            use = None if nested else _list_use(node, parent, grand)
+            if not starred and node.value in _FRAME_READERS and isinstance(parent, cst.Call):
+                return frozenset()  # ``locals()``: every local may be reached
+            use = None if nested else use_of(node, parent, grand)
             if use is True:
                 fresh.add(node.value)
             elif use is None:
@@ -446,7 +502,7 @@ def private_lists(fn: cst.FunctionDef) -> frozenset[str]:
         if isinstance(node, (cst.Global, cst.Nonlocal)):
             escaped.update(n.name.value for n in node.names if isinstance(n.name, cst.Name))
             continue
-        if isinstance(node, cst.Assign) and not nested:
+        if starred and isinstance(node, cst.Assign) and not nested:
             # ``model_name, *tag_list = name.split(".", 1)``: the starred name gets a new list.
             fresh.update(_starred_targets(node))
         inner = nested or isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))

@@ -47,6 +47,7 @@ __all__ = [
     "ArrayV",
     "ArrayMethodV",
     "PartialV",
+    "DirV",
     "AttrsV",
     "DictMethodV",
     "MapV",
@@ -111,6 +112,14 @@ __all__ = [
 class ExternalV(Value):
     """Something from outside the analysed project, known by its qualified name
     (``torch``, ``torch.nn.functional.relu``, ``jaxtyping.Float``, ``einops.rearrange``)."""
+
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
+class DirV(Value):
+    """``dir(torch.nn.functional)`` of a torch module the stubs model: a name the stubs give it is
+    among its names (timm's ``'silu' in dir(torch.nn.functional)``); any other use is unknown."""
 
     qualname: str
 
@@ -556,6 +565,10 @@ def truthiness(v: Value, negate: bool = False) -> bool | None:
         known = bool(v.items)
     elif isinstance(v, InstanceV) and _plain_object_class(v.cls):
         known = True  # ``if not pretrained_cfg:`` of a config object: true, as any object
+    elif isinstance(v, ClassV) and _plain_metaclass(v):
+        known = True  # ``if attn_type:`` of ``SqueezeExcite`` (timm's ``get_attn``): a class is true
+    elif isinstance(v, (FunctionV, PartialV)):
+        known = True  # a function, a ``functools.partial``: true, as any object without ``__bool__``
     elif isinstance(v, ChoiceV):
         # ``if self.drop_path:`` of ``nn.Dropout(p) if p > 0 else nn.Identity()``: what every option says.
         truths = {_module_truth(o) for o in v.options}
@@ -598,6 +611,20 @@ def _plain_object_class(cls: ClassV) -> bool:
         return False
     return all(
         (isinstance(b, ClassV) or (isinstance(b, ExternalV) and b.qualname == "builtins.object"))
+        and not any(k.keyword is not None and k.keyword.value == "metaclass" for k in c.node.keywords)
+        for c in cls.lineage()
+        for b in (c.bases or (ExternalV("builtins.object"),))
+    )
+
+
+def _plain_metaclass(cls: ClassV) -> bool:
+    """A project class whose truth is ``type``'s (true): no ``metaclass=`` in its line, every base
+    outside the project ``object`` or a torch module (``nn.Module``'s metaclass is ``type``)."""
+    return all(
+        (
+            isinstance(b, ClassV)
+            or (isinstance(b, ExternalV) and (b.qualname == "builtins.object" or b.qualname.startswith("torch.nn.")))
+        )
         and not any(k.keyword is not None and k.keyword.value == "metaclass" for k in c.node.keywords)
         for c in cls.lineage()
         for b in (c.bases or (ExternalV("builtins.object"),))

@@ -1,4 +1,4 @@
-# known-miss: timm's create_model reaches build_model_with_cfg with the keyword arguments known, but resolve_pretrained_cfg is unknown (the registry of pretrained configs is filled by generate_default_cfgs: DefaultCfg instances in a defaultdict edited through aliases), so the img_size _update_default_model_kwargs sets is unknown: the model is unknown (built directly, the same ViT is checked: timm_vit_direct_bad_size)
+# known-miss: create_model now builds the model, but _create_vision_transformer builds NaFlexVit instead when os.environ's TIMM_USE_NAFLEXVIT is 'true' (not known statically), and NaFlexVit accepts a 128x128 image (torch raises nothing then): the model is a choice of VisionTransformer (which raises here) and NaFlexVit, and an error is reported only when every option raises (built directly, the same ViT is checked: timm_vit_direct_bad_size)
 import timm
 import torch
 
