@@ -853,6 +853,14 @@ class Calls(AnalyzerBase):
             return copy
         if q in RE_FUNCTIONS:
             return call_re(q, args, kwargs)
+        if q in ("os.environ.get", "os.getenv") and 1 <= len(args) <= 2 and not kwargs:
+            name = args[0].value
+            if isinstance(name, StrV) and name.value is not None:
+                # The environment the program will run in is not known: a variable is taken as unset
+                # (timm's ``TIMM_USE_NAFLEXVIT``), counted (``environment_assumed``), never silent.
+                self.stats["environment-assumed"] += 1
+                self.examples.setdefault("environment-assumed", (frame.module, node))
+                return args[1].value if len(args) == 2 else NONE
         if q == "dataclasses.fields" and len(args) == 1 and not kwargs:
             return self.dataclass_fields(args[0].value)
         if q == "dataclasses.asdict" and len(args) == 1 and not kwargs:

@@ -882,6 +882,17 @@ class Expressions(AnalyzerBase):
             r = self._compare_values(frame, op, left, right)
             if (
                 isinstance(op, (cst.In, cst.NotIn))
+                and isinstance(right, ExternalV)
+                and right.qualname == "os.environ"
+                and isinstance(left, StrV)
+                and left.value is not None
+            ):
+                # ``"NAME" in os.environ``: the variable is taken as unset (see ``os.environ.get``).
+                self.stats["environment-assumed"] += 1
+                self.examples.setdefault("environment-assumed", (frame.module, target.comparator))
+                r = BoolV(isinstance(op, cst.NotIn))
+            if (
+                isinstance(op, (cst.In, cst.NotIn))
                 and isinstance(right, DictV)
                 and r.value is None
                 and self.fill_registry(frame, state, target.comparator, left)

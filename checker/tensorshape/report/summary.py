@@ -72,6 +72,7 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         #: name not known was written through an object the analysis does not know: that write is
         #: taken not to reach the module (as for every attribute read).
         "hasattr_assumed": stats["hasattr-assumed"],
+        "environment_assumed": stats["environment-assumed"],
         #: Unannotated parameters that learnt a shape from their first use (``infer/learn.py``).
         "learned_parameters": stats["learned-parameters"],
         #: Expressions past a size bound (sequences of more than 1,000 items), kept as a summary value.

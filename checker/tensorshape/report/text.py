@@ -139,6 +139,8 @@ def render_text(
             stat.append(
                 f"`hasattr` decided on a module despite a write of a name not known elsewhere: {s['hasattr_assumed']}"
             )
+        if s.get("environment_assumed"):
+            stat.append(f"Environment variables read, taken as unset: {s['environment_assumed']}")
         if s.get("expressions_at_bound"):
             stat.append(f"Expressions past the size bound (too-complex): {s['expressions_at_bound']}")
         if s.get("expansions_at_bound"):
