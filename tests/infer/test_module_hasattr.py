@@ -255,8 +255,7 @@ class Plain(nn.Module):
 def main(x):
     m = Plain()
     before = hasattr(m, "groups")
-    other = os.environ.get("OBJ")
-    setattr(other, os.environ.get("NAME", "x"), 2)
+    setattr(x, str(x), 2)
     after = hasattr(m, "groups")
     reveal_shape(torch.zeros(3 if after else 4))
 """
@@ -271,5 +270,5 @@ def test_the_assumption_about_unseen_writes_is_counted() -> None:
     assert reveals[max(reveals)] == "[4]"
     assert result.stats.get("hasattr-assumed") == 1, result.stats
     # Without the write, nothing rests on the assumption.
-    _, _, plain = check(ASSUMED.replace('    setattr(other, os.environ.get("NAME", "x"), 2)\n', ""))
+    _, _, plain = check(ASSUMED.replace("    setattr(x, str(x), 2)\n", ""))
     assert plain.stats.get("hasattr-assumed", 0) == 0

@@ -71,10 +71,10 @@ def test_a_table_not_known_leaves_the_attribute_unknown(check_with_site: CheckWi
     # A name table that is not a dict of known strings: what a write stores is not known.
     config = RENAMED.replace("\n    def validate_sizes(self):", GETATTRIBUTE).replace(
         'attribute_map = {"hidden_size": "d_model"}',
-        'attribute_map = {"hidden_size": os.environ.get("NAME", "d_model")}',
+        'attribute_map = {"hidden_size": sys.argv[-1]}',
     )
-    config = "import os\n" + config
-    assert "os.environ" in config
+    config = "import sys\n" + config
+    assert "sys.argv" in config
     found = check_with_site(USER, _site(config))
     assert reveals(found)[11] not in ("revealed shape: [2 5 64]", "revealed shape: [2 5 768]")
     assert [d for d in found if d[1] == "TS101"] == []
