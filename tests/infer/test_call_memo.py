@@ -46,3 +46,15 @@ def test_an_entry_deleted_otherwise_is_skipped() -> None:
     del memo[key(a)]
     memo.drop_holding(a)
     assert not memo
+
+
+def test_an_entry_removed_leaves_the_index() -> None:
+    """The index holds the keys in the table only (it keeps no argument of a removed entry alive)."""
+    a, b = Obj(), Obj()
+    memo: CallMemo[int] = CallMemo()
+    memo[key(a, b)] = 1
+    memo[key(b)] = 2
+    memo.pop(key(a, b))
+    del memo[key(b)]
+    assert memo.pop(key(a), 3) == 3
+    assert not memo._holding

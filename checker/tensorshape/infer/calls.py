@@ -858,8 +858,7 @@ class Calls(AnalyzerBase):
             if isinstance(name, StrV) and name.value is not None:
                 # The environment the program will run in is not known: a variable is taken as unset
                 # (timm's ``TIMM_USE_NAFLEXVIT``), counted (``environment_assumed``), never silent.
-                self.stats["environment-assumed"] += 1
-                self.examples.setdefault("environment-assumed", (frame.module, node))
+                self.tally("environment-assumed", frame, node)
                 return args[1].value if len(args) == 2 else NONE
         if q == "dataclasses.fields" and len(args) == 1 and not kwargs:
             return self.dataclass_fields(args[0].value)
@@ -2629,7 +2628,6 @@ def _isinstance(v: Value, cls: Value) -> bool | None:
     return None
 
 
-#: ``nn.Module`` methods that set an attribute named by their first argument, and the keyword of its value.
 def _parsed_number(kind: Callable[[str], int | float], vals: Sequence[Value], kwargs: Mapping[str, Arg]) -> Any:
     """``int("24")`` / ``float("0.25")`` of one known string (at most 100 characters): the number
     Python parses; ``None`` for any other argument, or a string Python refuses (a ``ValueError`` is
@@ -2642,6 +2640,7 @@ def _parsed_number(kind: Callable[[str], int | float], vals: Sequence[Value], kw
         return None
 
 
+#: ``nn.Module`` methods that set an attribute named by their first argument, and the keyword of its value.
 REGISTERING_METHODS = {"register_buffer": "tensor", "register_parameter": "param", "add_module": "module"}
 
 

@@ -888,8 +888,7 @@ class Expressions(AnalyzerBase):
                 and left.value is not None
             ):
                 # ``"NAME" in os.environ``: the variable is taken as unset (see ``os.environ.get``).
-                self.stats["environment-assumed"] += 1
-                self.examples.setdefault("environment-assumed", (frame.module, target.comparator))
+                self.tally("environment-assumed", frame, target.comparator)
                 r = BoolV(isinstance(op, cst.NotIn))
             if (
                 isinstance(op, (cst.In, cst.NotIn))

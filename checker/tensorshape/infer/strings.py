@@ -71,13 +71,18 @@ def _literal(v: Value) -> object:
     raise LookupError
 
 
+def _literal_args(args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> tuple[list[object], dict[str, object]]:
+    """The Python values of a call's arguments (:func:`_literal`); raises ``LookupError`` when one is
+    not known."""
+    return [_literal(a.value) for a in args], {k: _literal(a.value) for k, a in kwargs.items()}
+
+
 def call_str_method(method: StrMethodV, args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> Value:
     """``s.<method>(...)`` computed with Python when every argument is known."""
     convert = STR_METHODS[method.name]
     unknown: Value = StrV(None) if convert is StrV else UnknownV()
     try:
-        pos = [_literal(a.value) for a in args]
-        kw = {k: _literal(a.value) for k, a in kwargs.items()}
+        pos, kw = _literal_args(args, kwargs)
     except LookupError:
         return unknown
     try:
@@ -106,8 +111,7 @@ def call_seq_method(method: SeqMethodV, args: Sequence[Arg], kwargs: Mapping[str
     not in the list: not this analysis's to report)."""
     try:
         receiver = _literal(method.receiver)
-        pos = [_literal(a.value) for a in args]
-        kw = {k: _literal(a.value) for k, a in kwargs.items()}
+        pos, kw = _literal_args(args, kwargs)
         result = getattr(receiver, method.name)(*pos, **kw)
     except (LookupError, TypeError, ValueError, AttributeError):
         return IntV(Unknown())
@@ -133,8 +137,7 @@ def call_re(name: str, args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> Value:
     convert = RE_FUNCTIONS[name]
     unknown: Value = StrV(None) if convert is StrV else UnknownV()
     try:
-        pos = [_literal(a.value) for a in args]
-        kw = {k: _literal(a.value) for k, a in kwargs.items()}
+        pos, kw = _literal_args(args, kwargs)
     except LookupError:
         return unknown
     if any(isinstance(v, str) and len(v) > MAX_RE_TEXT for v in (*pos, *kw.values())):

@@ -379,16 +379,32 @@ def literal_int(node: cst.BaseExpression) -> int | None:
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "index", "count"})
 
 
+def _bound_or_called(
+    node: cst.Name,
+    parent: cst.CSTNode,
+    grand: cst.CSTNode | None,
+    fresh: tuple[type[cst.CSTNode], ...],
+    methods: frozenset[str],
+) -> tuple[bool | None] | None:
+    """The uses :func:`_list_use` and :func:`_dict_use` read alike, as a 1-tuple of that reading: an
+    assignment to the name (``True`` of a ``fresh`` display or comprehension, else ``None``), a call
+    of one of its ``methods`` (``False``) or of another attribute (``None``); ``None`` otherwise."""
+    if isinstance(parent, cst.AssignTarget) and parent.target is node and isinstance(grand, cst.Assign):
+        return (True if isinstance(grand.value, fresh) else None,)
+    if isinstance(parent, cst.AnnAssign) and parent.target is node:
+        return (True if isinstance(parent.value, fresh) else None,)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return (False if parent.attr.value in methods and isinstance(grand, cst.Call) else None,)
+    return None
+
+
 def _list_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) -> bool | None:
     """How an occurrence of a local name uses the list it holds: ``True`` a fresh list assigned to
     it, ``False`` a use that keeps the list private (its methods, a test, ``len``, ``*``, a loop, an
     item), ``None`` anything else (an alias, an argument, a return: the list may change unseen)."""
-    if isinstance(parent, cst.AssignTarget) and parent.target is node and isinstance(grand, cst.Assign):
-        return True if isinstance(grand.value, (cst.List, cst.ListComp)) else None
-    if isinstance(parent, cst.AnnAssign) and parent.target is node:
-        return True if isinstance(parent.value, (cst.List, cst.ListComp)) else None
-    if isinstance(parent, cst.Attribute) and parent.value is node:
-        return False if parent.attr.value in _LIST_METHODS and isinstance(grand, cst.Call) else None
+    use = _bound_or_called(node, parent, grand, (cst.List, cst.ListComp), _LIST_METHODS)
+    if use is not None:
+        return use[0]
     if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is node:
         return False
     if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
@@ -418,12 +434,9 @@ def _dict_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
     (a display or a comprehension), ``False`` a use that neither changes its keys unseen nor lets it
     escape (an item read, written or deleted, a reading method, ``key in d``), ``None`` anything
     else (an alias, an argument, a return, another method: the dict may change unseen)."""
-    if isinstance(parent, cst.AssignTarget) and parent.target is node and isinstance(grand, cst.Assign):
-        return True if isinstance(grand.value, (cst.Dict, cst.DictComp)) else None
-    if isinstance(parent, cst.AnnAssign) and parent.target is node:
-        return True if isinstance(parent.value, (cst.Dict, cst.DictComp)) else None
-    if isinstance(parent, cst.Attribute) and parent.value is node:
-        return False if parent.attr.value in _DICT_READS and isinstance(grand, cst.Call) else None
+    use = _bound_or_called(node, parent, grand, (cst.Dict, cst.DictComp), _DICT_READS)
+    if use is not None:
+        return use[0]
     if isinstance(parent, cst.Subscript) and parent.value is node:
         return False
     if (

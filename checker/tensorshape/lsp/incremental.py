@@ -424,26 +424,18 @@ class IncrementalAnalyser:
             units = self._classes.pop(src, None)
             if units is not None:
                 self._classes[c] = units
-            if (
+            # A newer version waits: this chunk is redone for it, its previous result placed meanwhile.
+            abandon = (
                 superseded is not None
                 and not edited_left
                 and c not in pairs
                 and (earlier is not None or not r.bodies.isdisjoint(need))
                 and superseded()
-            ):
-                # A newer version waits: this chunk is redone for it (its previous result meanwhile).
-                if units is not None:
-                    for u in units.units:
-                        if u.result.refs & moved:
-                            u.result = _placed(u.result, spans, c, pairs)
-                    r = _joined([u.result for u in units.units])
-                elif r.refs & moved:
-                    r = _placed(r, spans, c, pairs)
-                results[c] = r
+            )
+            if abandon:
                 stale[c] = frozenset(need)
-                continue
-            if units is not None and units.an is an and not units.broken:
-                if any(not u.result.bodies.isdisjoint(need) for u in units.units):
+            if units is not None and (abandon or (units.an is an and not units.broken)):
+                if not abandon and any(not u.result.bodies.isdisjoint(need) for u in units.units):
                     r = self._run_chunk(an, info, spans, c, set(need))
                     units = self._classes[c]
                 if any(u.result.refs & moved for u in units.units):
@@ -451,7 +443,9 @@ class IncrementalAnalyser:
                         if u.result.refs & moved:
                             u.result = _placed(u.result, spans, c, pairs)
                     r = _joined([u.result for u in units.units])
-            elif earlier is not None or not r.bodies.isdisjoint(changed) or (r.refs & moved and r.spans is not spans):
+            elif not abandon and (
+                earlier is not None or not r.bodies.isdisjoint(changed) or (r.refs & moved and r.spans is not spans)
+            ):
                 r = self._run_chunk(an, info, spans, c, set(need))
             elif r.refs & moved:
                 r = _placed(r, spans, c, pairs)

@@ -23,7 +23,6 @@ from .util import (
     run_exact_rank,
     run_rank_among,
     run_rank_at_least,
-    run_rank_of,
     spec_text,
     wrap_dim,
     wrap_dims,
@@ -992,8 +991,8 @@ def cross(call: Call) -> Value:
     if a is None or b is None:
         return _ERR
     # One operand's rank fixes the other's run.
-    fixed_a = run_rank_of(call, a, (b.rank,), f"cross with a {b.rank}-D other", "input") if b.rank is not None else a
-    fixed_b = run_rank_of(call, b, (a.rank,), f"cross of a {a.rank}-D input", "other") if a.rank is not None else b
+    fixed_a = run_exact_rank(call, a, b.rank, f"cross with a {b.rank}-D other", "input") if b.rank is not None else a
+    fixed_b = run_exact_rank(call, b, a.rank, f"cross of a {a.rank}-D input", "other") if a.rank is not None else b
     if fixed_a is None or fixed_b is None:
         return _ERR
     a, b = fixed_a, fixed_b

@@ -181,11 +181,7 @@ def run_exact_rank(call: Call, shape: Shape, rank: int, why: str, at: str | None
     every other length of the run, so the rest of the rule may take the run as that many dims of
     unknown size (``[_ d]`` for rank 2).  ``None`` (an error) when the dims around the run are
     already more than ``rank``; the rank itself is checked at run time."""
-    if shape.rank is not None or shape.is_unknown:
-        return shape
-    if not run_rank_among(call, shape, (rank,), why, at):
-        return None
-    return run_fixed(shape, (rank,), call) or shape
+    return run_rank_of(call, shape, (rank,), why, at)
 
 
 def run_fixed(shape: Shape, ranks: Sequence[int], call: Call | None = None) -> Shape | None:
