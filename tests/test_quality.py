@@ -135,3 +135,36 @@ def test_cycle_finder_sees_a_cycle(tmp_path: Path) -> None:
     (pkg / "b.py").write_text("def f():\n    from .a import y\n")
     (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import z\n")
     assert _cycles(_import_graph(pkg)) == [{"pkg.a", "pkg.b"}]
+
+
+def test_node_types_tested_by_identity_have_no_subclass() -> None:
+    """``type(n) is cst.X`` stands for ``isinstance(n, cst.X)`` only while nothing subclasses ``cst.X``
+    (the interpreter's own lazy definitions and opaque code subclass ``FunctionDef``, ``ClassDef`` and
+    ``Name``): every class so tested is a leaf once the whole package is imported."""
+    import importlib
+    import pkgutil
+    import re
+
+    import libcst as cst
+    import tensorshape
+
+    for m in pkgutil.walk_packages(tensorshape.__path__, "tensorshape."):
+        if not m.name.endswith("__main__"):
+            importlib.import_module(m.name)
+
+    def subclasses(c: type) -> list[type]:
+        return [s for d in c.__subclasses__() for s in (d, *subclasses(d))]
+
+    tested: set[str] = set()
+    for p in (ROOT / "checker" / "tensorshape").rglob("*.py"):
+        tested |= set(re.findall(r"type\([^()]*(?:\([^()]*\))?[^()]*\) is (?:not )?cst\.(\w+)", p.read_text()))
+    assert tested, "the pattern finds the identity tests"
+    # ``type(n) is cst.Name`` is meant where a name must not be the opaque code that stands in for
+    # an oversized expression (``infer/oversized.py``): a plain name's attribute overlay, ``__future__``.
+    deliberate = {"Name"}
+    bad = {
+        n: [s.__qualname__ for s in subclasses(getattr(cst, n))]
+        for n in tested - deliberate
+        if subclasses(getattr(cst, n))
+    }
+    assert not bad, f"subclassed node classes tested with `type(n) is`: {bad}"

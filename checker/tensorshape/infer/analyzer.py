@@ -837,9 +837,9 @@ def _dtype(name: str | None) -> str | None:
 
 def _decorator_name(d: cst.Decorator) -> str:
     e = d.decorator
-    if isinstance(e, cst.Call):
+    if type(e) is cst.Call:
         e = e.func
-    if isinstance(e, cst.Attribute):
+    if type(e) is cst.Attribute:
         return e.attr.value
     if isinstance(e, cst.Name):
         return e.value
@@ -851,7 +851,7 @@ def _runs_every_call(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
     ``return`` or ``raise``?"""
     for stmt in body:
         if _holds(stmt, use):
-            return isinstance(stmt, cst.SimpleStatementLine)
+            return type(stmt) is cst.SimpleStatementLine
         if _leaves(stmt):
             return False
     return False
@@ -881,9 +881,9 @@ def _leaves(root: cst.CSTNode) -> bool:
 
 def _body(node: cst.FunctionDef | cst.ClassDef) -> Iterable[cst.BaseStatement | cst.BaseSmallStatement]:
     b = node.body
-    if isinstance(b, cst.IndentedBlock):
+    if type(b) is cst.IndentedBlock:
         return b.body
-    assert isinstance(b, cst.SimpleStatementSuite)
+    assert type(b) is cst.SimpleStatementSuite
     return b.body
 
 
@@ -921,7 +921,7 @@ def _built_in_init(info: ModuleInfo) -> frozenset[str]:
                     func = call.func  # type: ignore[attr-defined]
                     if isinstance(func, cst.Name):
                         out.add(func.value)
-                    elif isinstance(func, cst.Attribute):
+                    elif type(func) is cst.Attribute:
                         out.add(func.attr.value)
     return frozenset(out)
 

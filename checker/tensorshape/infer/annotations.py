@@ -75,14 +75,14 @@ def read_annotation(node: cst.BaseExpression, resolve: Resolve, report: Report, 
         return ann
     if isinstance(node, cst.Name) and node.value == "None":
         return Annotation("none")
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+    if type(node) is cst.BinaryOperation and type(node.operator) is cst.BitOr:
         left = read_annotation(node.left, resolve, report, ticket)
         right = read_annotation(node.right, resolve, report, ticket)
         return _union([left, right])
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         base = resolve(node.value)
         q = _qual(base)
-        elems = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        elems = [e.slice.value for e in node.slice if type(e.slice) is cst.Index]
         name = q.rsplit(".", 1)[-1] if q else None
         if q and q.startswith("jaxtyping.") and name in JAXTYPING_DTYPES and len(elems) == 2:
             return _jaxtyping(name, elems[0], elems[1], resolve, report, ticket)
@@ -94,7 +94,7 @@ def read_annotation(node: cst.BaseExpression, resolve: Resolve, report: Report, 
         if q in _ANNOTATED and elems:
             return read_annotation(elems[0], resolve, report, ticket)
         if q in _TUPLE or (isinstance(node.value, cst.Name) and node.value.value == "tuple"):
-            if len(elems) == 2 and isinstance(elems[1], cst.Ellipsis):
+            if len(elems) == 2 and type(elems[1]) is cst.Ellipsis:
                 return Annotation("list", items=(read_annotation(elems[0], resolve, report, ticket),))
             return Annotation("tuple", items=tuple(read_annotation(e, resolve, report, ticket) for e in elems))
         if q in _LIST or (isinstance(node.value, cst.Name) and node.value.value in ("list", "Sequence")):
@@ -172,7 +172,7 @@ def _jaxtyping(
 
 def _literal_offset(node: cst.BaseExpression) -> int:
     """Where the string's characters start inside the literal, or -1 when offsets do not map."""
-    if not isinstance(node, cst.SimpleString):
+    if type(node) is not cst.SimpleString:
         return -1
     raw = node.value
     prefix = len(node.prefix)

@@ -190,16 +190,16 @@ class Calls(AnalyzerBase):
 
     def eval_call(self, frame: Frame, state: State, node: cst.Call) -> Value:
         f = node.func
-        if isinstance(f, cst.Attribute) and f.attr.value in _DEQUE_EDITS:
+        if type(f) is cst.Attribute and f.attr.value in _DEQUE_EDITS:
             edited = self.edit_deque(frame, state, f.value, f.attr.value, node)
             if edited is not None:
                 return edited
-        if isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert", "pop"):
+        if type(f) is cst.Attribute and f.attr.value in ("append", "extend", "insert", "pop"):
             mutated = self.mutate_list(frame, state, f.value, f.attr.value, node)
             if mutated is not None:
                 self.may_raise += 1  # (``pop`` of an empty list raises)
                 return mutated
-        if isinstance(f, cst.Attribute) and f.attr.value in _SEQUENCE_EDITS and isinstance(f.value, cst.Name):
+        if type(f) is cst.Attribute and f.attr.value in _SEQUENCE_EDITS and isinstance(f.value, cst.Name):
             held = state.vars.get(f.value.value)
             added = _added_literal(held, f.attr.value, node, lambda e: self.eval(frame, state, e))
             if added is not None:
@@ -246,24 +246,24 @@ class Calls(AnalyzerBase):
         if spread is not None and not (
             isinstance(func, ExternalV)
             and all(k not in kwargs for d in spread for k in d)
-            and not (isinstance(f, cst.Attribute) and f.attr.value in (*NAMING_CALLS, *CHILD_REGISTRATIONS))
+            and not (type(f) is cst.Attribute and f.attr.value in (*NAMING_CALLS, *CHILD_REGISTRATIONS))
         ):
             opaque = True  # (an interpreted callee, a registration, or a keyword given twice)
             spread = None
         if _is_reveal(func, node):
             return self.reveal(frame, args, node)
         registered = _registered_attr(f, func, args, kwargs)
-        if registered is None and isinstance(f, cst.Attribute) and f.attr.value in NAMING_CALLS:
+        if registered is None and type(f) is cst.Attribute and f.attr.value in NAMING_CALLS:
             # ``m.register_buffer(key, t)``: some attribute, of a name not known (or a registration
             # not modelled).
             self.wrote_unnamed(self.eval(frame, state, f.value, observe=False))
-        if registered is not None or opaque or (isinstance(f, cst.Attribute) and f.attr.value in CHILD_REGISTRATIONS):
+        if registered is not None or opaque or (type(f) is cst.Attribute and f.attr.value in CHILD_REGISTRATIONS):
             self.may_raise += 1  # a call not run through :meth:`call`
-        if registered is not None and isinstance(f, cst.Attribute):
+        if registered is not None and type(f) is cst.Attribute:
             # ``self.register_buffer("tril", torch.tril(...))``: as ``self.tril = ...``.
             self.assign_attr(frame, state, f.value, registered[0], registered[1], node, False)
             return NONE
-        if isinstance(f, cst.Attribute) and f.attr.value in CHILD_REGISTRATIONS:
+        if type(f) is cst.Attribute and f.attr.value in CHILD_REGISTRATIONS:
             recv = self.eval(frame, state, f.value, observe=False)
             # A child registered under a name not known (DenseNet's ``"denselayer%d" % (i + 1)`` in
             # a loop not unrolled): which child it replaces, or where it goes, is not known.
@@ -358,9 +358,9 @@ class Calls(AnalyzerBase):
         if _is_builtin(func, "int") and len(node.args) == 1 and not kwargs:
             source = node.args[0].value
         elif isinstance(func, TensorMethodV) and func.name in ("item", "tolist") and not args and not kwargs:
-            assert isinstance(node.func, cst.Attribute)
+            assert type(node.func) is cst.Attribute
             source = node.func.value
-        bounds = frame.drawn.get(id(source)) if isinstance(source, cst.Call) else None
+        bounds = frame.drawn.get(id(source)) if type(source) is cst.Call else None
         if bounds is None:
             return result
         tensor = func.receiver if isinstance(func, TensorMethodV) else args[0].value
@@ -548,13 +548,13 @@ class Calls(AnalyzerBase):
             updated = with_items(container, updated)
         if isinstance(target, cst.Name):
             state.vars[target.value] = updated
-        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+        elif type(target) is cst.Attribute and isinstance(target.value, cst.Name):
             recv = self.eval(frame, state, target.value, observe=False)
             if isinstance(recv, InstanceV) and frame.building is recv:
                 state.vars[building_key(recv, looked_up_name(recv.cls, target.attr.value))] = updated
             else:
                 state.vars[f"{target.value.value}.{target.attr.value}"] = updated
-        elif isinstance(target, cst.Subscript):
+        elif type(target) is cst.Subscript:
             self.replace_in(frame, state, target, updated)  # ``groups[name].append(x)``: that item
 
     def call(
@@ -631,7 +631,7 @@ class Calls(AnalyzerBase):
                 else:
                     self.rebind_aliases(state, holder, with_attr(holder, ITEMS, edited))
                 return result
-            if edited is not None and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if edited is not None and type(node) is cst.Call and type(node.func) is cst.Attribute:
                 # ``cfg.update(d_model=128)``; of a dict subclass's instance, its items.
                 holder = func.holder
                 self.replace_in(
@@ -800,7 +800,7 @@ class Calls(AnalyzerBase):
         names = {p.name.value for p in (*plain, *params.kwonly_params)}
         if (
             f.module is not frame.module
-            or isinstance(params.star_arg, cst.Param)
+            or type(params.star_arg) is cst.Param
             or params.star_kwarg is not None
             or len(args) > len(plain)
             or not kwargs.keys() <= names
@@ -1440,8 +1440,8 @@ class Calls(AnalyzerBase):
         old.pinned = False
         self._call_memo.drop_holding(old)
         holder: cst.BaseExpression | None = None
-        if isinstance(node, cst.Call):
-            holder = node.func.value if isinstance(node.func, cst.Attribute) else node.func
+        if type(node) is cst.Call:
+            holder = node.func.value if type(node.func) is cst.Attribute else node.func
         elif isinstance(node, (cst.Attribute, cst.Subscript)):
             holder = node.value  # a property, ``registry[key] = fn``
         if isinstance(holder, cst.Name):
@@ -1866,7 +1866,7 @@ class Calls(AnalyzerBase):
         for name, v in list(state.vars.items()):
             if id(v) in parts:
                 state.vars[name] = parts[id(v)]
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if type(node) is cst.Call and type(node.func) is cst.Attribute:
             self.replace_in(frame, state, node.func.value, new)
         return new
 
@@ -2649,7 +2649,7 @@ def _registered_attr(
 ) -> tuple[str, Value] | None:
     """The attribute and value that ``obj.register_buffer("name", value)`` (or a sibling) sets, for a
     method the project does not define itself."""
-    if not (isinstance(f, cst.Attribute) and f.attr.value in REGISTERING_METHODS and isinstance(func, UnknownV)):
+    if not (type(f) is cst.Attribute and f.attr.value in REGISTERING_METHODS and isinstance(func, UnknownV)):
         return None
     if not args or not isinstance(args[0].value, StrV) or not args[0].value.value:
         return None
@@ -2826,7 +2826,7 @@ def _unknown_shape() -> Shape:
 
 def _body(node: cst.FunctionDef) -> Sequence[cst.BaseStatement | cst.BaseSmallStatement]:
     b = node.body
-    if isinstance(b, cst.IndentedBlock):
+    if type(b) is cst.IndentedBlock:
         return b.body
     return b.body
 
@@ -2851,9 +2851,9 @@ _INIT_VARS = frozenset({"InitVar"})
 
 def _init_false_field(node: cst.ClassDef) -> bool:
     """Does the class body declare a field ``field(init=False)`` (not a parameter of ``__init__``)?"""
-    for stmt in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.AnnAssign) and isinstance(small.value, cst.Call):
+    for stmt in node.body.body if type(node.body) is cst.IndentedBlock else ():
+        for small in stmt.body if type(stmt) is cst.SimpleStatementLine else ():
+            if type(small) is cst.AnnAssign and type(small.value) is cst.Call:
                 for a in small.value.args:
                     if (
                         a.keyword is not None
@@ -3025,9 +3025,9 @@ _ITEM_SETTERS = frozenset({"__setitem__", "update", "setdefault"})
 def _through_super(node: cst.CSTNode) -> bool:
     """Is ``node`` a call of a method of ``super()`` (``super().__setitem__(key, value)``)?"""
     return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and isinstance(node.func.value, cst.Call)
+        type(node) is cst.Call
+        and type(node.func) is cst.Attribute
+        and type(node.func.value) is cst.Call
         and isinstance(node.func.value.func, cst.Name)
         and node.func.value.func.value == "super"
     )

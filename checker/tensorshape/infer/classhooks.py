@@ -152,21 +152,21 @@ _MEMO: dict[tuple[int, int, str, int], tuple[cst.FunctionDef, object, Effect]] =
 
 
 def _suite(body: cst.BaseSuite) -> list[cst.BaseStatement]:
-    if isinstance(body, cst.IndentedBlock):
+    if type(body) is cst.IndentedBlock:
         return list(body.body)
-    return [cst.SimpleStatementLine(body=body.body)] if isinstance(body, cst.SimpleStatementSuite) else []
+    return [cst.SimpleStatementLine(body=body.body)] if type(body) is cst.SimpleStatementSuite else []
 
 
 def _name(e: cst.BaseExpression) -> str:
     if isinstance(e, cst.Name):
         return e.value
-    if isinstance(e, cst.Attribute):
+    if type(e) is cst.Attribute:
         return e.attr.value
     return ""
 
 
 def _str(e: cst.BaseExpression) -> str | None:
-    if isinstance(e, cst.SimpleString):
+    if type(e) is cst.SimpleString:
         v = e.evaluated_value
         return v if isinstance(v, str) else None
     return None
@@ -202,24 +202,24 @@ class _Walk:
     def block(self, stmts: list[cst.BaseStatement], conditional: bool) -> None:
         for st in stmts:
             self.stmt(st, conditional)
-            if isinstance(st, cst.If) and self.truth(st.test) is True and _ends_in_return(st.body):
+            if type(st) is cst.If and self.truth(st.test) is True and _ends_in_return(st.body):
                 return  # ``if obj: return deco(obj)``: what follows does not run
 
     def stmt(self, st: cst.BaseStatement, conditional: bool) -> None:
-        if isinstance(st, cst.SimpleStatementLine):
+        if type(st) is cst.SimpleStatementLine:
             for small in st.body:
                 self.small(small, conditional)
             return
         if isinstance(st, cst.FunctionDef):
             return  # a nested function: looked at when installed or called
-        if isinstance(st, cst.If):
+        if type(st) is cst.If:
             known = self.truth(st.test)
             if known is not False and not self.is_param(st.test):
                 self.uses(st.test)
                 self.block(_suite(st.body), conditional or known is None)
             orelse = st.orelse
             if known is not True and orelse is not None:
-                if isinstance(orelse, cst.If):
+                if type(orelse) is cst.If:
                     self.stmt(orelse, True if known is None else conditional)
                 else:
                     self.block(_suite(orelse.body), conditional or known is None)
@@ -239,11 +239,11 @@ class _Walk:
         self.uses(st)
 
     def small(self, small: cst.BaseSmallStatement, conditional: bool) -> None:
-        if isinstance(small, cst.Assign):
+        if type(small) is cst.Assign:
             value = small.value
             for t in small.targets:
                 target = t.target
-                if isinstance(target, cst.Attribute) and self.is_param(target.value):
+                if type(target) is cst.Attribute and self.is_param(target.value):
                     self.set_member(target.attr.value, value, conditional)
                     self.uses(value)
                     return
@@ -251,26 +251,26 @@ class _Walk:
                     self.transform(value, conditional)  # ``cls = dataclass(cls, ...)``
                     return
                 if isinstance(target, cst.Name):
-                    if isinstance(value, cst.Attribute) and self.is_param(value.value):
+                    if type(value) is cst.Attribute and self.is_param(value.value):
                         self.aliases[target.value] = value.attr.value
                     known = self.truth(value)
                     if known is not None:
                         self.truths[target.value] = known
-                elif isinstance(target, cst.Subscript) and self.is_param(value):
+                elif type(target) is cst.Subscript and self.is_param(value):
                     self.uses(target)  # ``registry[name] = cls``: the class stays itself
                     return
             self.uses(value)
             for t in small.targets:
                 self.uses(t.target)
             return
-        if isinstance(small, cst.Return):
+        if type(small) is cst.Return:
             if small.value is not None:
                 self.returned(small.value, conditional)
             return
-        if isinstance(small, cst.Expr):
+        if type(small) is cst.Expr:
             call = small.value
             if (
-                isinstance(call, cst.Call)
+                type(call) is cst.Call
                 and _name(call.func) == "setattr"
                 and call.args
                 and self.is_param(call.args[0].value)
@@ -282,7 +282,7 @@ class _Walk:
                 self.set_member(key, call.args[2].value, conditional)
                 self.uses(call.args[2].value)
                 return
-            if isinstance(call, cst.Call) and self.passes_param(call):
+            if type(call) is cst.Call and self.passes_param(call):
                 self.transform(call, conditional)
                 return
         self.uses(small)
@@ -290,14 +290,14 @@ class _Walk:
     def returned(self, value: cst.BaseExpression, conditional: bool) -> None:
         if self.is_param(value):
             return
-        if isinstance(value, cst.IfExp):
+        if type(value) is cst.IfExp:
             known = self.truth(value.test)
             if known is not False:
                 self.returned(value.body, conditional or known is None)
             if known is not True:
                 self.returned(value.orelse, conditional or known is None)
             return
-        if isinstance(value, cst.Call) and self.passes_param(value):
+        if type(value) is cst.Call and self.passes_param(value):
             self.transform(value, conditional, returned=True)
             return
         # Something else (made from the class, or ``return wrap`` when called without it): not the
@@ -308,7 +308,7 @@ class _Walk:
     def transform(self, value: cst.BaseExpression, conditional: bool, returned: bool = False) -> None:
         """``dataclass(cls, ...)`` or ``g(cls, ...)``: the effect of that call (``returned``: its
         result is returned, so it must be the class for this function to return the class)."""
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             if not self.is_param(value):
                 self.fail(f"`{self.fn.name.value}` rebinds the class")
             return
@@ -388,7 +388,7 @@ class _Walk:
             return None
         calls = list(_calls(init))
         post = any(
-            isinstance(c.func, cst.Attribute)
+            type(c.func) is cst.Attribute
             and _name(c.func.value) == me
             and c.func.attr.value == "__post_init__"
             and len(c.args) == 1
@@ -396,8 +396,8 @@ class _Walk:
             for c in calls
         )
         field_loop = any(
-            isinstance(st, cst.For)
-            and isinstance(st.iter, cst.Call)
+            type(st) is cst.For
+            and type(st.iter) is cst.Call
             and _name(st.iter.func) == "fields"
             and len(st.iter.args) == 1
             and self.is_param(st.iter.args[0].value)
@@ -405,7 +405,7 @@ class _Walk:
             and _sets_field(st, me, st.target.value)
             for st in _suite(init.body)
         )
-        if post and field_loop and isinstance(star, cst.Param):
+        if post and field_loop and type(star) is cst.Param:
             return "kwargs"
         original = {a for a, member in self.aliases.items() if member == "__init__"}
         forwards = any(
@@ -424,7 +424,7 @@ class _Walk:
         class (never rebound) or ``inner`` itself; ``None`` when it reads any other local, or has a
         decorator other than ``functools.wraps`` (which returns the function itself)."""
         if any(
-            _name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) != "wraps"
+            _name(d.decorator.func if type(d.decorator) is cst.Call else d.decorator) != "wraps"
             for d in inner.decorators
         ):
             return None
@@ -451,11 +451,11 @@ class _Walk:
         if len(names) != 3 or not body:
             return False
         last = body[-1]
-        if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Expr)):
+        if not (type(last) is cst.SimpleStatementLine and type(last.body[0]) is cst.Expr):
             return False
         call = last.body[0].value
         original = {a for a, member in self.aliases.items() if member == "__setattr__"}
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in original):
+        if not (type(call) is cst.Call and isinstance(call.func, cst.Name) and call.func.value in original):
             return False
         if [_name(a.value) if not a.keyword and not a.star else "" for a in call.args] != names:
             return False
@@ -474,7 +474,7 @@ class _Walk:
     def truth(self, e: cst.BaseExpression) -> bool | None:
         """A condition about the class known from its definition (``hasattr(cls, "x")``, ``"x" in
         cls.__dict__``, ``not`` of one, a name bound to one), else ``None``."""
-        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+        if type(e) is cst.UnaryOperation and type(e.operator) is cst.Not:
             inner = self.truth(e.expression)
             return None if inner is None else not inner
         if self.is_param(e):
@@ -482,19 +482,19 @@ class _Walk:
         if isinstance(e, cst.Name):
             return self.truths.get(e.value)
         if (
-            isinstance(e, cst.Comparison)
+            type(e) is cst.Comparison
             and len(e.comparisons) == 1
             and _name(e.comparisons[0].comparator) == "None"
             and isinstance(e.comparisons[0].operator, (cst.Is, cst.IsNot))
         ):
-            is_not = isinstance(e.comparisons[0].operator, cst.IsNot)
+            is_not = type(e.comparisons[0].operator) is cst.IsNot
             if self.is_param(e.left):
                 return is_not  # ``cls is not None``: a class transformer is given a class
-            own = self.own_entry(e.left.value if isinstance(e.left, cst.NamedExpr) else e.left)
+            own = self.own_entry(e.left.value if type(e.left) is cst.NamedExpr else e.left)
             if own is not None:  # ``(x := cls.__dict__.get("x")) is not None``
                 return own if is_not else not own
         if (
-            isinstance(e, cst.Call)
+            type(e) is cst.Call
             and _name(e.func) == "hasattr"
             and len(e.args) == 2
             and self.is_param(e.args[0].value)
@@ -503,27 +503,27 @@ class _Walk:
             self.effect = replace(self.effect, particular=True)
             return self.facts.has(key) if key is not None else None
         if (
-            isinstance(e, cst.Comparison)
+            type(e) is cst.Comparison
             and len(e.comparisons) == 1
             and isinstance(e.comparisons[0].operator, (cst.In, cst.NotIn))
         ):
             key = _str(e.left)
             where = e.comparisons[0].comparator
-            if key is not None and isinstance(where, cst.Attribute) and where.attr.value == "__dict__":
+            if key is not None and type(where) is cst.Attribute and where.attr.value == "__dict__":
                 if self.is_param(where.value):
                     self.effect = replace(self.effect, particular=True)
                     inside = key in self.facts.own
-                    return inside if isinstance(e.comparisons[0].operator, cst.In) else not inside
+                    return inside if type(e.comparisons[0].operator) is cst.In else not inside
         return None
 
     def own_entry(self, e: cst.BaseExpression) -> bool | None:
         """``cls.__dict__.get("x")`` (no default): is it not ``None``, that is, does the class itself
         define ``x`` (as something other than ``None``)?"""
         if not (
-            isinstance(e, cst.Call)
-            and isinstance(e.func, cst.Attribute)
+            type(e) is cst.Call
+            and type(e.func) is cst.Attribute
             and e.func.attr.value == "get"
-            and isinstance(e.func.value, cst.Attribute)
+            and type(e.func.value) is cst.Attribute
             and e.func.value.attr.value == "__dict__"
             and self.is_param(e.func.value.value)
             and len(e.args) in (1, 2)
@@ -542,13 +542,13 @@ class _Walk:
         (stored in a container, given to a lambda) is a reason."""
         pairs: list[tuple[cst.CSTNode | None, cst.CSTNode]] = [(None, node), *_parented(node)]
         for parent, child in pairs:
-            if isinstance(child, cst.Call) and self.passes_param(child):
+            if type(child) is cst.Call and self.passes_param(child):
                 if _name(child.func) not in READERS:
                     self.transform(child, True)
                 continue
             if not (isinstance(child, cst.Name) and self.is_param(child)):
                 continue
-            if isinstance(parent, cst.Attribute) and parent.value is child:
+            if type(parent) is cst.Attribute and parent.value is child:
                 continue  # ``cls.x`` read
             if isinstance(
                 parent,
@@ -573,7 +573,7 @@ def returned_functions(fn: cst.FunctionDef) -> list[cst.FunctionDef]:
     nested = {c.name.value: c for _, c in _parented(fn.body) if isinstance(c, cst.FunctionDef)}
     out: list[cst.FunctionDef] = []
     for _, c in _parented(fn.body):
-        if isinstance(c, cst.Return) and isinstance(c.value, cst.Name) and c.value.value in nested:
+        if type(c) is cst.Return and isinstance(c.value, cst.Name) and c.value.value in nested:
             out.append(nested[c.value.value])
     return out
 
@@ -611,7 +611,7 @@ def _parented(node: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, cst.CSTNode]]:
 
 def _calls(fn: cst.FunctionDef) -> Iterator[cst.Call]:
     for _, c in _parented(fn.body):
-        if isinstance(c, cst.Call):
+        if type(c) is cst.Call:
             yield c
 
 
@@ -620,7 +620,7 @@ def _self_stores(fn: cst.FunctionDef, me: str) -> bool:
     for parent, c in _parented(fn.body):
         if isinstance(c, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
             target = c.target
-            if isinstance(target, cst.Attribute) and _name(target.value) == me:
+            if type(target) is cst.Attribute and _name(target.value) == me:
                 return True
         del parent
     return False
@@ -629,11 +629,11 @@ def _self_stores(fn: cst.FunctionDef, me: str) -> bool:
 def _sets_field(loop: cst.For, me: str, var: str) -> bool:
     """Does the loop over the fields call ``setattr(self, f.name, ...)``?"""
     for _, c in _parented(loop.body):
-        if isinstance(c, cst.Call) and _name(c.func) == "setattr" and len(c.args) == 3:
+        if type(c) is cst.Call and _name(c.func) == "setattr" and len(c.args) == 3:
             obj, key = c.args[0].value, c.args[1].value
             if (
                 _name(obj) == me
-                and isinstance(key, cst.Attribute)
+                and type(key) is cst.Attribute
                 and _name(key.value) == var
                 and key.attr.value == "name"
             ):
@@ -670,19 +670,19 @@ def _binding_names(fn: cst.FunctionDef) -> Iterator[str]:
     for param in (*p.posonly_params, *p.params, *p.kwonly_params):
         yield param.name.value
     for star in (p.star_arg, p.star_kwarg):
-        if isinstance(star, cst.Param):
+        if type(star) is cst.Param:
             yield star.name.value
     for _, c in _parented(fn.body):
         targets: list[cst.CSTNode] = []
         if isinstance(c, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
             targets.append(c.target)
-        elif isinstance(c, cst.NamedExpr):
+        elif type(c) is cst.NamedExpr:
             targets.append(c.target)
         elif isinstance(c, (cst.AsName,)):
             targets.append(c.name)
         elif isinstance(c, (cst.FunctionDef, cst.ClassDef)):
             yield c.name.value
-        elif isinstance(c, cst.ImportAlias) and c.asname is None:
+        elif type(c) is cst.ImportAlias and c.asname is None:
             yield _name(c.name).partition(".")[0] if isinstance(c.name, cst.Name) else _import_root(c.name)
         for t in targets:
             yield from _target_names(t)
@@ -695,12 +695,12 @@ def _target_names(t: cst.CSTNode) -> Iterator[str]:
     elif isinstance(t, (cst.Tuple, cst.List)):
         for e in t.elements:
             yield from _target_names(e.value)
-    elif isinstance(t, cst.StarredElement):
+    elif type(t) is cst.StarredElement:
         yield from _target_names(t.value)
 
 
 def _import_root(e: cst.BaseExpression) -> str:
-    while isinstance(e, cst.Attribute):
+    while type(e) is cst.Attribute:
         e = e.value
     return _name(e)
 
@@ -712,8 +712,8 @@ def _bound(fn: cst.FunctionDef) -> set[str]:
 def _ends_in_return(body: cst.BaseSuite) -> bool:
     stmts = _suite(body)
     last = stmts[-1] if stmts else None
-    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+    return type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Return
 
 
 def _returns(stmts: list[cst.BaseStatement]) -> bool:
-    return any(isinstance(c, cst.Return) for st in stmts for _, c in _parented(st))
+    return any(type(c) is cst.Return for st in stmts for _, c in _parented(st))

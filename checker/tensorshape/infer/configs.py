@@ -148,13 +148,13 @@ def _edited(node: cst.FunctionDef) -> frozenset[str]:
     todo: list[cst.CSTNode] = list(suite_body(node.body))
     while todo:
         n = todo.pop()
-        if isinstance(n, cst.AssignTarget):
+        if type(n) is cst.AssignTarget:
             _target(n.target, found)
         elif isinstance(n, (cst.AugAssign, cst.Del)):
             _target(n.target, found)
-        elif isinstance(n, cst.Call):
+        elif type(n) is cst.Call:
             f = n.func
-            if isinstance(f, cst.Attribute) and f.attr.value in _PARAM_EDITS and isinstance(f.value, cst.Name):
+            if type(f) is cst.Attribute and f.attr.value in _PARAM_EDITS and isinstance(f.value, cst.Name):
                 found.add(f.value.value)
             if isinstance(f, cst.Name) and f.value == "setattr" and n.args and isinstance(n.args[0].value, cst.Name):
                 found.add(n.args[0].value.value)
@@ -174,7 +174,7 @@ def _rebinds(t: cst.BaseExpression, found: set[str]) -> None:
     elif isinstance(t, (cst.Tuple, cst.List)):
         for e in t.elements:
             _rebinds(e.value, found)
-    elif isinstance(t, cst.StarredElement):
+    elif type(t) is cst.StarredElement:
         _rebinds(t.value, found)
 
 
@@ -192,13 +192,13 @@ def _carried(node: cst.FunctionDef) -> frozenset[str]:
     nested = False
     while todo:
         n = todo.pop()
-        if isinstance(n, cst.AssignTarget):
+        if type(n) is cst.AssignTarget:
             _rebinds(n.target, rebound)
         elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
             _rebinds(n.target, rebound)
-        elif isinstance(n, cst.NamedExpr):
+        elif type(n) is cst.NamedExpr:
             _rebinds(n.target, rebound)
-        elif isinstance(n, cst.AsName):
+        elif type(n) is cst.AsName:
             _rebinds(n.name, rebound)
         elif isinstance(n, (cst.Global, cst.Nonlocal, cst.Del)):
             return frozenset()

@@ -50,9 +50,9 @@ def _changes_in_place(node: cst.CSTNode) -> bool:
         return True
     if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
         return _has_subscript(node.target)
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         f = node.func
-        if isinstance(f, cst.Attribute):
+        if type(f) is cst.Attribute:
             name = f.attr.value
             if name.endswith("_") and not name.endswith("__") and not name.startswith("_"):
                 return True
@@ -73,11 +73,11 @@ def _unchanged_in_place(fn: cst.FunctionDef) -> bool:
 
 
 def _has_subscript(target: cst.BaseExpression) -> bool:
-    if isinstance(target, cst.Subscript):
+    if type(target) is cst.Subscript:
         return True
     if isinstance(target, (cst.Tuple, cst.List)):
         return any(_has_subscript(e.value) for e in target.elements)
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _has_subscript(target.value)
     return False
 

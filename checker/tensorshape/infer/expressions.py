@@ -316,14 +316,14 @@ class Expressions(AnalyzerBase):
         (``f"acc {evaluate(model, loader):.2f}"`` calls ``evaluate``)."""
         out: list[str] | None = []
         for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
+            if type(part) is cst.FormattedStringText:
                 if out is not None:
                     out.append(part.value)
                 continue
-            assert isinstance(part, cst.FormattedStringExpression)
+            assert type(part) is cst.FormattedStringExpression
             v = self.eval(frame, state, part.expression)
             for spec in part.format_spec or ():
-                if isinstance(spec, cst.FormattedStringExpression):
+                if type(spec) is cst.FormattedStringExpression:
                     self.eval(frame, state, spec.expression)
             if out is None or part.conversion is not None or part.format_spec is not None or part.equal is not None:
                 out = None
@@ -335,7 +335,7 @@ class Expressions(AnalyzerBase):
                 out = None
         if out is None:
             return StrV(None)
-        text = "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
+        text = "".join(p.value for p in node.parts if type(p) is cst.FormattedStringText)
         if "{" in text or "\\" in text or "b" in node.prefix.lower():
             return StrV(None)  # ``{{`` and backslash escapes, bytes: not worth decoding
         return StrV("".join(out))
@@ -354,9 +354,9 @@ class Expressions(AnalyzerBase):
         known = truthiness(left)
         if known is not None:
             # Python's value: ``pool_type or ''`` of a known string is that string.
-            return right if known == isinstance(node.operator, cst.And) else left
+            return right if known == (type(node.operator) is cst.And) else left
         if isinstance(left, BoolV) and isinstance(right, BoolV):
-            if isinstance(node.operator, cst.And):
+            if type(node.operator) is cst.And:
                 if left.value is False or right.value is False:
                     return BoolV(False)
                 return BoolV(True if left.value and right.value else None)
@@ -376,7 +376,7 @@ class Expressions(AnalyzerBase):
         run: RunV | None = None
         for el in node.elements:
             item = self.eval(frame, state, el.value)
-            if isinstance(el, cst.StarredElement):
+            if type(el) is cst.StarredElement:
                 if isinstance(item, TupleV):
                     items.extend(item.items)
                     continue
@@ -414,7 +414,7 @@ class Expressions(AnalyzerBase):
         set is unknown."""
         items = [self.eval(frame, state, el.value) for el in node.elements]
         literals = [_literal(v) for v in items]
-        starred = any(isinstance(el, cst.StarredElement) for el in node.elements)
+        starred = any(type(el) is cst.StarredElement for el in node.elements)
         if starred or any(x is _NO_LITERAL or x is None for x in literals) or len(set(literals)) != len(items):
             return UnknownV()
         return TupleV(tuple(items), SeqKind.SET)
@@ -422,9 +422,9 @@ class Expressions(AnalyzerBase):
     def _eval_dict(self, frame: Frame, state: State, node: cst.Dict) -> Value:
         entries: list[tuple[str, Value]] | None = []
         for de in node.elements:
-            key = self.eval(frame, state, de.key) if isinstance(de, cst.DictElement) else None
+            key = self.eval(frame, state, de.key) if type(de) is cst.DictElement else None
             value = self.eval(frame, state, de.value)
-            if entries is not None and isinstance(de, cst.StarredDictElement) and isinstance(value, DictV):
+            if entries is not None and type(de) is cst.StarredDictElement and isinstance(value, DictV):
                 # ``{**base, "d_model": 128}``: the base's entries, then the ones after override them.
                 merged = dict(entries)
                 merged.update(value.items)
@@ -823,27 +823,27 @@ class Expressions(AnalyzerBase):
 
     def unaryop(self, frame: Frame, state: State, node: cst.UnaryOperation) -> Value:
         v = self.eval(frame, state, node.expression)
-        if isinstance(node.operator, cst.Not):
+        if type(node.operator) is cst.Not:
             return BoolV(truthiness(v, negate=True))
         if isinstance(v, TENSORLIKE):
             op = (
                 "-"
-                if isinstance(node.operator, cst.Minus)
+                if type(node.operator) is cst.Minus
                 else "~"
-                if isinstance(node.operator, cst.BitInvert)
+                if type(node.operator) is cst.BitInvert
                 else "+"
             )
             r = engine.unary_op(op, self.arg(frame, v, node.expression), frame.ctx, frame.ticket(node))
             if r is None:
                 return v
             return contents.after_operator(frame, "neg", (v,), r) if op == "-" else r
-        if isinstance(v, ArrayV) and not isinstance(node.operator, cst.Not):
+        if isinstance(v, ArrayV) and type(node.operator) is not cst.Not:
             return v
-        if isinstance(v, IntV) and isinstance(node.operator, cst.Minus):
+        if isinstance(v, IntV) and type(node.operator) is cst.Minus:
             return IntV(arith.neg(v.value))
-        if isinstance(v, FloatV) and isinstance(node.operator, cst.Minus):
+        if isinstance(v, FloatV) and type(node.operator) is cst.Minus:
             return FloatV(None if v.value is None else -v.value)
-        if isinstance(node.operator, cst.Plus):
+        if type(node.operator) is cst.Plus:
             return v
         return UnknownV()
 
@@ -889,7 +889,7 @@ class Expressions(AnalyzerBase):
             ):
                 # ``"NAME" in os.environ``: the variable is taken as unset (see ``os.environ.get``).
                 self.tally("environment-assumed", frame, target.comparator)
-                r = BoolV(isinstance(op, cst.NotIn))
+                r = BoolV(type(op) is cst.NotIn)
             if (
                 isinstance(op, (cst.In, cst.NotIn))
                 and isinstance(right, DictV)
@@ -920,7 +920,7 @@ class Expressions(AnalyzerBase):
         (A module-level dict may be filled by modules not run yet; such an attribute is written only
         where this analysis looks: by the instance's interpreted methods, which rebind it, or through
         a reference, which makes the others read it as unknown.)"""
-        if not (isinstance(key, StrV) and key.value is not None and isinstance(node, cst.Attribute)):
+        if not (isinstance(key, StrV) and key.value is not None and type(node) is cst.Attribute):
             return None
         if not isinstance(node.value, cst.Name):
             return None
@@ -934,7 +934,7 @@ class Expressions(AnalyzerBase):
             and not isinstance(d, AttrsV)
         ):
             return None
-        return BoolV(isinstance(op, cst.NotIn))
+        return BoolV(type(op) is cst.NotIn)
 
     def _compare_values(self, frame: Frame, op: cst.BaseCompOp, left: Value, right: Value) -> BoolV:
         if isinstance(op, (cst.Is, cst.IsNot)):
@@ -972,7 +972,7 @@ class Expressions(AnalyzerBase):
                 # ``type(config) is BertConfig``: one class; two class statements are two classes (one
                 # statement's class, made twice, is not decided).
                 known = True if left is right else False if left.node is not right.node else None
-            return BoolV(None if known is None else (known if isinstance(op, cst.Is) else not known))
+            return BoolV(None if known is None else (known if type(op) is cst.Is else not known))
         li, ri = self._int(frame, left), self._int(frame, right)
         if li is not None and ri is not None:
             facts = frame.ctx.facts
@@ -980,7 +980,7 @@ class Expressions(AnalyzerBase):
                 t = eq3(li, ri, facts)
                 if t is Truth.UNKNOWN:
                     return BoolV(None)
-                return BoolV((t is Truth.TRUE) == isinstance(op, cst.Equal))
+                return BoolV((t is Truth.TRUE) == (type(op) is cst.Equal))
             fn = _ORDER.get(type(op))
             if type(li) is int and type(ri) is int and fn is not None:
                 return BoolV(bool(fn(li, ri)))
@@ -992,19 +992,19 @@ class Expressions(AnalyzerBase):
             if fn is not None:
                 return BoolV(bool(fn(lf, rf)))
         if isinstance(left, StrV) and isinstance(right, StrV) and left.value is not None and right.value is not None:
-            if isinstance(op, cst.Equal):
+            if type(op) is cst.Equal:
                 return BoolV(left.value == right.value)
-            if isinstance(op, cst.NotEqual):
+            if type(op) is cst.NotEqual:
                 return BoolV(left.value != right.value)
         if isinstance(left, TupleV) and isinstance(right, TupleV) and isinstance(op, (cst.Equal, cst.NotEqual)):
             if len(left.items) != len(right.items):
-                return BoolV(isinstance(op, cst.NotEqual))
+                return BoolV(type(op) is cst.NotEqual)
         if isinstance(op, (cst.Equal, cst.NotEqual)) and _never_equal(left, right):
-            return BoolV(isinstance(op, cst.NotEqual))  # ``v == "M"`` of an int in a layer config
+            return BoolV(type(op) is cst.NotEqual)  # ``v == "M"`` of an int in a layer config
         if isinstance(op, (cst.In, cst.NotIn)):
             found = _contains(right, left)
             if found is not None:
-                return BoolV(found == isinstance(op, cst.In))
+                return BoolV(found == (type(op) is cst.In))
         return BoolV(None)
 
     def default_item(self, frame: Frame, state: State, holder: cst.BaseExpression, d: DefaultDictV, key: str) -> Value:
@@ -1143,12 +1143,12 @@ class Expressions(AnalyzerBase):
         parts: list[Value] = []
         for el in node.slice:
             s = el.slice
-            if isinstance(s, cst.Index):
+            if type(s) is cst.Index:
                 v = self.eval(frame, state, s.value)
                 if isinstance(v, OpaqueV):
                     v = MaybeIntV(self.opaque_int(frame, v.path)) if "." in v.path else UnknownV()
                 parts.append(v)
-            elif isinstance(s, cst.Slice):
+            elif type(s) is cst.Slice:
                 parts.append(
                     SliceV(
                         self._slice_part(frame, state, s.lower),
@@ -1191,7 +1191,7 @@ class Expressions(AnalyzerBase):
                 self.eval(frame, s, cond.test, observe=False)
         # One element per item of a single unfiltered ``for``: ``[h(f) for h in self.heads]`` has as many
         # as the ``ModuleList``, ``[... for _ in range(n)]`` has ``n``; a list of scalars has some length.
-        distinct = isinstance(node, cst.SetComp)  # a set keeps only distinct elements
+        distinct = type(node) is cst.SetComp  # a set keeps only distinct elements
         length = iteration_length(it) if len(clauses) == 1 and not first.ifs and not distinct else None
         elem = self.eval(frame, s, node.elt)
         return SeqV(elem, kind, length if length is not None else built_length(elem, frame.ctx.fresh))
@@ -1299,7 +1299,7 @@ def _target_names(t: cst.BaseExpression) -> set[str] | None:
     """The names a comprehension target of names and tuples of names binds (``None``: another target)."""
     if isinstance(t, cst.Name):
         return {t.value}
-    if isinstance(t, (cst.Tuple, cst.List)) and all(not isinstance(e, cst.StarredElement) for e in t.elements):
+    if isinstance(t, (cst.Tuple, cst.List)) and all(type(e) is not cst.StarredElement for e in t.elements):
         out: set[str] = set()
         for e in t.elements:
             inner = _target_names(e.value)
@@ -1428,12 +1428,12 @@ def _filtered_items(it: Value, clause: cst.CompFor) -> list[Value] | None:
 
 def _narrows(test: cst.BaseExpression) -> bool:
     """Is ``test`` a ``None`` or truth test of a name or attribute (what narrows an optional value)?"""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return _narrows(test.expression)
     if isinstance(test, (cst.Name, cst.Attribute)):
         return True
     return (
-        isinstance(test, cst.Comparison)
+        type(test) is cst.Comparison
         and len(test.comparisons) == 1
         and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
     )
@@ -1474,9 +1474,9 @@ def _float(v: Value) -> float | None:
 
 def _deco(d: cst.Decorator) -> str:
     e = d.decorator
-    if isinstance(e, cst.Call):
+    if type(e) is cst.Call:
         e = e.func
-    if isinstance(e, cst.Attribute):
+    if type(e) is cst.Attribute:
         return e.attr.value
     if isinstance(e, cst.Name):
         return e.value
@@ -1579,7 +1579,7 @@ def _private_dict_lacks(
         return None
     if state.vars.get(node.value) is not d or node.value not in private_dicts(frame.function.node):
         return None
-    return BoolV(isinstance(op, cst.NotIn))
+    return BoolV(type(op) is cst.NotIn)
 
 
 def _contains(container: Value, item: Value) -> bool | None:

@@ -186,12 +186,12 @@ class Learner(AnalyzerBase):
         (``[d0 d1 d2 *batch]``); indexing a ``torch.Size`` past its end raises."""
         lr = frame.learning
         base = node.value
-        if lr is None or not (isinstance(base, cst.Attribute) and base.attr.value == "shape"):
+        if lr is None or not (type(base) is cst.Attribute and base.attr.value == "shape"):
             return
         if not (isinstance(base.value, cst.Name) and len(node.slice) == 1):
             return
         index = node.slice[0].slice
-        i = literal_int(index.value) if isinstance(index, cst.Index) else None
+        i = literal_int(index.value) if type(index) is cst.Index else None
         name = base.value.value
         origin = state.vars.get(name)
         if i is None or origin is None or lr.origin_of(origin) is None:

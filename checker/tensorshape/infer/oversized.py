@@ -186,10 +186,10 @@ def _with_sequences_as_text(stmt: ast.stmt, lines: list[str], code: str) -> cst.
     if len(module.body) != 1 or module.header or module.footer:
         return None
     line = module.body[0]
-    if not isinstance(line, cst.SimpleStatementLine) or line.leading_lines:
+    if type(line) is not cst.SimpleStatementLine or line.leading_lines:
         return None
     out = line.visit(_Restore(kept))
-    if not isinstance(out, cst.SimpleStatementLine) or module.with_changes(body=[out]).code not in (
+    if type(out) is not cst.SimpleStatementLine or module.with_changes(body=[out]).code not in (
         code + eol,
         code if eol == "\r" else None,
     ):

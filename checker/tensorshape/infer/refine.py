@@ -45,12 +45,12 @@ __all__ = ["Refinements"]
 
 def _shape_source(node: cst.BaseExpression) -> str | None:
     """``x`` for ``x.shape`` / ``x.size()`` (a local name)."""
-    if isinstance(node, cst.Attribute) and node.attr.value == "shape" and isinstance(node.value, cst.Name):
+    if type(node) is cst.Attribute and node.attr.value == "shape" and isinstance(node.value, cst.Name):
         return node.value.value
     if (
-        isinstance(node, cst.Call)
+        type(node) is cst.Call
         and not node.args
-        and isinstance(node.func, cst.Attribute)
+        and type(node.func) is cst.Attribute
         and node.func.attr.value == "size"
         and isinstance(node.func.value, cst.Name)
     ):
@@ -60,15 +60,15 @@ def _shape_source(node: cst.BaseExpression) -> str | None:
 
 def _dim_source(node: cst.BaseExpression) -> tuple[str, int] | None:
     """``(x, i)`` for ``x.shape[i]`` / ``x.size(i)`` with a literal ``i``."""
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
         src = _shape_source(node.value)
         i = literal_int(node.slice[0].slice.value)
         if src is not None and i is not None:
             return src, i
     if (
-        isinstance(node, cst.Call)
+        type(node) is cst.Call
         and len(node.args) == 1
-        and isinstance(node.func, cst.Attribute)
+        and type(node.func) is cst.Attribute
         and node.func.attr.value == "size"
         and isinstance(node.func.value, cst.Name)
     ):
@@ -81,7 +81,7 @@ def _dim_source(node: cst.BaseExpression) -> tuple[str, int] | None:
 def _slice_source(node: cst.BaseExpression) -> tuple[str, int, bool] | None:
     """``(x, k, False)`` for ``x.shape[:k]`` and ``(x, k, True)`` for ``x.shape[-k:]`` (``x.size()`` too),
     with a literal ``k > 0``: the first or last ``k`` sizes."""
-    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)):
+    if not (type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Slice):
         return None
     src = _shape_source(node.value)
     part = node.slice[0].slice
@@ -120,17 +120,17 @@ def _named_end(shape: Shape, k: int, from_end: bool, fresh: list[Dim]) -> Shape 
 
 def _rank_source(node: cst.BaseExpression) -> str | None:
     """``x`` for ``x.ndim`` / ``x.dim()`` / ``len(x.shape)``."""
-    if isinstance(node, cst.Attribute) and node.attr.value == "ndim" and isinstance(node.value, cst.Name):
+    if type(node) is cst.Attribute and node.attr.value == "ndim" and isinstance(node.value, cst.Name):
         return node.value.value
     if (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
+        type(node) is cst.Call
+        and type(node.func) is cst.Attribute
         and node.func.attr.value in ("dim", "ndimension")
     ):
         if not node.args and isinstance(node.func.value, cst.Name):
             return node.func.value.value
     if (
-        isinstance(node, cst.Call)
+        type(node) is cst.Call
         and isinstance(node.func, cst.Name)
         and node.func.value == "len"
         and len(node.args) == 1
@@ -190,7 +190,7 @@ class Refinements(AnalyzerBase):
         if src is None:
             return None
         x = _tensor_var(state, src)
-        if x is None or any(isinstance(e, cst.StarredElement) for e in elements):
+        if x is None or any(type(e) is cst.StarredElement for e in elements):
             return None
         n = len(elements)
         s = x.shape
@@ -220,7 +220,7 @@ class Refinements(AnalyzerBase):
         self, frame: Frame, state: State, elements: list[cst.BaseElement], src: str, k: int, from_end: bool
     ) -> Value | None:
         x = _tensor_var(state, src)
-        if x is None or len(elements) != k or any(isinstance(e, cst.StarredElement) for e in elements):
+        if x is None or len(elements) != k or any(type(e) is cst.StarredElement for e in elements):
             return None
         if x.shape.rank is not None and x.shape.rank < k:
             return None  # a shorter slice: the unpacking's own error
@@ -260,11 +260,11 @@ class Refinements(AnalyzerBase):
     def refine_condition(
         self, frame: Frame, state: State, test: cst.BaseExpression, truth: bool, assertion: cst.Assert | None = None
     ) -> None:
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             self.refine_condition(frame, state, test.expression, not truth)
             return
-        if isinstance(test, cst.BooleanOperation):
-            if (isinstance(test.operator, cst.And) and truth) or (isinstance(test.operator, cst.Or) and not truth):
+        if type(test) is cst.BooleanOperation:
+            if (type(test.operator) is cst.And and truth) or (type(test.operator) is cst.Or and not truth):
                 self.refine_condition(frame, state, test.left, truth, assertion)
                 self.refine_condition(frame, state, test.right, truth, assertion)
             return
@@ -272,20 +272,20 @@ class Refinements(AnalyzerBase):
             if truth:  # ``if self.norm:`` (an empty container is false too: narrow only the true branch)
                 self._narrow(frame, state, test, True)
             return
-        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        if type(test) is not cst.Comparison or len(test.comparisons) != 1:
             return
         op = test.comparisons[0].operator
         right = test.comparisons[0].comparator
         if isinstance(op, (cst.Is, cst.IsNot)) and isinstance(right, cst.Name) and right.value == "None":
-            self._narrow(frame, state, test.left, truth == isinstance(op, cst.IsNot))
+            self._narrow(frame, state, test.left, truth == (type(op) is cst.IsNot))
             return
-        equal = (isinstance(op, cst.Equal) and truth) or (isinstance(op, cst.NotEqual) and not truth)
+        equal = (type(op) is cst.Equal and truth) or (type(op) is cst.NotEqual and not truth)
         if not equal:
             return
         left = test.left
         # d % h == 0
         for a, b in ((left, right), (right, left)):
-            if isinstance(a, cst.BinaryOperation) and isinstance(a.operator, cst.Modulo) and literal_int(b) == 0:
+            if type(a) is cst.BinaryOperation and type(a.operator) is cst.Modulo and literal_int(b) == 0:
                 d = self._dim_of(frame, state, a.left)
                 h = self._dim_of(frame, state, a.right)
                 if d is not None and h is not None:
@@ -338,7 +338,7 @@ class Refinements(AnalyzerBase):
         """``x is not None`` / ``self.norm is None``: an optional value becomes what it is on this path."""
         if isinstance(target, cst.Name):
             key = target.value
-        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+        elif type(target) is cst.Attribute and isinstance(target.value, cst.Name):
             key = f"{target.value.value}.{target.attr.value}"  # the overlay ``self.<attr>`` reads first
         else:
             return
@@ -401,11 +401,11 @@ class Refinements(AnalyzerBase):
         may catch it."""
         body = stmt.body
         if self.in_try or not (
-            isinstance(body, cst.IndentedBlock)
+            type(body) is cst.IndentedBlock
             and len(body.body) == 1
             and isinstance(line := body.body[0], cst.SimpleStatementLine)
             and len(line.body) == 1
-            and isinstance(line.body[0], cst.Raise)
+            and type(line.body[0]) is cst.Raise
         ):
             return False
         leaves = _comparisons(stmt.test)
@@ -428,7 +428,7 @@ class Refinements(AnalyzerBase):
         w = x.shape``): a comparison of two known ints, in a body run with the caller's arguments."""
         if not frame.module.library or frame.generic:
             return False
-        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        if not (type(test) is cst.Comparison and len(test.comparisons) == 1):
             return False
         sides = (test.left, test.comparisons[0].comparator)
         values = [self.eval(frame, state, e, observe=False) for e in sides]
@@ -565,10 +565,10 @@ def _involves_rigid(d: object) -> bool:
 
 
 def _is_shape_test(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.Comparison):
+    if type(node) is cst.Comparison:
         parts = [node.left] + [c.comparator for c in node.comparisons]
         return any(_dim_source(p) or _rank_source(p) or _shape_source(p) for p in parts)
-    if isinstance(node, cst.BooleanOperation):
+    if type(node) is cst.BooleanOperation:
         return _is_shape_test(node.left) or _is_shape_test(node.right)
     return False
 
@@ -576,18 +576,18 @@ def _is_shape_test(node: cst.BaseExpression) -> bool:
 def _comparisons(test: cst.BaseExpression) -> list[cst.Comparison] | None:
     """The comparisons ``test`` joins with ``and``, ``or`` and ``not``; ``None`` when it holds
     anything else."""
-    if isinstance(test, cst.Comparison):
+    if type(test) is cst.Comparison:
         return [test]
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return _comparisons(test.expression)
-    if isinstance(test, cst.BooleanOperation):
+    if type(test) is cst.BooleanOperation:
         left, right = _comparisons(test.left), _comparisons(test.right)
         return None if left is None or right is None else left + right
     return None
 
 
 def _explain(an: Refinements, frame: Frame, state: State, node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+    if type(node) is cst.Comparison and len(node.comparisons) == 1:
         left = an.eval(frame, state, node.left, observe=False)
         right = an.eval(frame, state, node.comparisons[0].comparator, observe=False)
         return f"{_show(left)} vs {_show(right)}"

@@ -283,7 +283,7 @@ def _bad_target(target: cst.CSTNode) -> bool:
 def _duplicate_params(params: cst.Parameters) -> bool:
     names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
     for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
+        if type(star) is cst.Param:
             names.append(star.name.value)
     return len(names) != len(set(names))
 

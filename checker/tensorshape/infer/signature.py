@@ -131,7 +131,7 @@ def signature_of(f: FunctionV, static_value: StaticValue) -> Signature:
         params.append(UParam(p.name.value, "positional_only", ann(p.annotation), default(p.default)))
     for p in ps.params:
         params.append(UParam(p.name.value, "positional", ann(p.annotation), default(p.default)))
-    if isinstance(ps.star_arg, cst.Param):
+    if type(ps.star_arg) is cst.Param:
         params.append(UParam(ps.star_arg.name.value, "var_positional", ann(ps.star_arg.annotation)))
     for p in ps.kwonly_params:
         params.append(UParam(p.name.value, "keyword_only", ann(p.annotation), default(p.default)))
@@ -145,9 +145,9 @@ def signature_of(f: FunctionV, static_value: StaticValue) -> Signature:
 
 def _decorator_name(d: cst.Decorator) -> str:
     e = d.decorator
-    if isinstance(e, cst.Call):
+    if type(e) is cst.Call:
         e = e.func
-    if isinstance(e, cst.Attribute):
+    if type(e) is cst.Attribute:
         return e.attr.value
     if isinstance(e, cst.Name):
         return e.value

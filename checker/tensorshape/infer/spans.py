@@ -139,7 +139,7 @@ class SpanTable:
     def _member_lines(self, k: int, stmt: cst.ClassDef, indent: str) -> list[int] | None:
         """The first line of each member of the class that is top-level statement ``k``; ``None`` when
         neither the line scan nor Python's parse can say."""
-        assert isinstance(stmt.body, cst.IndentedBlock)
+        assert type(stmt.body) is cst.IndentedBlock
         members = stmt.body.body
         if self._scan is not None:
             lines, top, starts = self._scan
@@ -175,7 +175,7 @@ class SpanTable:
         """The position of ``node`` when it is inside a member of the class that is top-level statement
         ``k`` (a method): only that member's code is generated, not the whole class."""
         stmt = self.module.body[k]
-        if not isinstance(stmt, cst.ClassDef) or not isinstance(stmt.body, cst.IndentedBlock) or k in self._by_stmt:
+        if not isinstance(stmt, cst.ClassDef) or type(stmt.body) is not cst.IndentedBlock or k in self._by_stmt:
             return None
         members = self._member_table(k, stmt)
         if members is None:
@@ -199,14 +199,14 @@ class SpanTable:
         return None
 
     def _indent(self, stmt: cst.ClassDef) -> str:
-        assert isinstance(stmt.body, cst.IndentedBlock)
+        assert type(stmt.body) is cst.IndentedBlock
         return self.module.default_indent if stmt.body.indent is None else stmt.body.indent
 
     def _member_table(self, k: int, stmt: cst.ClassDef) -> tuple[list[frozenset[int]], list[int]] | None:
         """The ids of the nodes of each member of the class that is top-level statement ``k``, and each
         member's first line (``None`` when they are not known)."""
         if k not in self._members:
-            assert isinstance(stmt.body, cst.IndentedBlock)
+            assert type(stmt.body) is cst.IndentedBlock
             lines = self._member_lines(k, stmt, self._indent(stmt))
             self._members[k] = ([frozenset(_node_ids(m)) for m in stmt.body.body], lines) if lines else None
         return self._members[k]
@@ -217,7 +217,7 @@ class SpanTable:
         first = self._first_lines() if self._positions is None else []
         k = max(bisect.bisect_right(first, line) - 1, 0)
         stmt = self.module.body[k] if first else None
-        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock) and k not in self._by_stmt:
+        if isinstance(stmt, cst.ClassDef) and type(stmt.body) is cst.IndentedBlock and k not in self._by_stmt:
             members = self._member_table(k, stmt)
             j = bisect.bisect_right(members[1], line) - 1 if members is not None else -1
             return self.unit(k, j if j >= 0 else None)
@@ -243,7 +243,7 @@ class SpanTable:
         stmt = self.module.body[k]
         if member is None:
             return stmt
-        assert isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock)
+        assert isinstance(stmt, cst.ClassDef) and type(stmt.body) is cst.IndentedBlock
         return stmt.body.body[member]
 
     def unit_positions(
@@ -378,7 +378,7 @@ class SpanTable:
                 continue
             stmt = self.module.body[k]
             j = None
-            if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            if isinstance(stmt, cst.ClassDef) and type(stmt.body) is cst.IndentedBlock:
                 members = self._member_table(k, stmt)
                 j = next((j for j, ids in enumerate(members[0]) if id(node) in ids), None) if members else None
                 if (k, j) in self._by_member:
@@ -420,7 +420,7 @@ def _first_lines(stmts: Sequence[cst.BaseStatement], body: Sequence[ast.stmt]) -
             return None
         node = body[i]
         lead = len(getattr(stmt, "leading_lines", ()))
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             line = node.lineno
             i += len(stmt.body)
         else:
@@ -469,7 +469,7 @@ def scanned_first_lines(
 
 def _ast_index(stmts: Sequence[cst.BaseStatement], k: int) -> int:
     """The index in Python's body of libcst's ``k``-th statement (a line of ``a; b`` is several)."""
-    return sum(len(s.body) if isinstance(s, cst.SimpleStatementLine) else 1 for s in stmts[:k])
+    return sum(len(s.body) if type(s) is cst.SimpleStatementLine else 1 for s in stmts[:k])
 
 
 def _node_ids(node: cst.CSTNode) -> list[int]:
@@ -505,7 +505,7 @@ def _generate(
     if member is None:
         stmt._codegen(state)
     else:
-        assert isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock)
+        assert isinstance(stmt, cst.ClassDef) and type(stmt.body) is cst.IndentedBlock
         state.increase_indent(indent)
         stmt.body.body[member]._codegen(state)
     return state  # type: ignore[no-any-return]

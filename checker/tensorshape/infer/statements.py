@@ -135,7 +135,7 @@ class Statements(AnalyzerBase):
             if cur is None:
                 return None
             cur = self.exec_stmt(frame, cur, stmt)
-            if frame.only_after is not None and isinstance(stmt, cst.If):
+            if frame.only_after is not None and type(stmt) is cst.If:
                 # The rest of the block runs only for some configurations of the module.
                 test, holds = frame.only_after
                 frame.only_after = None
@@ -146,14 +146,14 @@ class Statements(AnalyzerBase):
         return cur
 
     def exec_suite(self, frame: Frame, state: State, suite: cst.BaseSuite) -> State | None:
-        if isinstance(suite, cst.IndentedBlock):
+        if type(suite) is cst.IndentedBlock:
             return self.exec_block(frame, state, suite.body)
-        assert isinstance(suite, cst.SimpleStatementSuite)
+        assert type(suite) is cst.SimpleStatementSuite
         return self.exec_block(frame, state, suite.body)
 
     def exec_stmt(self, frame: Frame, state: State, stmt: cst.CSTNode) -> State | None:
         tick()  # the file's time bound
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             cur: State | None = state
             for small in stmt.body:
                 if cur is None:
@@ -162,23 +162,23 @@ class Statements(AnalyzerBase):
             return cur
         if isinstance(stmt, cst.BaseSmallStatement):
             return self.exec_small(frame, state, stmt)
-        if isinstance(stmt, cst.If):
+        if type(stmt) is cst.If:
             return self.exec_if(frame, state, stmt)
-        if isinstance(stmt, cst.For):
+        if type(stmt) is cst.For:
             return self.exec_for(frame, state, stmt)
-        if isinstance(stmt, cst.While):
+        if type(stmt) is cst.While:
             return self.exec_while(frame, state, stmt)
         if isinstance(stmt, (cst.With, cst.ClassDef, cst.Match)) or (
             isinstance(stmt, cst.FunctionDef) and stmt.decorators
         ):
             self.may_raise += 1  # (``__enter__``/``__exit__``, a metaclass, a decorator)
-        if isinstance(stmt, cst.With):
+        if type(stmt) is cst.With:
             for item in stmt.items:
                 v = self.eval(frame, state, item.item)
                 if item.asname is not None and isinstance(item.asname.name, cst.BaseAssignTargetExpression):
                     self.assign(frame, state, item.asname.name, v if isinstance(v, TensorV) else UnknownV(), None)
             return self.exec_suite(frame, state, stmt.body)
-        if isinstance(stmt, cst.Try) or type(stmt).__name__ == "TryStar":
+        if type(stmt) is cst.Try or type(stmt).__name__ == "TryStar":
             return self.exec_try(frame, state, stmt)  # type: ignore[arg-type]
         if isinstance(stmt, cst.FunctionDef):
             closure = dict(state.vars) if frame.function is not None else None
@@ -192,7 +192,7 @@ class Statements(AnalyzerBase):
             state.vars[stmt.name.value] = cls
             self.defined(frame, stmt, cls)
             return state
-        if isinstance(stmt, cst.Match):
+        if type(stmt) is cst.Match:
             out: State | None = None
             for case in stmt.cases:
                 out = join_states(out, self.exec_suite(frame, state.copy(), case.body), frame.widening(stmt))
@@ -203,7 +203,7 @@ class Statements(AnalyzerBase):
     def exec_small(self, frame: Frame, state: State, stmt: cst.BaseSmallStatement) -> State | None:
         if not _plain_small(stmt):
             self.may_raise += 1  # (a ``raise``, an import, a write through ``__setattr__``/``__setitem__``)
-        if isinstance(stmt, cst.Expr):
+        if type(stmt) is cst.Expr:
             check = self.assert_call(frame, state, stmt.value)
             if check is not None:
                 # ``torch._assert(h == self.image_size, msg)``: an ``assert`` (a library's input check).
@@ -211,7 +211,7 @@ class Statements(AnalyzerBase):
             if not isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
                 self.eval(frame, state, stmt.value)  # docstrings and `...` say nothing
             return state
-        if isinstance(stmt, cst.Assign):
+        if type(stmt) is cst.Assign:
             value = self.eval(frame, state, stmt.value)
             for t in stmt.targets:
                 v = value
@@ -219,11 +219,11 @@ class Statements(AnalyzerBase):
                     v = self.refine_dim_read(frame, state, stmt.value, t.target.value, value)
                 self.assign(frame, state, t.target, v, stmt.value)
             return state
-        if isinstance(stmt, cst.AnnAssign):
+        if type(stmt) is cst.AnnAssign:
             return self.exec_annassign(frame, state, stmt)
-        if isinstance(stmt, cst.AugAssign):
+        if type(stmt) is cst.AugAssign:
             return self.exec_augassign(frame, state, stmt)
-        if isinstance(stmt, cst.Return):
+        if type(stmt) is cst.Return:
             value = self.eval(frame, state, stmt.value) if stmt.value is not None else NONE
             value = contents.stripped(value)  # (they never leave the activation)
             self.check_return(frame, state, value, stmt.value or stmt)
@@ -233,33 +233,33 @@ class Statements(AnalyzerBase):
             frame.return_states.append(state)  # (the instance as it leaves: :meth:`inline`)
             frame.return_facts = state.facts if frame.return_facts is None else frame.return_facts.join(state.facts)
             return None
-        if isinstance(stmt, cst.Raise):
+        if type(stmt) is cst.Raise:
             if stmt.exc is not None:
                 self.eval(frame, state, stmt.exc)
             return None
-        if isinstance(stmt, cst.Assert):
+        if type(stmt) is cst.Assert:
             return None if self.exec_assert(frame, state, stmt) else state  # a failing one ends the path
-        if isinstance(stmt, cst.Break):
+        if type(stmt) is cst.Break:
             if frame.loops:
                 frame.loops[-1].breaks.append(state)
             return None
-        if isinstance(stmt, cst.Continue):
+        if type(stmt) is cst.Continue:
             if frame.loops:
                 frame.loops[-1].continues.append(state)
             return None
-        if isinstance(stmt, cst.Import):
+        if type(stmt) is cst.Import:
             self.exec_import(frame, state, stmt)
             return state
-        if isinstance(stmt, cst.ImportFrom):
+        if type(stmt) is cst.ImportFrom:
             self.exec_import_from(frame, state, stmt)
             return state
-        if isinstance(stmt, cst.Del):
+        if type(stmt) is cst.Del:
             for el in _del_targets(stmt.target):
-                if isinstance(el, cst.Attribute):
+                if type(el) is cst.Attribute:
                     self._written_attrs.add(el.attr.value)  # ``hasattr`` of that name is not decided
                 elif isinstance(el, cst.Name):
                     state.vars.pop(el.value, None)
-                elif isinstance(el, cst.Subscript):
+                elif type(el) is cst.Subscript:
                     held = self.eval(frame, state, el.value, observe=False)
                     if isinstance(held, InstanceV) and held_dict(held) is not None:
                         # ``del registry[key]``: its items are no longer known.
@@ -270,10 +270,10 @@ class Statements(AnalyzerBase):
     def assert_call(self, frame: Frame, state: State, e: cst.BaseExpression) -> cst.Assert | None:
         """``torch._assert(test, msg)`` (timm's ``_assert``, torchvision's ``torch._assert``) as the
         ``assert test, msg`` it is; ``None`` for any other expression."""
-        if not (isinstance(e, cst.Call) and e.args and isinstance(e.func, (cst.Name, cst.Attribute))):
+        if not (type(e) is cst.Call and e.args and isinstance(e.func, (cst.Name, cst.Attribute))):
             return None
         if not (isinstance(e.func, cst.Name) and e.func.value == "_assert") and not (
-            isinstance(e.func, cst.Attribute) and e.func.attr.value == "_assert"
+            type(e.func) is cst.Attribute and e.func.attr.value == "_assert"
         ):
             return None
         func = self.eval(frame, state, e.func, observe=False)
@@ -379,9 +379,9 @@ class Statements(AnalyzerBase):
             s = state.copy()
             self.refine_condition(frame, s, stmt.test, False)
             mark = len(frame.ctx.diagnostics)
-            if isinstance(stmt.orelse, cst.If):
+            if type(stmt.orelse) is cst.If:
                 else_state = self.exec_if(frame, s, stmt.orelse)
-            elif isinstance(stmt.orelse, cst.Else):
+            elif type(stmt.orelse) is cst.Else:
                 else_state = self.exec_suite(frame, s, stmt.orelse.body)
             else:
                 else_state = s
@@ -680,10 +680,10 @@ class Statements(AnalyzerBase):
             for el, v in zip(elements, values):
                 self.assign(frame, state, el.value, v, None)
             return
-        if isinstance(target, cst.Attribute):
+        if type(target) is cst.Attribute:
             self.assign_attr(frame, state, target.value, target.attr.value, value, target, observed)
             return
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             base = self.eval(frame, state, target.value, observe=False)
             if isinstance(base, InstanceV) and base is frame.building and base.cls.lookup("__setitem__") is not None:
                 # ``self[key] = value`` while building: the class's ``__setitem__`` may set attributes.
@@ -730,7 +730,7 @@ class Statements(AnalyzerBase):
             if (
                 _is_list(base)
                 and frame.building is None
-                and isinstance(target.value, cst.Attribute)
+                and type(target.value) is cst.Attribute
                 and isinstance(target.value.value, cst.Name)
             ):
                 # ``self.grid[i] = ...``: the edited list as this activation's view of the attribute (as
@@ -743,7 +743,7 @@ class Statements(AnalyzerBase):
                 self.store_dict(frame, state, target.value.value, base, MapV(join_values(base.value, value)))
             elif isinstance(base, DictV) and isinstance(target.value, cst.Name):
                 self.register(frame, state, target, base, target.value.value, value)
-            elif isinstance(base, DictV) and isinstance(target.value, cst.Attribute):
+            elif isinstance(base, DictV) and type(target.value) is cst.Attribute:
                 # ``self.cfg["d_model"] = 128``: the dict with that entry where it was read from.
                 key = self.index_value(frame, state, target)
                 new: Value = (
@@ -754,7 +754,7 @@ class Statements(AnalyzerBase):
                 self.replace_in(frame, state, target.value, new)
             self.check_setitem(frame, state, target, value)
             return
-        if isinstance(target, cst.StarredElement):
+        if type(target) is cst.StarredElement:
             self.assign(frame, state, target.value, value, None)
 
     def assign_attr(
@@ -971,7 +971,7 @@ class Statements(AnalyzerBase):
         target: cst.CSTNode,
     ) -> list[Value]:
         n = len(elements)
-        star = next((i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)), None)
+        star = next((i for i, e in enumerate(elements) if type(e) is cst.StarredElement), None)
         if value_node is not None:
             refined = self.refine_unpack(frame, state, value_node, elements, value)
             if refined is not None:
@@ -1140,7 +1140,7 @@ class Statements(AnalyzerBase):
         bases = tuple(self.eval(frame, state, a.value, observe=False) for a in node.bases if a.keyword is None)
         qual = f"{frame.module.name}.{node.name.value}"
         cls = ClassV(node, frame.module, bases, qual)
-        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
+        body = node.body.body if type(node.body) is cst.IndentedBlock else node.body.body
         # Only the names the class-level code reads are copied: copying every global per class made
         # a module of n classes cost n * globals (a 5 MB generated model).
         known = node.level_reads if isinstance(node, LazyClassDef) else None
@@ -1156,9 +1156,9 @@ class Statements(AnalyzerBase):
                 ns.vars[stmt.name.value] = fn
                 self.defined(frame, stmt, fn)
                 continue
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
-                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    if type(small) is cst.AnnAssign and isinstance(small.target, cst.Name):
                         value = _field_default(small.value)
                         default = self.eval(frame, ns, value, observe=False) if value is not None else None
                         factory = _field_keyword(small.value, "default_factory")
@@ -1220,7 +1220,7 @@ class Statements(AnalyzerBase):
         for d in reversed(cls.node.decorators):
             shown = cst.Module([]).code_for_node(d.decorator)
             if _is_dataclass_decorator(d):
-                kw = isinstance(d.decorator, cst.Call) and any(
+                kw = type(d.decorator) is cst.Call and any(
                     a.keyword is not None
                     and a.keyword.value == "kw_only"
                     and isinstance(a.value, cst.Name)
@@ -1231,14 +1231,14 @@ class Statements(AnalyzerBase):
                 continue
             deco = self.eval(frame, state, d.decorator, observe=False)
             named = (
-                self.eval(frame, state, d.decorator.func, observe=False) if isinstance(d.decorator, cst.Call) else deco
+                self.eval(frame, state, d.decorator.func, observe=False) if type(d.decorator) is cst.Call else deco
             )
             if isinstance(named, ExternalV) and canonical(named.qualname) in _IDENTITY_DECORATORS:
                 continue  # returns the class as it is
             candidates: list[tuple[cst.FunctionDef, FunctionV]] = []
             if isinstance(deco, FunctionV):
                 candidates.append((deco.node, deco))
-            elif isinstance(d.decorator, cst.Call):
+            elif type(d.decorator) is cst.Call:
                 # ``@factory(...)`` not run to its end: each decorator the factory may return.
                 factory = self.eval(frame, state, d.decorator.func, observe=False)
                 if isinstance(factory, FunctionV):
@@ -1263,7 +1263,7 @@ class Statements(AnalyzerBase):
         from its closure, then its module's globals; an external one by its qualified name."""
         if not isinstance(where, FunctionV):
             return None
-        if isinstance(callee, cst.Attribute):
+        if type(callee) is cst.Attribute:
             owner = self._resolve_function(where, callee.value)
             if isinstance(owner, str):
                 return f"{owner}.{callee.attr.value}"
@@ -1370,29 +1370,29 @@ def _appends_in(
     ``counts`` the items appended, ``calls`` the ``append`` calls written, ``extended`` the ``NAME +=
     [...]`` statements (by id)."""
     for st in stmts:
-        if isinstance(st, cst.For) and st.orelse is None and st.asynchronous is None:
+        if type(st) is cst.For and st.orelse is None and st.asynchronous is None:
             passes = _literal_length(st.iter)
             if passes is not None:
                 _appends_in(suite_body(st.body), times * passes, counts, calls, extended)
             continue
-        if not isinstance(st, cst.SimpleStatementLine):
+        if type(st) is not cst.SimpleStatementLine:
             continue
         for small in st.body:
-            call = small.value if isinstance(small, cst.Expr) else None
+            call = small.value if type(small) is cst.Expr else None
             if (
-                isinstance(call, cst.Call)
-                and isinstance(call.func, cst.Attribute)
+                type(call) is cst.Call
+                and type(call.func) is cst.Attribute
                 and call.func.attr.value == "append"
                 and isinstance(call.func.value, cst.Name)
             ):
                 counts[call.func.value.value] = counts.get(call.func.value.value, 0) + times
                 calls[call.func.value.value] = calls.get(call.func.value.value, 0) + 1
             elif (
-                isinstance(small, cst.AugAssign)
-                and isinstance(small.operator, cst.AddAssign)
+                type(small) is cst.AugAssign
+                and type(small.operator) is cst.AddAssign
                 and isinstance(small.target, cst.Name)
-                and isinstance(small.value, cst.List)
-                and not any(isinstance(e, cst.StarredElement) for e in small.value.elements)
+                and type(small.value) is cst.List
+                and not any(type(e) is cst.StarredElement for e in small.value.elements)
             ):
                 # ``tensors += [waveform]`` (the audio tutorial's collate function)
                 counts[small.target.value] = counts.get(small.target.value, 0) + times * len(small.value.elements)
@@ -1403,11 +1403,11 @@ def _literal_length(e: cst.BaseExpression) -> int | None:
     """How many items iterating ``e`` gives, when the code says it: a list or tuple display without a
     starred item, ``range`` of one to three integer literals; else ``None``."""
     if isinstance(e, (cst.List, cst.Tuple)):
-        if any(isinstance(x, cst.StarredElement) for x in e.elements):
+        if any(type(x) is cst.StarredElement for x in e.elements):
             return None
         return len(e.elements)
     if (
-        isinstance(e, cst.Call)
+        type(e) is cst.Call
         and isinstance(e.func, cst.Name)
         and e.func.value == "range"
         and 1 <= len(e.args) <= 3
@@ -1530,9 +1530,9 @@ class _SumSteps(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         field = _BINDING_FIELDS.get(type(node))
         bound = getattr(node, field) if field is not None else None
-        if isinstance(node, cst.ImportAlias) and node.asname is None:
+        if type(node) is cst.ImportAlias and node.asname is None:
             bound = node.name
-        if isinstance(bound, cst.AsName):
+        if type(bound) is cst.AsName:
             bound = bound.name
         if isinstance(bound, cst.CSTNode):
             self._bind(bound)
@@ -1561,9 +1561,9 @@ def _added_to(e: cst.BaseExpression, name: str) -> list[cst.BaseExpression] | No
     terms: list[tuple[cst.BaseExpression, bool]] = []
 
     def walk(x: cst.BaseExpression, negated: bool) -> None:
-        if isinstance(x, cst.BinaryOperation) and isinstance(x.operator, (cst.Add, cst.Subtract)):
+        if type(x) is cst.BinaryOperation and isinstance(x.operator, (cst.Add, cst.Subtract)):
             walk(x.left, negated)
-            walk(x.right, negated != isinstance(x.operator, cst.Subtract))
+            walk(x.right, negated != (type(x.operator) is cst.Subtract))
         else:
             terms.append((x, negated))
 
@@ -1578,9 +1578,9 @@ def _reads(e: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The names and attribute chains (``self.k``) an amount of :func:`_invariant_amount` reads."""
     if isinstance(e, (cst.Name, cst.Attribute)):
         return [e]
-    if isinstance(e, cst.UnaryOperation):
+    if type(e) is cst.UnaryOperation:
         return _reads(e.expression)
-    if isinstance(e, cst.BinaryOperation):
+    if type(e) is cst.BinaryOperation:
         return _reads(e.left) + _reads(e.right)
     return []
 
@@ -1590,7 +1590,7 @@ def _read_value(state: State, e: cst.BaseExpression) -> Value | None:
     attribute where it has it, else the whole value the chain starts from."""
     if isinstance(e, cst.Name):
         return state.vars.get(e.value)
-    assert isinstance(e, cst.Attribute)
+    assert type(e) is cst.Attribute
     base = _read_value(state, e.value)
     if isinstance(base, InstanceV) and e.attr.value in base.attrs:
         return base.attrs[e.attr.value]
@@ -1600,15 +1600,15 @@ def _read_value(state: State, e: cst.BaseExpression) -> Value | None:
 def _invariant_amount(e: cst.BaseExpression, bound: AbstractSet[str]) -> bool:
     """Is ``e`` made of int literals, names not in ``bound`` and their attributes, with ``+``, ``-``,
     ``*``, ``//`` and unary minus (no call, no subscript: what it reads is the same on every pass)?"""
-    if isinstance(e, cst.Integer):
+    if type(e) is cst.Integer:
         return True
     if isinstance(e, cst.Name):
         return e.value not in bound
-    if isinstance(e, cst.Attribute):
+    if type(e) is cst.Attribute:
         return _invariant_amount(e.value, bound) if isinstance(e.value, (cst.Name, cst.Attribute)) else False
-    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+    if type(e) is cst.UnaryOperation and type(e.operator) is cst.Minus:
         return _invariant_amount(e.expression, bound)
-    if isinstance(e, cst.BinaryOperation) and isinstance(
+    if type(e) is cst.BinaryOperation and isinstance(
         e.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
     ):
         return _invariant_amount(e.left, bound) and _invariant_amount(e.right, bound)
@@ -1657,7 +1657,7 @@ def _op_text(op: cst.BaseAugOp) -> str:
 def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Name):
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return f"{_dotted(node.value)}.{node.attr.value}"
     return ""
 
@@ -1669,7 +1669,7 @@ def _is_type_checking(test: Value) -> bool:
 def _prefer_imports(out: State, guarded: State, stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> None:
     """Names the guarded block imports keep their imported value in the joined state."""
     for stmt in stmts:
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is not cst.SimpleStatementLine:
             continue
         for small in stmt.body:
             if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
@@ -1701,13 +1701,13 @@ def _own_names(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> se
     for stmt in body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             out.add(stmt.name.value)
-        elif isinstance(stmt, cst.SimpleStatementLine):
+        elif type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
-                if isinstance(small, cst.Assign):
+                if type(small) is cst.Assign:
                     for t in small.targets:
                         if isinstance(t.target, cst.Name):
                             out.add(t.target.value)
-                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                elif type(small) is cst.AnnAssign and isinstance(small.target, cst.Name):
                     out.add(small.target.value)
     return out
 
@@ -1729,10 +1729,10 @@ def _field_keyword(value: cst.BaseExpression | None, keyword: str) -> cst.BaseEx
 
 def _field_call(value: cst.BaseExpression | None) -> cst.Call | None:
     """``value`` when it is a call of ``field``/``Field``/``attrib``/``ib``."""
-    if not isinstance(value, cst.Call):
+    if type(value) is not cst.Call:
         return None
     f = value.func
-    name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
+    name = f.attr.value if type(f) is cst.Attribute else f.value if isinstance(f, cst.Name) else ""
     return value if name in ("field", "Field", "attrib", "ib") else None
 
 
@@ -1748,7 +1748,7 @@ def _stores_item(fn: cst.FunctionDef) -> bool:
     class _Visit(cst.CSTVisitor):
         def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
             nonlocal found
-            found = found or isinstance(n.target, cst.Subscript)
+            found = found or type(n.target) is cst.Subscript
 
     fn.body.visit(_Visit())
     return found
@@ -1767,7 +1767,7 @@ def _item_stores(body: cst.BaseSuite) -> frozenset[str]:
 
     class _Visit(cst.CSTVisitor):
         def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-            if isinstance(n.target, cst.Subscript) and isinstance(n.target.value, cst.Name):
+            if type(n.target) is cst.Subscript and isinstance(n.target.value, cst.Name):
                 names.add(n.target.value.value)
 
     body.visit(_Visit())
@@ -1799,8 +1799,8 @@ def _popped_by(body: cst.BaseSuite, target: cst.BaseAssignTargetExpression) -> f
     while todo:
         n = todo.pop()
         if (
-            isinstance(n, cst.Call)
-            and isinstance(n.func, cst.Attribute)
+            type(n) is cst.Call
+            and type(n.func) is cst.Attribute
             and n.func.attr.value == "pop"
             and isinstance(n.func.value, cst.Name)
             and n.args
@@ -1843,9 +1843,9 @@ def _has_member(cls: ClassV, name: str) -> bool | None:
 
 def _is_dataclass_decorator(d: cst.Decorator) -> bool:
     e = d.decorator
-    if isinstance(e, cst.Call):
+    if type(e) is cst.Call:
         e = e.func
-    name = e.attr.value if isinstance(e, cst.Attribute) else e.value if isinstance(e, cst.Name) else ""
+    name = e.attr.value if type(e) is cst.Attribute else e.value if isinstance(e, cst.Name) else ""
     return name in ("dataclass", "define", "frozen", "attrs")
 
 
@@ -1874,7 +1874,7 @@ def _installed(
 def _plain_small(stmt: cst.BaseSmallStatement) -> bool:
     """A simple statement that raises only where an expression it evaluates does (that is counted
     where it is evaluated): an expression, a return, an assignment to plain names, ``pass``..."""
-    if isinstance(stmt, cst.Assign):
+    if type(stmt) is cst.Assign:
         return all(isinstance(t.target, cst.Name) for t in stmt.targets)
     if isinstance(stmt, (cst.AnnAssign, cst.AugAssign)):
         return isinstance(stmt.target, cst.Name)
@@ -1901,7 +1901,7 @@ def _names_self_attribute(test: cst.BaseExpression) -> bool:
     stack: list[cst.CSTNode] = [test]
     while stack:
         n = stack.pop()
-        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
+        if type(n) is cst.Attribute and isinstance(n.value, cst.Name) and n.value.value == "self":
             return True
         if not isinstance(n, (cst.Lambda, cst.BaseComp)):
             stack.extend(code_children(n))

@@ -303,7 +303,7 @@ class SummaryCache:
             return None
         try:
             fmt, stored, tree = _loads(data)
-            if fmt != FORMAT or stored != digest or not isinstance(tree, cst.Module):
+            if fmt != FORMAT or stored != digest or type(tree) is not cst.Module:
                 raise ValueError("not a summary of this module")
         except Exception:  # noqa: BLE001 - a truncated, corrupt or foreign file: checked again, rewritten
             self.counts["corrupt"] += 1

@@ -136,10 +136,10 @@ def literal_setattrs(node: cst.CSTNode) -> frozenset[str]:
     todo = [node]
     while todo:
         n = todo.pop()
-        if isinstance(n, cst.Call) and len(n.args) >= 2 and isinstance(n.args[1].value, cst.SimpleString):
+        if type(n) is cst.Call and len(n.args) >= 2 and type(n.args[1].value) is cst.SimpleString:
             f = n.func
             if (isinstance(f, cst.Name) and f.value == "setattr") or (
-                isinstance(f, cst.Attribute) and f.attr.value == "__setattr__"
+                type(f) is cst.Attribute and f.attr.value == "__setattr__"
             ):
                 out.add(n.args[1].value.value.strip("\"'"))
         todo.extend(code_children(n))
@@ -171,7 +171,7 @@ _UNNAMED_ACCESS = frozenset(
 
 
 def _literal(e: cst.BaseExpression) -> str | None:
-    if isinstance(e, cst.SimpleString) and isinstance(e.evaluated_value, str):
+    if type(e) is cst.SimpleString and isinstance(e.evaluated_value, str):
         return e.evaluated_value
     return None
 
@@ -190,12 +190,12 @@ def attribute_writes(node: cst.CSTNode) -> frozenset[str] | None:
         n = todo.pop()
         if isinstance(n, cst.Name) and n.value in _UNNAMED_ACCESS:
             return None
-        if isinstance(n, cst.Attribute) and n.attr.value in _UNNAMED_ACCESS:
+        if type(n) is cst.Attribute and n.attr.value in _UNNAMED_ACCESS:
             return None
-        if isinstance(n, cst.Call):
+        if type(n) is cst.Call:
             f = n.func
             at = 1 if isinstance(f, cst.Name) and f.value in ("setattr", "delattr") else None
-            if isinstance(f, cst.Attribute) and f.attr.value in NAMING_CALLS:
+            if type(f) is cst.Attribute and f.attr.value in NAMING_CALLS:
                 at = 0
             if at is not None:
                 name = _literal(n.args[at].value) if len(n.args) > at and n.args[at].keyword is None else None
@@ -204,11 +204,11 @@ def attribute_writes(node: cst.CSTNode) -> frozenset[str] | None:
                 out.add(name)
         elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
             for t in _attribute_targets(n.target):
-                if not (isinstance(t.value, cst.Name) and t.value.value == "self") or isinstance(n, cst.Del):
+                if not (isinstance(t.value, cst.Name) and t.value.value == "self") or type(n) is cst.Del:
                     out.add(t.attr.value)
         elif isinstance(n, (cst.For, cst.CompFor)):
             out.update(t.attr.value for t in _attribute_targets(n.target))
-        elif isinstance(n, cst.WithItem) and n.asname is not None:
+        elif type(n) is cst.WithItem and n.asname is not None:
             out.update(t.attr.value for t in _attribute_targets(n.asname.name))
         todo.extend(code_children(n))
     return frozenset(out)
@@ -216,11 +216,11 @@ def attribute_writes(node: cst.CSTNode) -> frozenset[str] | None:
 
 def _attribute_targets(t: cst.BaseExpression | None) -> list[cst.Attribute]:
     """The attribute targets of an assignment's target (through tuples, lists and starred items)."""
-    if isinstance(t, cst.Attribute):
+    if type(t) is cst.Attribute:
         return [t]
     if isinstance(t, (cst.Tuple, cst.List)):
         return [a for e in t.elements for a in _attribute_targets(e.value)]
-    if isinstance(t, cst.StarredElement):
+    if type(t) is cst.StarredElement:
         return _attribute_targets(t.value)
     return []
 
@@ -229,7 +229,7 @@ def simple_text(node: cst.CSTNode | None) -> str | None:
     """Source text of a name or attribute chain (``x``, ``self.proj``), else ``None``."""
     if isinstance(node, cst.Name):
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         base = simple_text(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None
@@ -250,18 +250,18 @@ def blocks(stmt: cst.CSTNode) -> list[Sequence[Statement]]:
     ``try``/``except``/``else``/``finally`` (``except*`` too) and ``match`` cases.
     """
     out: list[Sequence[Statement]] = []
-    if isinstance(stmt, cst.If):
+    if type(stmt) is cst.If:
         out.append(suite_body(stmt.body))
         orelse = stmt.orelse
-        if isinstance(orelse, cst.If):
+        if type(orelse) is cst.If:
             out.extend(blocks(orelse))
-        elif isinstance(orelse, cst.Else):
+        elif type(orelse) is cst.Else:
             out.append(suite_body(orelse.body))
     elif isinstance(stmt, (cst.For, cst.While)):
         out.append(suite_body(stmt.body))
         if stmt.orelse is not None:
             out.append(suite_body(stmt.orelse.body))
-    elif isinstance(stmt, cst.With):
+    elif type(stmt) is cst.With:
         out.append(suite_body(stmt.body))
     elif isinstance(stmt, (cst.Try, cst.TryStar)):
         out.append(suite_body(stmt.body))
@@ -270,7 +270,7 @@ def blocks(stmt: cst.CSTNode) -> list[Sequence[Statement]]:
             out.append(suite_body(stmt.orelse.body))
         if stmt.finalbody is not None:
             out.append(suite_body(stmt.finalbody.body))
-    elif isinstance(stmt, cst.Match):
+    elif type(stmt) is cst.Match:
         out.extend(suite_body(c.body) for c in stmt.cases)
     return out
 
@@ -289,7 +289,7 @@ _MUTATORS = frozenset({"append", "extend", "insert", "pop", "clear", "remove", "
 
 
 def _targets(t: cst.BaseExpression, out: set[str]) -> None:
-    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+    if type(t) is cst.Attribute and isinstance(t.value, cst.Name) and t.value.value == "self":
         out.add(t.attr.value)
     elif isinstance(t, (cst.Tuple, cst.List)):
         for e in t.elements:
@@ -299,21 +299,21 @@ def _targets(t: cst.BaseExpression, out: set[str]) -> None:
 def _scan(stmts: Sequence[cst.CSTNode], out: set[str]) -> None:
     """Walk statements (not expressions): cheap, and enough to find ``self.x = ...``."""
     for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             _scan(stmt.body, out)
-        elif isinstance(stmt, cst.Assign):
+        elif type(stmt) is cst.Assign:
             for t in stmt.targets:
                 _targets(t.target, out)
         elif isinstance(stmt, (cst.AugAssign, cst.AnnAssign)):
             _targets(stmt.target, out)
-        elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+        elif type(stmt) is cst.Expr and type(stmt.value) is cst.Call:
             f = stmt.value.func
-            if isinstance(f, cst.Attribute) and f.attr.value in _MUTATORS:
+            if type(f) is cst.Attribute and f.attr.value in _MUTATORS:
                 _targets(f.value, out)
-            elif isinstance(f, cst.Attribute) and f.attr.value in _REGISTERS and stmt.value.args:
+            elif type(f) is cst.Attribute and f.attr.value in _REGISTERS and stmt.value.args:
                 # ``self.register_buffer("tril", ...)`` sets ``self.tril``
                 first = stmt.value.args[0].value
-                if isinstance(f.value, cst.Name) and f.value.value == "self" and isinstance(first, cst.SimpleString):
+                if isinstance(f.value, cst.Name) and f.value.value == "self" and type(first) is cst.SimpleString:
                     out.add(first.evaluated_value if isinstance(first.evaluated_value, str) else "")
         else:
             for block in blocks(stmt):
@@ -351,7 +351,7 @@ def class_level_reads(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
         n = todo.pop()
         if isinstance(n, cst.Name):
             out.add(n.value)
-        elif isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name):
+        elif type(n) is cst.Attribute and isinstance(n.value, cst.Name):
             out.add(f"{n.value.value}.{n.attr.value}")
         if isinstance(n, cst.FunctionDef):  # its body is analysed later, against the module's globals
             todo.extend(d for d in n.decorators)
@@ -363,12 +363,12 @@ def class_level_reads(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
 
 def literal_int(node: cst.BaseExpression) -> int | None:
     """The int a literal (``2``, ``-1``) spells; ``None`` for anything else."""
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return int(node.value, 0)
     if (
-        isinstance(node, cst.UnaryOperation)
-        and isinstance(node.operator, cst.Minus)
-        and isinstance(node.expression, cst.Integer)
+        type(node) is cst.UnaryOperation
+        and type(node.operator) is cst.Minus
+        and type(node.expression) is cst.Integer
     ):
         return -int(node.expression.value, 0)
     return None
@@ -389,12 +389,12 @@ def _bound_or_called(
     """The uses :func:`_list_use` and :func:`_dict_use` read alike, as a 1-tuple of that reading: an
     assignment to the name (``True`` of a ``fresh`` display or comprehension, else ``None``), a call
     of one of its ``methods`` (``False``) or of another attribute (``None``); ``None`` otherwise."""
-    if isinstance(parent, cst.AssignTarget) and parent.target is node and isinstance(grand, cst.Assign):
+    if type(parent) is cst.AssignTarget and parent.target is node and type(grand) is cst.Assign:
         return (True if isinstance(grand.value, fresh) else None,)
-    if isinstance(parent, cst.AnnAssign) and parent.target is node:
+    if type(parent) is cst.AnnAssign and parent.target is node:
         return (True if isinstance(parent.value, fresh) else None,)
-    if isinstance(parent, cst.Attribute) and parent.value is node:
-        return (False if parent.attr.value in methods and isinstance(grand, cst.Call) else None,)
+    if type(parent) is cst.Attribute and parent.value is node:
+        return (False if parent.attr.value in methods and type(grand) is cst.Call else None,)
     return None
 
 
@@ -407,18 +407,18 @@ def _list_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
         return use[0]
     if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is node:
         return False
-    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+    if type(parent) is cst.UnaryOperation and type(parent.operator) is cst.Not:
         return False
-    if isinstance(parent, cst.Arg) and parent.value is node:
+    if type(parent) is cst.Arg and parent.value is node:
         if parent.star == "*":
             return False
-        is_len = isinstance(grand, cst.Call) and isinstance(grand.func, cst.Name) and grand.func.value == "len"
+        is_len = type(grand) is cst.Call and isinstance(grand.func, cst.Name) and grand.func.value == "len"
         return False if is_len and not parent.keyword else None
     if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
         return False
-    if isinstance(parent, cst.Subscript) and parent.value is node:
+    if type(parent) is cst.Subscript and parent.value is node:
         return False
-    if isinstance(parent, cst.StarredElement) and parent.value is node:
+    if type(parent) is cst.StarredElement and parent.value is node:
         return False  # ``[*stage, x]`` copies it; ``head, *rest = ...`` is a fresh list (:func:`private_lists`)
     return None
 
@@ -437,10 +437,10 @@ def _dict_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
     use = _bound_or_called(node, parent, grand, (cst.Dict, cst.DictComp), _DICT_READS)
     if use is not None:
         return use[0]
-    if isinstance(parent, cst.Subscript) and parent.value is node:
+    if type(parent) is cst.Subscript and parent.value is node:
         return False
     if (
-        isinstance(parent, cst.ComparisonTarget)
+        type(parent) is cst.ComparisonTarget
         and parent.comparator is node
         and isinstance(parent.operator, (cst.In, cst.NotIn))
     ):
@@ -456,7 +456,7 @@ def _starred_targets(node: cst.Assign) -> list[str]:
             out += [
                 e.value.value
                 for e in t.target.elements
-                if isinstance(e, cst.StarredElement) and isinstance(e.value, cst.Name)
+                if type(e) is cst.StarredElement and isinstance(e.value, cst.Name)
             ]
     return out
 
@@ -494,17 +494,17 @@ def _private_names(
     for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params):
         escaped.add(p.name.value)
     for star in (fn.params.star_arg, fn.params.star_kwarg):
-        if isinstance(star, cst.Param) and not starred:
+        if type(star) is cst.Param and not starred:
             escaped.add(star.name.value)
     todo: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None, bool]] = [(fn.body, fn, None, False)]
     while todo:
         node, parent, grand, nested = todo.pop()
         if isinstance(node, cst.Name) and parent is not None:
-            if isinstance(parent, cst.Attribute) and parent.attr is node:
+            if type(parent) is cst.Attribute and parent.attr is node:
                 continue  # ``x.stage``: an attribute, not the variable
-            if isinstance(parent, cst.Arg) and parent.keyword is node:
+            if type(parent) is cst.Arg and parent.keyword is node:
                 continue
-            if not starred and node.value in _FRAME_READERS and isinstance(parent, cst.Call):
+            if not starred and node.value in _FRAME_READERS and type(parent) is cst.Call:
                 return frozenset()  # ``locals()``: every local may be reached
             use = None if nested else use_of(node, parent, grand)
             if use is True:
@@ -515,7 +515,7 @@ def _private_names(
         if isinstance(node, (cst.Global, cst.Nonlocal)):
             escaped.update(n.name.value for n in node.names if isinstance(n.name, cst.Name))
             continue
-        if starred and isinstance(node, cst.Assign) and not nested:
+        if starred and type(node) is cst.Assign and not nested:
             # ``model_name, *tag_list = name.split(".", 1)``: the starred name gets a new list.
             fresh.update(_starred_targets(node))
         inner = nested or isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))

@@ -934,18 +934,18 @@ def forwards_lookup(f: FunctionV, cls: ClassV, name: str) -> bool:
     key = params[1].name.value
     guarded: set[int] = set()
     for node in _walk(f.node.body):
-        if isinstance(node, cst.If) and _guards(node.test, key, cls, name):
+        if type(node) is cst.If and _guards(node.test, key, cls, name):
             guarded.update(id(n) for n in _walk(node.body))
     for node in _walk(f.node.body):
-        if isinstance(node, cst.Return):
+        if type(node) is cst.Return:
             if not _super_lookup(node.value, key):
                 return False
         targets: list[cst.CSTNode] = []
-        if isinstance(node, cst.AssignTarget):
+        if type(node) is cst.AssignTarget:
             targets = [node.target]
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
             targets = [node.target]
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
+        elif type(node) is cst.WithItem and node.asname is not None:
             targets = [node.asname.name]
         elif isinstance(node, (cst.Global, cst.Nonlocal, cst.Del, cst.FunctionDef, cst.Lambda)):
             return False
@@ -968,11 +968,11 @@ def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
 def _super_lookup(e: cst.BaseExpression | None, key: str | None) -> str | None:
     """``super().__getattribute__(arg)``: ``arg``'s literal (or ``key`` when it is that name)."""
     if not (
-        isinstance(e, cst.Call)
+        type(e) is cst.Call
         and len(e.args) == 1
-        and isinstance(e.func, cst.Attribute)
+        and type(e.func) is cst.Attribute
         and e.func.attr.value == "__getattribute__"
-        and isinstance(e.func.value, cst.Call)
+        and type(e.func.value) is cst.Call
         and isinstance(e.func.value.func, cst.Name)
         and e.func.value.func.value == "super"
         and not e.func.value.args
@@ -981,7 +981,7 @@ def _super_lookup(e: cst.BaseExpression | None, key: str | None) -> str | None:
     arg = e.args[0].value
     if isinstance(arg, cst.Name) and arg.value == key:
         return key
-    if isinstance(arg, cst.SimpleString) and key is None:
+    if type(arg) is cst.SimpleString and key is None:
         return arg.value.strip("\"'")
     return None
 
@@ -989,19 +989,19 @@ def _super_lookup(e: cst.BaseExpression | None, key: str | None) -> str | None:
 def _guards(test: cst.BaseExpression, key: str, cls: ClassV, name: str) -> bool:
     """Is ``test`` false for ``key == name``: ``key in M`` (perhaps one of ``and``-ed tests) with
     ``M`` a class-level dict of ``cls`` without ``name``?"""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
         return _guards(test.left, key, cls, name) or _guards(test.right, key, cls, name)
     if not (
-        isinstance(test, cst.Comparison)
+        type(test) is cst.Comparison
         and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, cst.In)
+        and type(test.comparisons[0].operator) is cst.In
         and isinstance(test.left, cst.Name)
         and test.left.value == key
     ):
         return False
     where = test.comparisons[0].comparator
     attr = _super_lookup(where, None)
-    if attr is None and isinstance(where, cst.Attribute) and isinstance(where.value, cst.Name):
+    if attr is None and type(where) is cst.Attribute and isinstance(where.value, cst.Name):
         attr = where.attr.value if where.value.value == "self" else None
     if attr is None:
         return False
@@ -1010,8 +1010,8 @@ def _guards(test: cst.BaseExpression, key: str, cls: ClassV, name: str) -> bool:
 
 
 def _decorator_name(d: cst.Decorator) -> str:
-    e = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-    if isinstance(e, cst.Attribute):
+    e = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
+    if type(e) is cst.Attribute:
         return e.attr.value
     return e.value if isinstance(e, cst.Name) else ""
 
@@ -1313,7 +1313,7 @@ def is_accessor(fn: cst.FunctionDef) -> bool:
     for d in fn.decorators:
         e = d.decorator
         if (
-            isinstance(e, cst.Attribute)
+            type(e) is cst.Attribute
             and e.attr.value in ("setter", "deleter")
             and isinstance(e.value, cst.Name)
             and e.value.value == fn.name.value
@@ -1328,7 +1328,7 @@ def property_setter(cls: ClassV, name: str) -> FunctionV | None:
     for c in cls.lineage():
         if name not in c.members:
             continue
-        body = c.node.body.body if isinstance(c.node.body, cst.IndentedBlock) else ()
+        body = c.node.body.body if type(c.node.body) is cst.IndentedBlock else ()
         for stmt in body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name and is_accessor(stmt):
                 if any(_setter_deco(d, name) for d in stmt.decorators):
@@ -1345,7 +1345,7 @@ def is_setter(fn: cst.FunctionDef) -> bool:
 def _setter_deco(d: cst.Decorator, name: str) -> bool:
     e = d.decorator
     return (
-        isinstance(e, cst.Attribute)
+        type(e) is cst.Attribute
         and e.attr.value == "setter"
         and isinstance(e.value, cst.Name)
         and e.value.value == name
@@ -1480,7 +1480,7 @@ def _count_self_assignments(node: cst.ClassDef, counts: dict[str, int]) -> None:
 
     class _Visit(cst.CSTVisitor):
         def _target(self, t: cst.BaseExpression) -> None:
-            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+            if type(t) is cst.Attribute and isinstance(t.value, cst.Name) and t.value.value == "self":
                 counts[t.attr.value] = counts.get(t.attr.value, 0) + 1
             elif isinstance(t, (cst.Tuple, cst.List)):
                 for el in t.elements:
@@ -1632,22 +1632,22 @@ def renaming_getattribute(fn: cst.FunctionDef) -> tuple[str, frozenset[str]] | N
     are) then ``return super().__getattribute__(key)``, ``M`` a class attribute read as in
     :func:`renaming_setattr`: the name of ``M`` and the names the test leaves out."""
     params = [p.name.value for p in fn.params.params]
-    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    body = fn.body.body if type(fn.body) is cst.IndentedBlock else ()
     if len(params) != 2 or fn.params.star_arg is not cst.MaybeSentinel.DEFAULT:
         return None
-    if len(body) != 2 or not isinstance(body[0], cst.If) or body[0].orelse is not None:
+    if len(body) != 2 or type(body[0]) is not cst.If or body[0].orelse is not None:
         return None
     last = body[1]
     if not (
-        isinstance(last, cst.SimpleStatementLine)
+        type(last) is cst.SimpleStatementLine
         and len(last.body) == 1
-        and isinstance(last.body[0], cst.Return)
+        and type(last.body[0]) is cst.Return
         and _super_lookup(last.body[0].value, params[1]) == params[1]
     ):
         return None
     parts: list[cst.BaseExpression] = []
     test: cst.BaseExpression = body[0].test
-    while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+    while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
         parts.append(test.right)
         test = test.left
     parts.append(test)
@@ -1655,18 +1655,18 @@ def renaming_getattribute(fn: cst.FunctionDef) -> tuple[str, frozenset[str]] | N
     left_out: set[str] = set()
     for part in parts:
         if not (
-            isinstance(part, cst.Comparison)
+            type(part) is cst.Comparison
             and len(part.comparisons) == 1
             and isinstance(part.left, cst.Name)
             and part.left.value == params[1]
         ):
             return None
         op, right = part.comparisons[0].operator, part.comparisons[0].comparator
-        if isinstance(op, cst.In) and table is None:
+        if type(op) is cst.In and table is None:
             table = _class_attribute_read(right, params[0])
             if table is None:
                 return None
-        elif isinstance(op, cst.NotEqual) and isinstance(right, cst.SimpleString):
+        elif type(op) is cst.NotEqual and type(right) is cst.SimpleString:
             literal = right.evaluated_value
             if not isinstance(literal, str):
                 return None
@@ -1681,20 +1681,20 @@ def renaming_getattribute(fn: cst.FunctionDef) -> tuple[str, frozenset[str]] | N
 def _renames_key(then: cst.BaseSuite, params: list[str], table: str) -> bool:
     """Is ``then`` just ``key = M[key]`` (``key`` the second parameter, ``M`` the class attribute
     ``table`` read as in :func:`_class_attribute_read`)?"""
-    stmts = then.body if isinstance(then, cst.IndentedBlock) else ()
-    if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine):
+    stmts = then.body if type(then) is cst.IndentedBlock else ()
+    if len(stmts) != 1 or type(stmts[0]) is not cst.SimpleStatementLine:
         return False
     line = stmts[0].body
-    if not (len(line) == 1 and isinstance(line[0], cst.Assign) and len(line[0].targets) == 1):
+    if not (len(line) == 1 and type(line[0]) is cst.Assign and len(line[0].targets) == 1):
         return False
     target, value = line[0].targets[0].target, line[0].value
     if not (
         isinstance(target, cst.Name)
         and target.value == params[1]
-        and isinstance(value, cst.Subscript)
+        and type(value) is cst.Subscript
         and _class_attribute_read(value.value, params[0]) == table
         and len(value.slice) == 1
-        and isinstance(value.slice[0].slice, cst.Index)
+        and type(value.slice[0].slice) is cst.Index
         and isinstance(value.slice[0].slice.value, cst.Name)
         and value.slice[0].slice.value.value == params[1]
     ):
@@ -1716,14 +1716,14 @@ def renaming_setattr(fn: cst.FunctionDef) -> str | None:
     """``if key in M: key = M[key]`` then a transparent ``__setattr__`` (``M`` a class attribute
     read as ``super().__getattribute__("M")``, ``self.M`` or ``type(self).M``): the name of ``M``."""
     params = [p.name.value for p in fn.params.params]
-    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
-    if len(params) != 3 or len(body) != 2 or not isinstance(body[0], cst.If) or body[0].orelse is not None:
+    body = fn.body.body if type(fn.body) is cst.IndentedBlock else ()
+    if len(params) != 3 or len(body) != 2 or type(body[0]) is not cst.If or body[0].orelse is not None:
         return None
     test, then = body[0].test, body[0].body
     if not (
-        isinstance(test, cst.Comparison)
+        type(test) is cst.Comparison
         and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, cst.In)
+        and type(test.comparisons[0].operator) is cst.In
         and isinstance(test.left, cst.Name)
         and test.left.value == params[1]
     ):
@@ -1737,26 +1737,26 @@ def renaming_setattr(fn: cst.FunctionDef) -> str | None:
 
 def _class_attribute_read(e: cst.BaseExpression, me: str) -> str | None:
     """``super().__getattribute__("M")``, ``self.M``, ``type(self).M`` or ``self.__class__.M``: ``M``."""
-    if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value == "__getattribute__":
+    if type(e) is cst.Call and type(e.func) is cst.Attribute and e.func.attr.value == "__getattribute__":
         owner = e.func.value
         if (
-            isinstance(owner, cst.Call)
+            type(owner) is cst.Call
             and isinstance(owner.func, cst.Name)
             and owner.func.value == "super"
             and not owner.args
             and len(e.args) == 1
-            and isinstance(e.args[0].value, cst.SimpleString)
+            and type(e.args[0].value) is cst.SimpleString
         ):
             key = e.args[0].value.evaluated_value
             return key if isinstance(key, str) else None
         return None
-    if isinstance(e, cst.Attribute):
+    if type(e) is cst.Attribute:
         v = e.value
         if isinstance(v, cst.Name) and v.value == me:
             return e.attr.value
-        if isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "type":
+        if type(v) is cst.Call and isinstance(v.func, cst.Name) and v.func.value == "type":
             return e.attr.value
-        if isinstance(v, cst.Attribute) and v.attr.value == "__class__":
+        if type(v) is cst.Attribute and v.attr.value == "__class__":
             return e.attr.value
     return None
 
@@ -1767,15 +1767,15 @@ def transparent_setattr(fn: cst.FunctionDef) -> bool:
     parameters, rebound nowhere, and before that neither return nor set attributes another way (it may
     store items: ``super().__setitem__(name, value)`` of a dict base)."""
     params = [p.name.value for p in fn.params.params]
-    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    body = fn.body.body if type(fn.body) is cst.IndentedBlock else ()
     if len(params) != 3 or fn.params.star_arg is not cst.MaybeSentinel.DEFAULT or not body:
         return False
     last = body[-1]
-    if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Expr)):
+    if not (type(last) is cst.SimpleStatementLine and len(last.body) == 1 and type(last.body[0]) is cst.Expr):
         return False
     call = last.body[0].value
     if not (
-        isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__setattr__"
+        type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value == "__setattr__"
     ):
         return False
     owner = call.func.value
@@ -1783,7 +1783,7 @@ def transparent_setattr(fn: cst.FunctionDef) -> bool:
         a.value.value if isinstance(a.value, cst.Name) and not a.keyword and not a.star else None for a in call.args
     ]
     via_super = (
-        isinstance(owner, cst.Call)
+        type(owner) is cst.Call
         and isinstance(owner.func, cst.Name)
         and owner.func.value == "super"
         and not owner.args
@@ -1818,13 +1818,13 @@ def reads_dict_only(node: cst.CSTNode) -> bool:
     todo = [node]
     while todo:
         n = todo.pop()
-        if isinstance(n, cst.Attribute) and n.attr.value == "__dict__":
+        if type(n) is cst.Attribute and n.attr.value == "__dict__":
             seen += 1
         if (
-            isinstance(n, cst.Call)
-            and isinstance(n.func, cst.Attribute)
+            type(n) is cst.Call
+            and type(n.func) is cst.Attribute
             and n.func.attr.value == "get"
-            and isinstance(n.func.value, cst.Attribute)
+            and type(n.func.value) is cst.Attribute
             and n.func.value.attr.value == "__dict__"
         ):
             reads += 1
@@ -1862,7 +1862,7 @@ def _returns(node: cst.CSTNode) -> bool:
     todo = [node]
     while todo:
         n = todo.pop()
-        if isinstance(n, cst.Return):
+        if type(n) is cst.Return:
             return True
         if not isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             todo.extend(n.children)
@@ -1870,7 +1870,7 @@ def _returns(node: cst.CSTNode) -> bool:
 
 
 def _is_dataclass_deco(e: cst.BaseExpression) -> bool:
-    if isinstance(e, cst.Call):
+    if type(e) is cst.Call:
         e = e.func
-    name = e.attr.value if isinstance(e, cst.Attribute) else e.value if isinstance(e, cst.Name) else ""
+    name = e.attr.value if type(e) is cst.Attribute else e.value if isinstance(e, cst.Name) else ""
     return name == "dataclass"

@@ -132,7 +132,7 @@ def function_key(path: str, node: cst.FunctionDef) -> tuple[str, str]:
     property's setter and deleter marked)."""
     role = ""
     for d in node.decorators:
-        if isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value in ROLES:
+        if type(d.decorator) is cst.Attribute and d.decorator.attr.value in ROLES:
             role = f":{d.decorator.attr.value}"
             break
     return path, node.name.value + role
