@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.errors import UnsatisfiedAssumption  # noqa: E402
 from tensorshape.rules.stubs import load_table  # noqa: E402
@@ -31,7 +32,11 @@ from tests.differential.test_ops import OPS  # noqa: E402
 _PARTIAL_OK = cases.PARTIAL_OK_OPS | {q for q, f in OPS if f in cases.PARTIAL_OK}
 
 
-def run(draws: dict[str, object], examples: int) -> tuple[int, int, list[str]]:
+def _seeded(f: Callable[..., None], n: int | None) -> Callable[..., None]:
+    return f if n is None else seed(n)(f)
+
+
+def run(draws: dict[str, object], examples: int, n: int | None = None) -> tuple[int, int, list[str]]:
     ran = errors = 0
     failures: list[str] = []
     for name, draw in draws.items():
@@ -56,7 +61,7 @@ def run(draws: dict[str, object], examples: int) -> tuple[int, int, list[str]]:
             errors += want.status == "error"
 
         try:
-            one()
+            _seeded(one, n)()
         except Exception as e:  # noqa: BLE001
             failures.append(f"{name}: {type(e).__name__}")
     return ran, errors, failures
@@ -67,12 +72,16 @@ def main() -> None:
     ap.add_argument("--examples", type=int, default=100)
     ap.add_argument("--runs", type=int, default=25, metavar="N",
                     help="calls per op drawn again with a run of unknown length in one shape (0: skip)")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="hypothesis seed for every op's draws (default: a random draw each time)")
+    ap.add_argument("--missed", action="store_true",
+                    help="print each missed error of the sweep with a run (the call and torch's message)")
     args = ap.parse_args()
     table = load_table()
     op_draws = {q: (lambda data, q=q, f=f: cases.FAMILIES[f](data, q)) for q, f in OPS}
     mod_draws = {n: MODULES[n] for n in sorted(MODULES)}
-    ran_o, err_o, fail_o = run(op_draws, args.examples)
-    ran_m, err_m, fail_m = run(mod_draws, args.examples)
+    ran_o, err_o, fail_o = run(op_draws, args.examples, args.seed)
+    ran_m, err_m, fail_m = run(mod_draws, args.examples, args.seed)
     n_ops = sum(1 for q in table.ops if q.rsplit(".", 1)[0] not in table.classes)
     print(f"op table: {len(table.ops)} entries: {n_ops} functions/methods, {len(table.classes)} module classes")
     print(f"functions/methods covered: {len(OPS)} of {n_ops} ({len(cases.EXCLUDED)} excluded with reasons; "
@@ -82,11 +91,11 @@ def main() -> None:
     print(f"disagreements: {len(fail_o) + len(fail_m)}")
     for f in fail_o + fail_m:
         print("  " + f)
-    fail_r = run_with_runs(args.runs) if args.runs else []
+    fail_r = run_with_runs(args.runs, args.seed, args.missed) if args.runs else []
     sys.exit(1 if fail_o or fail_m or fail_r else 0)
 
 
-def run_with_runs(examples: int) -> list[str]:
+def run_with_runs(examples: int, n: int | None = None, show_missed: bool = False) -> list[str]:
     """The same calls with a window of one shape made a run ``*b`` (tests/differential/runs.py)."""
     from collections import Counter
 
@@ -117,10 +126,10 @@ def run_with_runs(examples: int) -> list[str]:
             if v.status in ("false-error", "wrong-shape"):
                 failures.append(f"{v.status}: {v.detail[:300]}")
             elif v.status == "missed":
-                missed.append(f"{name}: {v.detail[:200]}")  # noqa: B023
+                missed.append(f"{name}: {v.detail[:400 if show_missed else 200]}")  # noqa: B023
 
         try:
-            one()
+            _seeded(one, n)()
         except Exception as e:  # noqa: BLE001
             failures.append(f"{name}: {type(e).__name__}: {e}"[:300])
     print(f"with a run (lengths {', '.join(map(str, runs.LENGTHS))}): {counts['cases']} cases "
@@ -134,6 +143,9 @@ def run_with_runs(examples: int) -> list[str]:
     ops = Counter(m.split(":", 1)[0] for m in missed)
     if ops:
         print("  missed errors by op: " + ", ".join(f"{o} {n}" for o, n in ops.most_common()))
+    if show_missed:
+        for m in sorted(missed):
+            print("  missed: " + m)
     print(f"disagreements with a run: {len(failures)}")
     for f in failures:
         print("  " + f)

@@ -102,6 +102,10 @@ ERRORS = {
         "torch.scatter", TR((5,), ()), 3, T((5, 1, 1), "int64"), TR((5,), ())
     ),
     "cross, a 1-d other fixes the input's rank": _case("torch.cross", TR((2, 3), ()), T((3,))),
+    # the channel is a known size other than num_features for every rank the run allows
+    "BatchNorm1d, a 2 as the channel of 2 or 3 dims": _module("BatchNorm1d", TR((), (2, 2)), 1),
+    "BatchNorm1d, a 3 before the run": _module("BatchNorm1d", TR((2, 3), ()), 2),
+    "BatchNorm1d, 2 or 5 as the channel": _module("BatchNorm1d", TR((), (5, 2)), 4),
 }
 
 
@@ -139,6 +143,7 @@ CHECKED = {
     "sub, dims left of the run's suffix": _runs(_case("torch.sub", TR((2,), ()), T((1, 4, 3))), (), (3,), (4, 3)),
     "repeat, at most one dim per count": _case("torch.Tensor.repeat", TR((), (3,)), (2, 1)),
     "gather, the index's rank for the run": _case("torch.gather", TR((), (4,)), 0, T((2, 3), "int64")),
+    "BatchNorm1d, the channel is the 2 for one rank only": _module("BatchNorm1d", TR((), (2, 5)), 2),
 }
 
 

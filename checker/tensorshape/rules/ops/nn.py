@@ -493,6 +493,8 @@ def channel_norm(call: Call) -> Value:
         return _ERR
     if ranks:
         s = run_fixed(s, ranks, call) or s
+    if ranks and s.rank is None and not s.is_unknown and not _run_channels_agree(call, s, ranks):
+        return _ERR
     if s.rank is not None and s.rank >= 1:
         c_axis = 0 if s.rank == 1 or call.params.get("unbatched_rank") == s.rank else 1
         num = call.int("num_features")
@@ -512,6 +514,36 @@ def channel_norm(call: Call) -> Value:
             return _ERR
     t = call.tensor("input")
     return TensorV(s, t.dtype if t else None)
+
+
+def _run_channels_agree(call: Call, s: Shape, ranks: Sequence[int]) -> bool:
+    """A shape holding a run where several ranks remain (``BatchNorm1d`` of ``[*b 2 2]``: 2 or 3
+    dims): an error (``False``) when for every one the channel dim is a known size other than
+    ``num_features`` (its channel is a 2 either way); otherwise nothing (the run-time check stays)."""
+    num = call.int("num_features")
+    unused = call.params.get("instance") and not (call.bool("affine") or call.bool("track_running_stats"))
+    if type(num) is not int or unused:
+        return True
+    seen: list[tuple[Shape, int, int]] = []
+    for r in sorted(x for x in set(ranks) if x >= s.min_rank):
+        fixed = run_fixed(s, (r,))
+        if fixed is None or fixed.rank is None or fixed.rank < 1:
+            return True
+        c_axis = 0 if r == 1 or call.params.get("unbatched_rank") == r else 1
+        c = fixed.dims[c_axis]
+        if type(c) is not int or c == num:
+            return True
+        seen.append((fixed, c_axis, c))
+    if not seen:
+        return True
+    got = ", ".join(f"{c} at dim {a} of {f.rank}-D" for f, a, c in seen)
+    call.error(
+        codes.SHAPE_MISMATCH,
+        f"expected {plural(render_dim(num), 'channel')} (num_features), got {got} in {render_shape(s)}, "
+        "whatever the length of its run",
+        "input",
+    )
+    return False
 
 
 def _enough_values(call: Call, s: Shape, c_axis: int) -> bool:
