@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -1337,7 +1337,8 @@ def _count_appends(before: State, after: State | None, stmt: cst.For, iterations
             after.vars[name] = SeqV(end.elem, end.kind, arith.add(had, arith.mul(per_pass, iterations)), True)
 
 
-def _appended_each_pass(body: cst.BaseSuite) -> dict[str, int]:
+@functools.lru_cache(maxsize=512)
+def _appended_each_pass(body: cst.BaseSuite) -> Mapping[str, int]:
     """The names ``NAME.append(...)`` runs on at the top level of a loop body, with how many times a
     pass does (``NAME += [a, b]``, a list literal without a starred item, appends as many; an append
     in the body of a loop over a literal list or tuple, or a ``range`` of literal ints, nested at the
@@ -1462,7 +1463,8 @@ def _count_sums(
             after.vars[name] = IntV(total)
 
 
-def _summed_each_pass(stmt: cst.For) -> dict[str, list[cst.BaseExpression]]:
+@functools.lru_cache(maxsize=512)
+def _summed_each_pass(stmt: cst.For) -> Mapping[str, list[cst.BaseExpression]]:
     """The names a loop body binds only by adding to them an amount the code makes the same on every
     pass: ``NAME += E``, ``NAME -= E`` or ``NAME = NAME + E`` (``E`` added or taken from ``NAME`` in
     a chain of ``+``/``-``), wherever in the body, with each ``E`` made of int literals, names the body
@@ -1894,6 +1896,7 @@ def _assigned_in(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> 
     return out
 
 
+@functools.lru_cache(maxsize=1024)
 def _names_self_attribute(test: cst.BaseExpression) -> bool:
     """Whether a condition reads an attribute of ``self`` (a module's configuration), outside
     lambdas and comprehensions.  Walked with ``code_children`` (no visitor pass: this runs at
