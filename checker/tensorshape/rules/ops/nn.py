@@ -496,11 +496,9 @@ def channel_norm(call: Call) -> Value:
     if ranks and s.rank is None and not s.is_unknown and not _run_channels_agree(call, s, ranks):
         return _ERR
     if s.rank is not None and s.rank >= 1:
-        c_axis = 0 if s.rank == 1 or call.params.get("unbatched_rank") == s.rank else 1
+        c_axis = _channel_axis(call, s.rank)
         num = call.int("num_features")
-        # InstanceNorm uses num_features only for its affine parameters and running stats.
-        unused = call.params.get("instance") and not (call.bool("affine") or call.bool("track_running_stats"))
-        if num is not None and not unused:
+        if num is not None and _uses_num_features(call):
             c = s.dims[c_axis]
             call.check(
                 eq3(c, num, call.facts),
@@ -516,20 +514,29 @@ def channel_norm(call: Call) -> Value:
     return TensorV(s, t.dtype if t else None)
 
 
+def _channel_axis(call: Call, rank: int) -> int:
+    """Where a norm layer's channel is in an input of ``rank`` dims: first when unbatched."""
+    return 0 if rank == 1 or call.params.get("unbatched_rank") == rank else 1
+
+
+def _uses_num_features(call: Call) -> bool:
+    """InstanceNorm uses ``num_features`` only for its affine parameters and running stats."""
+    return not (call.params.get("instance") and not (call.bool("affine") or call.bool("track_running_stats")))
+
+
 def _run_channels_agree(call: Call, s: Shape, ranks: Sequence[int]) -> bool:
     """A shape holding a run where several ranks remain (``BatchNorm1d`` of ``[*b 2 2]``: 2 or 3
     dims): an error (``False``) when for every one the channel dim is a known size other than
     ``num_features`` (its channel is a 2 either way); otherwise nothing (the run-time check stays)."""
     num = call.int("num_features")
-    unused = call.params.get("instance") and not (call.bool("affine") or call.bool("track_running_stats"))
-    if type(num) is not int or unused:
+    if type(num) is not int or not _uses_num_features(call):
         return True
     seen: list[tuple[Shape, int, int]] = []
     for r in sorted(x for x in set(ranks) if x >= s.min_rank):
         fixed = run_fixed(s, (r,))
         if fixed is None or fixed.rank is None or fixed.rank < 1:
             return True
-        c_axis = 0 if r == 1 or call.params.get("unbatched_rank") == r else 1
+        c_axis = _channel_axis(call, r)
         c = fixed.dims[c_axis]
         if type(c) is not int or c == num:
             return True
