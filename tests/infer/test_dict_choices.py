@@ -104,3 +104,42 @@ def test_a_comprehension_over_a_long_table_of_constants_is_computed() -> None:
     seen, raised = run_torch(TABLE, "None")
     assert raised == [None]
     agree(reveals, seen)
+
+
+DELETED = """
+def main(x):
+    options = {"width": 4, "depth": 2}
+    del options["width"]
+    n = 3 if "width" in options else 5
+    reveal_shape(torch.randn(n))  # dict del
+    layers = [nn.Linear(8, 6), nn.Linear(6, 2)]
+    del layers[-1]
+    reveal_shape(nn.Sequential(*layers)(torch.randn(1, 8)))  # list del
+    flags = {"a": 1}
+    del flags[x]
+    reveal_shape(torch.randn(2 if "a" in flags else 7))  # key not known
+"""
+
+
+def test_deleted_entries_are_gone() -> None:
+    """``del options["width"]`` removes the entry (it was read as still there); ``del layers[-1]`` the
+    last item; a key not known leaves the dict unknown."""
+    reveals, errors, _ = check(DELETED)
+    assert reveals[line_of(DELETED, "# dict del")] == "[5]"
+    assert reveals[line_of(DELETED, "# list del")] == "[1 6]"
+    assert reveals[line_of(DELETED, "# key not known")] not in ("[2]", "[7]")
+    assert not errors
+    seen, raised = run_torch(DELETED, '"a"')
+    assert raised == [None]
+    agree(reveals, seen)
+
+
+def test_reveal_shows_constants() -> None:
+    body = """
+def main():
+    reveal_shape("a" in {"a": 1})  # bool
+    reveal_shape("bert".upper())  # str
+"""
+    reveals, _, _ = check(body)
+    assert reveals[line_of(body, "# bool")] == "bool True"
+    assert reveals[line_of(body, "# str")] == "str 'BERT'"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -280,6 +281,8 @@ class AnalyzerBase:
 
         # calls.py
         def core_arg(self, frame: Frame, a: Arg) -> Arg: ...
+        def never_filled(self, inst: InstanceV, name: str) -> bool: ...
+        def package_folder(self, info: ModuleInfo) -> Path | None: ...
         def call(
             self,
             frame: Frame,

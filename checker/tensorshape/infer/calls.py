@@ -56,6 +56,7 @@ from .draws import MAX_DRAWN_LIST, draw, randint_bounds, random_bounds
 from .firstclass import render_levels
 from .foreign import opaque_names
 from .options import PARSER_CLASSES, call_parser_method
+from .project import ModuleInfo
 from .state import (
     State,
     built_length,
@@ -97,6 +98,7 @@ from .values import (
     FunctionV,
     InstanceV,
     LambdaV,
+    LazyImportV,
     MapV,
     ModuleNsV,
     NothingV,
@@ -860,6 +862,15 @@ class Calls(AnalyzerBase):
                 # (timm's ``TIMM_USE_NAFLEXVIT``), counted (``environment_assumed``), never silent.
                 self.tally("environment-assumed", frame, node)
                 return args[1].value if len(args) == 2 else NONE
+        if q == "importlib.import_module" and 1 <= len(args) <= 2 and not kwargs:
+            name = _imported_name(*(a.value for a in args))
+            if name is not None:
+                # ``importlib.import_module(".bert", "transformers.models")``: as ``import`` of the
+                # absolute name would give the module (one not found here: unknown, as ever).
+                found = self.resolve_lazy(LazyImportV(name))
+                if isinstance(found, ModuleNsV):
+                    self.run_module(found.info)
+                    return found
         if q == "dataclasses.fields" and len(args) == 1 and not kwargs:
             return self.dataclass_fields(args[0].value)
         if q == "dataclasses.asdict" and len(args) == 1 and not kwargs:
@@ -1508,6 +1519,8 @@ class Calls(AnalyzerBase):
             elif isinstance(v, InstanceV) and v.cls.is_module:
                 found.add(v.born)
                 todo.extend(v.attrs.values())
+            elif isinstance(v, InstanceV):
+                found.add(v.born)  # (its dicts may be filled there: :meth:`never_filled`)
             elif isinstance(v, ModuleV):
                 todo.extend(v.children)
                 todo.extend(v.args.values())
@@ -2072,15 +2085,49 @@ class Calls(AnalyzerBase):
                 for b in c.bases
             ):
                 return False
-            init = self.project.find_module(c.module.name.partition(".")[0])
-            if init is None or init.name != "__init__.py":
+            root = self.package_folder(c.module)
+            if root is None:
                 return False
-            roots.add(init.parent)
+            roots.add(root)
+        return self.none_reached(roots, name, contents=False)
+
+    def package_folder(self, info: ModuleInfo) -> Path | None:
+        """The folder of the installed package ``info`` is part of (``None``: not a package's)."""
+        init = self.project.find_module(info.name.partition(".")[0])
+        return init.parent if init is not None and init.name == "__init__.py" else None
+
+    def none_reached(self, roots: set[Path], name: str, contents: bool) -> bool:
+        """Has no function of the packages in ``roots`` that may write attribute ``name`` (with
+        ``contents``: change the dict it holds) been reached, and are they all known?"""
         for root in sorted(roots):
-            writers = self.project.writers.writers(root, name)
+            writers = self.project.writers.writers(root, name, contents=contents)
             if writers is None or writers & self.reached:
                 return False
         return True
+
+    def never_filled(self, inst: InstanceV, name: str) -> bool:
+        """Does the dict that attribute ``name`` of ``inst`` holds certainly still hold only what the
+        analysis saw put in it?  ``inst`` is an instance of installed classes made while the
+        analysis watched, never given to code not interpreted (nor to a call cut short), with no
+        attribute written by a name not known since; and no function of their packages that may
+        change the dict (:meth:`~tensorshape.infer.writers.PackageWriters.writers` with
+        ``contents``) has been reached.  transformers' ``_LazyAutoMapping._extra_content``, which
+        only ``register`` fills: ``type(config) in self._extra_content`` is ``False``."""
+        if name.startswith("__") or name in self._written_attrs or inst.open_reason is not None:
+            return False
+        if inst.born <= self._written_unnamed or inst.born in self._escaped:
+            return False
+        if inst.born in self._cut_reached or inst.born < self._cut_unbounded:
+            return False
+        if any(g.born == inst.born for g in self._generic_instances.values()):
+            return False
+        roots: set[Path] = set()
+        for c in inst.cls.lineage():
+            root = self.package_folder(c.module) if c.module.library and c.hook_reason is None else None
+            if root is None:
+                return False
+            roots.add(root)
+        return self.none_reached(roots, name, contents=True)
 
     def set_building_attr(
         self, frame: Frame, state: State, inst: InstanceV, name: Value, value: Value, hooked: bool = True
@@ -2300,6 +2347,22 @@ class Calls(AnalyzerBase):
         return v
 
 
+def _imported_name(name: Value, package: Value = NONE) -> str | None:
+    """The absolute module name ``importlib.import_module(name, package)`` imports, when both are
+    literals (``".bert"`` in ``"transformers.models"``: ``transformers.models.bert``)."""
+    if not (isinstance(name, StrV) and name.value):
+        return None
+    dots = len(name.value) - len(name.value.lstrip("."))
+    if not dots:
+        return name.value
+    if not (isinstance(package, StrV) and package.value):
+        return None
+    parts = package.value.split(".")
+    if dots - 1 >= len(parts) or not name.value[dots:]:
+        return None
+    return ".".join([*parts[: len(parts) - (dots - 1)], name.value[dots:]])
+
+
 def _record(d: Dim, into: set[Any]) -> Dim:
     into.add(d)
     return d
@@ -2356,6 +2419,8 @@ def _describe_own(v: Value) -> str | None:
         return render_levels(v)
     if isinstance(v, InstanceV):
         return v.cls.node.name.value + "(...)"
+    if isinstance(v, ClassV):
+        return f"class {v.node.name.value}"
     if isinstance(v, ChoiceV):
         return " or ".join(describe_value(o) for o in v.options)
     return None

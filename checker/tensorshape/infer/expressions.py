@@ -6,6 +6,7 @@ import builtins
 import math
 import operator
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -108,6 +109,7 @@ from .values import (
     to_core,
     truthiness,
 )
+from .writers import TOP_LEVEL
 
 if TYPE_CHECKING:
     from .project import ModuleInfo
@@ -882,6 +884,16 @@ class Expressions(AnalyzerBase):
             r = self._compare_values(frame, op, left, right)
             if (
                 isinstance(op, (cst.In, cst.NotIn))
+                and isinstance(right, InstanceV)
+                and isinstance(right.cls.lookup("__contains__"), FunctionV)
+            ):
+                # ``type(config) in cls._model_mapping``: what the class's own ``__contains__`` says.
+                contains = self.attribute(frame, state, right, "__contains__", None)
+                said = self.call(frame, state, contains, [Arg(left, frame.ticket(left_node), None)], {}, node)
+                if isinstance(said, BoolV) and said.value is not None:
+                    r = BoolV(said.value is (type(op) is cst.In))
+            if (
+                isinstance(op, (cst.In, cst.NotIn))
                 and isinstance(right, ExternalV)
                 and right.qualname == "os.environ"
                 and isinstance(left, StrV)
@@ -902,8 +914,11 @@ class Expressions(AnalyzerBase):
                 r = (
                     self._held_dict_lacks(frame, state, op, left, right, target.comparator)
                     or _private_dict_lacks(frame, state, op, left, right, target.comparator)
+                    or self._unfilled_dict_lacks(frame, state, op, left, right, target.comparator)
                     or r
                 )
+            if isinstance(op, (cst.In, cst.NotIn)) and r.value is None:
+                r = self._global_lacks(frame, state, op, left, right, target.comparator) or r
             if isinstance(result, BoolV) and isinstance(r, BoolV):
                 if result.value is False or r.value is False:
                     result = BoolV(False)
@@ -934,6 +949,52 @@ class Expressions(AnalyzerBase):
             and not isinstance(d, AttrsV)
         ):
             return None
+        return BoolV(type(op) is cst.NotIn)
+
+    def _unfilled_dict_lacks(
+        self, frame: Frame, state: State, op: cst.BaseCompOp, key: Value, d: DictV, node: cst.BaseExpression
+    ) -> BoolV | None:
+        """``key in self._extra_content`` of an instance of installed classes whose dict attribute
+        nothing that may fill it has touched (:meth:`~tensorshape.infer.calls.Calls.never_filled`):
+        a key it lacks is not in it, whatever the key (an empty dict has no class key either).  Code
+        outside the package is taken not to fill it (counted: JSON summary ``registry_assumed``)."""
+        if type(node) is not cst.Attribute or isinstance(d, AttrsV):
+            return None
+        if d.items and not (isinstance(key, StrV) and key.value is not None):
+            return None  # (the entries are by string: a key of another kind is not compared with them)
+        holder = self.eval(frame, state, node.value, observe=False)
+        name = node.attr.value
+        if not (isinstance(holder, InstanceV) and holder.attrs.get(name) is d and self.never_filled(holder, name)):
+            return None
+        self.stats["registry-assumed"] += 1
+        return BoolV(type(op) is cst.NotIn)
+
+    def _global_lacks(
+        self, frame: Frame, state: State, op: cst.BaseCompOp, key: Value, held: Value, node: cst.BaseExpression
+    ) -> BoolV | None:
+        """``key in SPECIAL_MODEL_TYPE_TO_MODULE_NAME`` in a function of an installed package's module
+        that has run, of a global dict or list that lacks the literal key, when nothing may have
+        changed it but what the analysis followed: no function of the package that may has been
+        reached, and the top-level edits are this module's own (:func:`~tensorshape.infer.writers.
+        _global_sites`).  Code outside the package is taken not to edit it (counted: JSON summary
+        ``registry_assumed``)."""
+        if not (isinstance(node, cst.Name) and frame.function is not None and frame.module.library):
+            return None
+        info = frame.module
+        if info.state != 2 or node.value in state.vars or info.globals.get(node.value) is not held:
+            return None
+        if not _lacks(held, key):
+            return None
+        root = self.package_folder(info)
+        if root is None:
+            return None
+        writers = self.project.writers.writers(root, node.value, glob=True)
+        if writers is None or writers & self.reached:
+            return None
+        here = str(Path(info.path).resolve())
+        if any(f == TOP_LEVEL and path != here for path, f in writers):
+            return None
+        self.stats["registry-assumed"] += 1
         return BoolV(type(op) is cst.NotIn)
 
     def _compare_values(self, frame: Frame, op: cst.BaseCompOp, left: Value, right: Value) -> BoolV:
@@ -1580,6 +1641,19 @@ def _private_dict_lacks(
     if state.vars.get(node.value) is not d or node.value not in private_dicts(frame.function.node):
         return None
     return BoolV(type(op) is cst.NotIn)
+
+
+def _lacks(container: Value, key: Value) -> bool:
+    """Does a dict or list of known entries certainly lack ``key`` (a literal)?"""
+    if isinstance(container, DictV) and not isinstance(container, AttrsV):
+        return isinstance(key, StrV) and key.value is not None and not container.has(key.value)
+    if isinstance(container, SeqV) and container.kind is SeqKind.LIST:
+        return isinstance(container.elem, NothingV)  # ``DEPRECATED_MODELS = []``
+    if isinstance(container, TupleV) and container.kind is SeqKind.LIST:
+        wanted = _literal(key)
+        items = [_literal(x) for x in container.items]
+        return wanted is not _NO_LITERAL and all(x is not _NO_LITERAL and x != wanted for x in items)
+    return False
 
 
 def _contains(container: Value, item: Value) -> bool | None:

@@ -264,6 +264,21 @@ class Statements(AnalyzerBase):
                     if isinstance(held, InstanceV) and held_dict(held) is not None:
                         # ``del registry[key]``: its items are no longer known.
                         self.replace_in(frame, state, el.value, with_attr(held, ITEMS, UnknownV()))
+                    elif isinstance(held, DictV) and not isinstance(held, AttrsV):
+                        # ``del options["z"]``: the entry is gone (a key not known: any may be).
+                        key = self.index_value(frame, state, el)
+                        kept = (
+                            replace(held, items=tuple((k, v) for k, v in held.items if k != key.value))
+                            if isinstance(key, StrV) and key.value is not None
+                            else UnknownV()
+                        )
+                        if isinstance(el.value, cst.Name):
+                            self.store_dict(frame, state, el.value.value, held, kept)
+                        else:
+                            self.replace_in(frame, state, el.value, kept)
+                    elif isinstance(held, (TupleV, SeqV)) and held.kind is SeqKind.LIST:
+                        # ``del layers[-1]``: the list without that item (any other index: not known).
+                        self.replace_in(frame, state, el.value, _without_item(held, self.index_value(frame, state, el)))
             return state
         return state
 
@@ -1683,6 +1698,18 @@ def _prefer_imports(out: State, guarded: State, stmts: Sequence[cst.BaseStatemen
 
 def _is_code(v: Value) -> bool:
     return isinstance(v, (FunctionV, ClassV))
+
+
+def _without_item(held: TupleV | SeqV, index: Value) -> Value:
+    """A list after ``del held[index]``: without the item of a literal index in range, else unknown."""
+    if not (isinstance(held, TupleV) and isinstance(index, IntV) and type(index.value) is int):
+        return UnknownV()
+    i = index.value
+    n = len(held.items)
+    if not -n <= i < n:
+        return UnknownV()
+    i %= n
+    return TupleV((*held.items[:i], *held.items[i + 1 :]), held.kind)
 
 
 def _set_entry(d: DictV, key: str, value: Value) -> DictV:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..model.dims import Dim, Star, Unknown
 from ..model.shape import Item, Shape
-from ..model.values import DatasetV, IntV, LoaderV, ModuleV, SeqV, TensorV, TupleV, UnknownV, Value
+from ..model.values import BoolV, DatasetV, FloatV, IntV, LoaderV, ModuleV, SeqV, StrV, TensorV, TupleV, UnknownV, Value
 
 __all__ = ["render_dim", "render_shape", "render_items", "describe_value"]
 
@@ -127,4 +127,7 @@ def describe_value(v: Value, other: Callable[[Value], str | None] | None = None)
         return f"loader of {describe_value(v.batch, other)}{last}"
     if isinstance(v, UnknownV):
         return "unknown" if v.why is None else f"unknown ({v.why})"
-    return type(v).__name__.removesuffix("V").lower()
+    kind = type(v).__name__.removesuffix("V").lower()
+    if isinstance(v, (BoolV, StrV, FloatV)) and v.value is not None:
+        return f"{kind} {v.value!r}"
+    return kind

@@ -73,6 +73,9 @@ def summarize(results: Sequence[FileResult]) -> dict[str, Any]:
         #: taken not to reach the module (as for every attribute read).
         "hasattr_assumed": stats["hasattr-assumed"],
         "environment_assumed": stats["environment-assumed"],
+        #: ``key in registry`` decided false of an installed package's dict or list that nothing the
+        #: analysis followed may have filled (``infer/writers.py``): code not followed is taken not to.
+        "registry_assumed": stats["registry-assumed"],
         #: Unannotated parameters that learnt a shape from their first use (``infer/learn.py``).
         "learned_parameters": stats["learned-parameters"],
         #: Expressions past a size bound (sequences of more than 1,000 items), kept as a summary value.

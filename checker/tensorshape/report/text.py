@@ -139,6 +139,8 @@ def render_text(
             stat.append(
                 f"`hasattr` decided on a module despite a write of a name not known elsewhere: {s['hasattr_assumed']}"
             )
+        if s.get("registry_assumed"):
+            stat.append(f"Registry lookups decided, taken as filled only where followed: {s['registry_assumed']}")
         if s.get("environment_assumed"):
             stat.append(f"Environment variables read, taken as unset: {s['environment_assumed']}")
         if s.get("expressions_at_bound"):

@@ -1,4 +1,4 @@
-# known-miss: AutoModel.from_config reads the model class from a registry with a key that is not a literal, so the encoder and its last_hidden_state are unknown
+# known-miss: AutoModel.from_config now builds the BertModel, but its output built through PreTrainedModel._from_config has an Optional last_hidden_state (BertModel(config) called directly does not), so the features are unknown
 import torch
 import torch.nn as nn
 from transformers import AutoModel, BertConfig
