@@ -143,3 +143,49 @@ def main():
     reveals, _, _ = check(body)
     assert reveals[line_of(body, "# bool")] == "bool True"
     assert reveals[line_of(body, "# str")] == "str 'BERT'"
+
+
+KEYWORDS = """
+def build(width, **kwargs):
+    if "depth" in kwargs:
+        width = width * kwargs.pop("depth")
+    kwargs.pop("unused", None)
+    return nn.Linear(8, width, **kwargs)
+
+
+class classproperty(property):
+    def __get__(self, owner_self, owner_cls):
+        return self.fget(owner_cls)
+
+
+class Config:
+    defaults = {"width": 6}
+
+    @classproperty
+    def widths(cls):
+        return dict(cls.defaults)
+
+
+def main(x):
+    x = torch.randn(3, 8)
+    reveal_shape(build(4)(x))  # no keywords
+    reveal_shape(build(4, depth=2, bias=False)(x))  # depth
+    reveal_shape(build(4, unused=1)(x))  # unused
+    reveal_shape(torch.randn(Config().widths["width"]))  # classproperty
+"""
+
+
+def test_keywords_dict_and_class_property() -> None:
+    """``**kwargs`` is a new dict each call, private while only read, popped, tested or unpacked into
+    a call: ``"depth" in kwargs`` is decided by the keywords given.  A method decorated by a project
+    subclass of ``property`` with its own ``__get__`` (transformers' ``classproperty``) is what that
+    ``__get__`` returns."""
+    reveals, errors, _ = check(KEYWORDS)
+    assert reveals[line_of(KEYWORDS, "# no keywords")] == "[3 4]"
+    assert reveals[line_of(KEYWORDS, "# depth")] == "[3 8]"
+    assert reveals[line_of(KEYWORDS, "# unused")] == "[3 4]"
+    assert reveals[line_of(KEYWORDS, "# classproperty")] == "[6]"
+    assert not errors
+    seen, raised = run_torch(KEYWORDS, "None")
+    assert raised == [None]
+    agree(reveals, seen)

@@ -580,7 +580,8 @@ class Expressions(AnalyzerBase):
                     return member
                 if "classmethod" in decos:
                     return BoundMethodV(recv.cls, member)
-                return BoundMethodV(recv, member)
+                got = self.descriptor_get(frame, state, member, recv, node)
+                return got if got is not None else BoundMethodV(recv, member)
             if member is not None and recv.open_reason is not None and not isinstance(member, (ClassV, PartialV)):
                 # The instance may hold its own value (``BertConfig(hidden_size=64).hidden_size``): the
                 # class-level default would be silently wrong.
@@ -950,6 +951,26 @@ class Expressions(AnalyzerBase):
         ):
             return None
         return BoolV(type(op) is cst.NotIn)
+
+    def descriptor_get(
+        self, frame: Frame, state: State, member: FunctionV, recv: InstanceV, node: cst.Attribute | None
+    ) -> Value | None:
+        """``config.sub_configs`` of ``@classproperty def sub_configs(cls)``: a method decorated by a
+        project subclass of ``property`` with its own ``__get__`` is what that ``__get__`` returns, the
+        method its ``fget`` (``None``: no such decorator)."""
+        if node is None:
+            return None
+        for d in member.node.decorators:
+            if not isinstance(d.decorator, cst.Name):
+                continue
+            deco = self.module_global(member.module, d.decorator.value)
+            if not (isinstance(deco, ClassV) and _property_class(deco)):
+                continue
+            holder = InstanceV(deco, {"fget": member, "fset": NONE, "fdel": NONE}, f"{deco.qualname}:{id(member.node)}")
+            get = self.attribute(frame, state, holder, "__get__", None)
+            span = frame.ticket(node)
+            return self.call(frame, state, get, [Arg(recv, span, None), Arg(recv.cls, span, None)], {}, node)
+        return None
 
     def _unfilled_dict_lacks(
         self, frame: Frame, state: State, op: cst.BaseCompOp, key: Value, d: DictV, node: cst.BaseExpression
@@ -1531,6 +1552,13 @@ def _float(v: Value) -> float | None:
     if isinstance(v, IntV) and type(v.value) is int:
         return float(v.value)
     return None
+
+
+def _property_class(cls: ClassV) -> bool:
+    """A project subclass of ``property`` with a ``__get__`` of its own (transformers' ``classproperty``)."""
+    return isinstance(cls.lookup("__get__"), FunctionV) and any(
+        isinstance(b, ExternalV) and b.qualname == "builtins.property" for c in cls.lineage() for b in c.bases
+    )
 
 
 def _deco(d: cst.Decorator) -> str:

@@ -424,7 +424,9 @@ def _list_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
 
 
 #: Dict methods that read a dict without changing it or letting it escape.
-_DICT_READS = frozenset({"get", "keys", "values", "items"})
+#: A private dict's methods: each read or edit is followed (an edit not followed leaves the dict
+#: unknown, see ``configs.call_dict_method``), and none lets the dict escape.
+_DICT_READS = frozenset({"get", "keys", "values", "items", "copy", "pop", "setdefault", "update", "clear", "popitem"})
 #: Calls that reach a function's locals by name (a private dict could change through them).
 _FRAME_READERS = frozenset({"locals", "vars", "eval", "exec"})
 
@@ -439,6 +441,8 @@ def _dict_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
         return use[0]
     if type(parent) is cst.Subscript and parent.value is node:
         return False
+    if type(parent) is cst.Arg and parent.value is node and parent.star == "**":
+        return False  # ``cls(config, **kwargs)``: the callee gets a copy
     if (
         type(parent) is cst.ComparisonTarget
         and parent.comparator is node
@@ -472,29 +476,33 @@ def private_lists(fn: cst.FunctionDef) -> frozenset[str]:
 
 @by_function_body
 def private_dicts(fn: cst.FunctionDef) -> frozenset[str]:
-    """The local names of ``fn`` that only ever hold dicts it builds (``options = {}``) and never let
-    them escape: used only as ``options[key]`` (read, written or deleted), ``options.get(...)``,
-    ``.keys()``, ``.values()``, ``.items()`` and ``key in options``; no alias, argument, return or
-    nested function, and no ``locals()``/``vars()``/``eval``/``exec`` in ``fn``.  Which keys such a
-    dict has is what the writes the analysis followed say (timm's ``_decode_block_str`` tests
-    ``'n' in options`` of the options it parsed)."""
-    return _private_names(fn, _dict_use, starred=False)
+    """The local names of ``fn`` that only ever hold dicts it builds (``options = {}``, or the
+    ``**kwargs`` each call makes anew) and never let them escape: used only as ``options[key]`` (read,
+    written or deleted), the methods of ``_DICT_READS``, ``**options`` in a call (a copy) and ``key in
+    options``; no alias, argument, return or nested function, and no ``locals()``/``vars()``/
+    ``eval``/``exec`` in ``fn``.  Which keys such a dict has is what the writes the analysis followed
+    say (timm's ``_decode_block_str`` tests ``'n' in options`` of the options it parsed;
+    transformers' ``_from_config`` tests ``"attn_implementation" in kwargs``)."""
+    return _private_names(fn, _dict_use, starred=False, keywords=True)
 
 
 def _private_names(
     fn: cst.FunctionDef,
     use_of: Callable[[cst.Name, cst.CSTNode, cst.CSTNode | None], bool | None],
     starred: bool,
+    keywords: bool = False,
 ) -> frozenset[str]:
     """The local names of ``fn`` every occurrence of which ``use_of`` says keeps private (``False``)
     or binds to a fresh value (``True``, at least once); ``starred``: the rest of an unpacking
-    (``head, *rest = ...``) is a fresh list."""
+    (``head, *rest = ...``) is a fresh list; ``keywords``: the ``**kwargs`` parameter is fresh."""
     fresh: set[str] = set()
     escaped: set[str] = set()
     for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params):
         escaped.add(p.name.value)
     for star in (fn.params.star_arg, fn.params.star_kwarg):
-        if type(star) is cst.Param and not starred:
+        if type(star) is cst.Param and keywords and star is fn.params.star_kwarg:
+            fresh.add(star.name.value)  # a new dict each call
+        elif type(star) is cst.Param and not starred:
             escaped.add(star.name.value)
     todo: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None, bool]] = [(fn.body, fn, None, False)]
     while todo:
