@@ -106,6 +106,25 @@ ERRORS = {
     "BatchNorm1d, a 2 as the channel of 2 or 3 dims": _module("BatchNorm1d", TR((), (2, 2)), 1),
     "BatchNorm1d, a 3 before the run": _module("BatchNorm1d", TR((2, 3), ()), 2),
     "BatchNorm1d, 2 or 5 as the channel": _module("BatchNorm1d", TR((), (5, 2)), 4),
+    # a foreach op's tensor operand is one number: a run with a dim beside it has at least one dim
+    "_foreach_mul, an operand of at least one dim": _case(
+        "torch._foreach_mul", [TR((5, 1, 2), ()), TR((), ()), T((2, 5, 5))], TR((2,), ())
+    ),
+    # two items of known rank that do not broadcast, whatever the third's run
+    "_foreach_addcmul, known items that do not broadcast": _case(
+        "torch._foreach_addcmul",
+        [TR((), ()), T((3, 1, 3)), TR((), ())],
+        [TR((), ()), T((3, 3, 2, 2)), TR((), ())],
+        [TR((), ()), TR((), ()), TR((), ())],
+        0.5,
+    ),
+    "addcmul, two operands that do not broadcast beside a run": _case(
+        "torch.addcmul", TR((), ()), T((3, 1, 3)), T((3, 3, 2, 2))
+    ),
+    # every row of the padded batch ends as the first sequence does (after its run)
+    "pad_sequence, a row that ends otherwise": _case(
+        "torch.nn.utils.rnn.pad_sequence", [TR((4,), (2,)), T((1, 2)), T((2, 3))]
+    ),
 }
 
 

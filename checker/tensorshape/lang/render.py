@@ -11,9 +11,10 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from ..model import values as mv
 from ..model.dims import Dim, Star, Unknown
 from ..model.shape import Item, Shape
-from ..model.values import BoolV, DatasetV, FloatV, IntV, LoaderV, ModuleV, SeqV, StrV, TensorV, TupleV, UnknownV, Value
+from ..model.values import DatasetV, IntV, LoaderV, ModuleV, SeqV, TensorV, TupleV, UnknownV, Value
 
 __all__ = ["render_dim", "render_shape", "render_items", "describe_value"]
 
@@ -127,7 +128,9 @@ def describe_value(v: Value, other: Callable[[Value], str | None] | None = None)
         return f"loader of {describe_value(v.batch, other)}{last}"
     if isinstance(v, UnknownV):
         return "unknown" if v.why is None else f"unknown ({v.why})"
+    if type(v) is mv.DictV:
+        return "dict {" + ", ".join(repr(k) for k, _ in v.items) + "}"
     kind = type(v).__name__.removesuffix("V").lower()
-    if isinstance(v, (BoolV, StrV, FloatV)) and v.value is not None:
+    if isinstance(v, (mv.BoolV, mv.StrV, mv.FloatV)) and v.value is not None:
         return f"{kind} {v.value!r}"
     return kind

@@ -97,6 +97,11 @@ def broadcast_shapes(shapes: Sequence[Shape], facts: Facts = NO_FACTS) -> tuple[
         # Dims left of the common suffix meet a run of unknown length: whether they broadcast
         # depends on it, so it is checked at run time (never an error: some length may fit).
         issues.append(BroadcastIssue(-k - 1, (), Verdict.OBLIGATION))
+    fixed = [s for s in shapes if s.star_index is None]
+    if len(fixed) >= 2 and not any(i.verdict is Verdict.ERROR for i in issues):
+        # Shapes broadcast pairwise: two of known rank that do not fail in any company, whatever
+        # length the others' runs take (``[3 1 3]`` with ``[3 3 2 2]`` beside a ``[*b]``).
+        issues += [i for i in broadcast_shapes(fixed, facts)[1] if i.verdict is Verdict.ERROR]
     star = Star(names.pop()) if exact else Star(None, UnknownSource.UNANNOTATED)
     return Shape((star, *out_suffix)), issues
 

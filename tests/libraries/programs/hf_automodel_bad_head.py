@@ -1,4 +1,4 @@
-# known-miss: AutoModel.from_config now builds the BertModel, but its output built through PreTrainedModel._from_config has an Optional last_hidden_state (BertModel(config) called directly does not), so the features are unknown
+# known-miss: AutoModel.from_config now finds and builds the BertModel, but `config.sub_configs` (a classproperty over a class-level dict that 316 files of transformers mention) is a dict of keys not known, so its text-config branch (`config.get_text_config()`) is joined in and the encoder output is unknown
 import torch
 import torch.nn as nn
 from transformers import AutoModel, BertConfig

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
-from ...model.dims import Dim, Unknown, UnknownSource
+from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Shape
 from ...model.values import (
     BoolV,
@@ -469,8 +469,10 @@ def _operand(call: Call, name: str, n: int) -> list[Shape | None] | None | bool:
         return [None] * n
     if isinstance(v, TensorV):
         r = v.shape.rank
+        # (A run's shape has at least its dims besides the run, for every length of it.)
+        least = r if r is not None else sum(1 for i in v.shape.items if not isinstance(i, Star))
         if name == "value" or name == "scalars":  # a 1-D tensor of one number per item
-            if r is not None and r != 1:
+            if least > 1 or (r is not None and r != 1):
                 call.error(codes.RANK_MISMATCH, f"the scalars must be a 1-D tensor, got {render_shape(v.shape)}", name)
                 return False
             k = v.shape.dims[0] if r == 1 else None
@@ -482,10 +484,11 @@ def _operand(call: Call, name: str, n: int) -> list[Shape | None] | None | bool:
                 )
                 return False
             return [None] * n
-        if r is not None and r != 0:
+        if least != 0:
             call.error(
                 codes.RANK_MISMATCH,
-                f"scalar tensor expected to be 0 dim but it has {r} dimensions, got {render_shape(v.shape)}",
+                f"scalar tensor expected to be 0 dim but it has {r if r is not None else f'at least {least}'} dimensions, "
+                f"got {render_shape(v.shape)}",
                 name,
                 "a tensor operand of a foreach op is one number (0-d) for every item; pass a list for one per item",
             )

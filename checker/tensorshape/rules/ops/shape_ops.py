@@ -888,7 +888,7 @@ def sequences(call: Call, name: str) -> Sequences | Value:
     tensors, known_len, count = got
     ref = tensors[0].shape
     if ref.rank is None:
-        return unknown_tensor(UnknownSource.UNSUPPORTED)
+        return _run_sequences(call, name, tensors)
     lengths: list[Dim] = []
     trailing = ref.dims[1:]
     for t in tensors:
@@ -927,6 +927,27 @@ def sequences(call: Call, name: str) -> Sequences | Value:
     if isinstance(longest, Unknown):
         longest = call.fresh("max_len")
     return Sequences(rows, longest, trailing, tensors[0].dtype, tuple(lengths) if known_len else None)
+
+
+def _run_sequences(call: Call, name: str, tensors: Sequence[TensorV]) -> Value:
+    """Sequences whose first holds a run: unknown, after checking each sequence of known rank
+    against the first's dims after the run (``[4 *b 2]``: every row ends in 2, whatever the run's
+    length, once a first dim stands before it)."""
+    ref = tensors[0].shape
+    star = ref.star_index
+    if star is None or star == 0:
+        return unknown_tensor(UnknownSource.UNSUPPORTED)
+    suffix = ref.items[star + 1 :]
+    for t in tensors[1:]:
+        if t.shape.rank is None:
+            continue
+        dims = t.shape.dims
+        message = f"a sequence {render_shape(t.shape)} does not fit its rows of the padded batch (ending in {render_shape(Shape(suffix))})"
+        for a, b in zip(reversed(dims), reversed(suffix)):
+            assert not isinstance(b, Star)
+            if a != 1 and call.check(eq3(a, b, call.facts), (a, b), message, rel=Rel.EQ, at=name) is Verdict.ERROR:
+                return _ERR
+    return unknown_tensor(UnknownSource.UNSUPPORTED)
 
 
 @rule("same_shape")
