@@ -125,6 +125,18 @@ ERRORS = {
     "pad_sequence, a row that ends otherwise": _case(
         "torch.nn.utils.rnn.pad_sequence", [TR((4,), (2,)), T((1, 2)), T((2, 3))]
     ),
+    # every rank the run allows fails, each for its own reason: the channel for one, a spatial size
+    # smaller than the kernel (or than the padding) for the other
+    "Conv2d, a 1 as the channel or as the width": _module("Conv2d", TR((1, 4), (1,)), 4, 2, 2),
+    "Conv3d, a 1 as the channel or as a spatial size": _module("Conv3d", TR((1,), (1,)), 4, 1, 3),
+    "conv1d, a 2 as the channel or a 1 as the length": _case(
+        "torch.nn.functional.conv1d", TR((2,), (1,)), T((2, 1, 3)), None, 2
+    ),
+    "AvgPool3d, a width of 2 for a kernel of 3": _module("AvgPool3d", TR((2,), (7, 2)), 3, 1),
+    "MaxPool3d, a width of 1 for a kernel of 3": _module("MaxPool3d", TR((4, 4), (4, 1)), 3),
+    "max_pool1d, a length of 1 for a kernel of 2": _case("torch.nn.functional.max_pool1d", TR((1,), (1,)), 2),
+    "CircularPad2d, a pad of 3 of a width of 1": _module("CircularPad2d", TR((3,), (1,)), 3),
+    "CircularPad2d, four dims around the run and a height of 1": _module("CircularPad2d", TR((2, 1), (1, 4)), 2),
 }
 
 
@@ -163,6 +175,10 @@ CHECKED = {
     "repeat, at most one dim per count": _case("torch.Tensor.repeat", TR((), (3,)), (2, 1)),
     "gather, the index's rank for the run": _case("torch.gather", TR((), (4,)), 0, T((2, 3), "int64")),
     "BatchNorm1d, the channel is the 2 for one rank only": _module("BatchNorm1d", TR((), (2, 5)), 2),
+    # one rank the run allows works: the other's failure is no error
+    "Conv2d, the channel is the 4 for 4 dims only": _module("Conv2d", TR((1, 4), (2,)), 4, 2, 2),
+    "MaxPool3d, the dims fit the kernel for 4 dims": _module("MaxPool3d", TR((4, 4), (4, 3)), 3),
+    "CircularPad2d, a pad of 2 of a height of 1 for 3 dims only": _module("CircularPad2d", TR((3, 1), (3,)), 2),
 }
 
 
@@ -173,6 +189,15 @@ def test_a_requirement_on_the_runs_length_is_checked_at_run_time(name: str) -> N
     assert 0 < verdict.raised < len(RUNS), f"torch must raise for some lengths only ({verdict.raised})"
     assert verdict.status == "agree", verdict.detail
     assert verdict.warned, "the rule must leave a runtime check"
+
+
+def test_a_reflect_pad_as_long_as_the_dim_fails_for_every_rank() -> None:
+    """``F.pad(x, (2, 2), "reflect")`` of ``[2 *b 2]`` needs 2 or 3 dims, and its last one longer
+    than the pad either way (a longer run is not a shape case: torch has no such padding)."""
+    case = _runs(_case("torch.nn.functional.pad", TR((2,), (2,)), (2, 2), "reflect"), (), (3,))
+    verdict = runs.check(case)
+    assert verdict.raised == 2 and verdict.status == "agree", verdict.detail
+    assert runs.run_rule(case.call)[2], "the rule must report the error"
 
 
 def test_bincount_of_an_empty_input_ignores_the_weights() -> None:

@@ -31,7 +31,16 @@ from ...unify.compare import Truth, Verdict, eq3
 from ..call import Call, as_dim, as_dims
 from ..context import Arg
 from ..registry import rule
-from .util import replace, run_exact_rank, run_fixed, run_rank_among, run_rank_at_least, spec_text, wrap_dim
+from .util import (
+    replace,
+    run_exact_rank,
+    run_fails_for_every_rank,
+    run_fixed,
+    run_rank_among,
+    run_rank_at_least,
+    spec_text,
+    wrap_dim,
+)
 
 _ERR = unknown_tensor(UnknownSource.ERROR)
 
@@ -61,7 +70,9 @@ def _spatial(call: Call, input_name: str, n: int) -> tuple[Shape, bool, tuple[It
     if s.star_index == 0 and len(s.items) == n + 2 and isinstance(s.items[0], Star) and s.items[0].name:
         return Shape(s.items[1:]), False, s.items[:1]
     if s.rank is None:
-        if not run_rank_among(call, s, (n + 1, n + 2), f"a {n}-d layer", input_name):
+        if run_fails_for_every_rank(call, input_name, (n + 1, n + 2)) or not run_rank_among(
+            call, s, (n + 1, n + 2), f"a {n}-d layer", input_name
+        ):
             return None
         fixed = run_fixed(s, (n + 1, n + 2), call)
         if fixed is None:
@@ -489,12 +500,10 @@ def channel_norm(call: Call) -> Value:
             "input",
         )
         return _ERR
-    if ranks and not run_rank_among(call, s, ranks, call.name, "input"):
-        return _ERR
     if ranks:
+        if run_fails_for_every_rank(call, "input", ranks) or not run_rank_among(call, s, ranks, call.name, "input"):
+            return _ERR
         s = run_fixed(s, ranks, call) or s
-    if ranks and s.rank is None and not s.is_unknown and not _run_channels_agree(call, s, ranks):
-        return _ERR
     if s.rank is not None and s.rank >= 1:
         c_axis = _channel_axis(call, s.rank)
         num = call.int("num_features")
@@ -522,35 +531,6 @@ def _channel_axis(call: Call, rank: int) -> int:
 def _uses_num_features(call: Call) -> bool:
     """InstanceNorm uses ``num_features`` only for its affine parameters and running stats."""
     return not (call.params.get("instance") and not (call.bool("affine") or call.bool("track_running_stats")))
-
-
-def _run_channels_agree(call: Call, s: Shape, ranks: Sequence[int]) -> bool:
-    """A shape holding a run where several ranks remain (``BatchNorm1d`` of ``[*b 2 2]``: 2 or 3
-    dims): an error (``False``) when for every one the channel dim is a known size other than
-    ``num_features`` (its channel is a 2 either way); otherwise nothing (the run-time check stays)."""
-    num = call.int("num_features")
-    if type(num) is not int or not _uses_num_features(call):
-        return True
-    seen: list[tuple[Shape, int, int]] = []
-    for r in sorted(x for x in set(ranks) if x >= s.min_rank):
-        fixed = run_fixed(s, (r,))
-        if fixed is None or fixed.rank is None or fixed.rank < 1:
-            return True
-        c_axis = _channel_axis(call, r)
-        c = fixed.dims[c_axis]
-        if type(c) is not int or c == num:
-            return True
-        seen.append((fixed, c_axis, c))
-    if not seen:
-        return True
-    got = ", ".join(f"{c} at dim {a} of {f.rank}-D" for f, a, c in seen)
-    call.error(
-        codes.SHAPE_MISMATCH,
-        f"expected {plural(render_dim(num), 'channel')} (num_features), got {got} in {render_shape(s)}, "
-        "whatever the length of its run",
-        "input",
-    )
-    return False
 
 
 def _enough_values(call: Call, s: Shape, c_axis: int) -> bool:
@@ -1400,13 +1380,19 @@ def pad_module(call: Call) -> Value:
 
 def _padded_run(call: Call, s: Shape, p: tuple[Dim, ...], mode: str, at: str) -> Value:
     """``F.pad`` on a shape holding a run (``[*b h w]``): the rank it needs is checked at run time
-    (an error only where no length of the run fits); constant padding of dims after the run keeps
-    the run (``[*b h w]`` padded by 2 on each side of ``w`` is ``[*b h w+4]``)."""
+    (an error only where no length of the run fits; where one rank is left, the run is taken as
+    its dims); constant padding of dims after the run keeps the run (``[*b h w]`` padded by 2 on
+    each side of ``w`` is ``[*b h w+4]``)."""
     k = len(p) // 2
     if mode != "constant":
-        if k in (1, 2, 3):
-            run_rank_among(call, s, (k + 1, k + 2), f"{mode} padding of {plural(len(p), 'value')}", "input")
-        return TensorV(Shape.unknown())
+        if k not in (1, 2, 3):
+            return TensorV(Shape.unknown())
+        ranks = (k + 1, k + 2)
+        why = f"{mode} padding of {plural(len(p), 'value')}"
+        if run_fails_for_every_rank(call, "input", ranks) or not run_rank_among(call, s, ranks, why, "input"):
+            return _ERR
+        fixed = run_fixed(s, ranks, call)  # one rank left: torch raises for every other length of the run
+        return TensorV(Shape.unknown()) if fixed is None else _padded_shape(call, fixed, p, mode, at)
     run_rank_at_least(call, s, k, f"padding of {plural(len(p), 'value')}", "input")
     if k > len(s.suffix):
         return TensorV(Shape.unknown())
@@ -1433,6 +1419,12 @@ def _padded(call: Call, p: tuple[Dim, ...] | None, mode: str, at: str) -> Value:
         return _ERR
     if s.rank is None:
         return _padded_run(call, s, p, mode, at)
+    return _padded_shape(call, s, p, mode, at)
+
+
+def _padded_shape(call: Call, s: Shape, p: tuple[Dim, ...], mode: str, at: str) -> Value:
+    """``F.pad`` of ``s``, whose rank is known."""
+    assert s.rank is not None
     if len(p) // 2 > s.rank:
         call.error(
             codes.INVALID_ARG,

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from ...lang.render import render_dim, render_shape
 from ...model import codes
+from ...model.diagnostics import Diagnostic, Severity
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
 from ...model.values import TensorV
 from ...unify.compare import Truth, Verdict, classify, eq3
 from ...unify.facts import Facts
 from ..call import Call
+from ..context import Arg
+from ..registry import get_rule
 
 __all__ = [
     "wrap_dim",
@@ -25,6 +29,7 @@ __all__ = [
     "run_exact_rank",
     "run_fixed",
     "run_rank_of",
+    "run_fails_for_every_rank",
 ]
 
 UNKNOWN_DIM = Unknown(UnknownSource.UNANNOTATED)
@@ -206,6 +211,44 @@ def run_fixed(shape: Shape, ranks: Sequence[int], call: Call | None = None) -> S
     if call is not None and not call.ctx.muted:
         call.ctx.runs_fixed.append((shape, fixed))
     return fixed
+
+
+def run_fails_for_every_rank(call: Call, name: str, ranks: Sequence[int]) -> bool:
+    """The tensor ``name`` holding a run where several of ``ranks`` remain: the call's rule tried
+    once per rank, the run taken as that many dims of unknown size, each trial reporting into a
+    context of its own (the call sees none of it).  An error (``True``) when every rank reports
+    one, each maybe for its own reason (``Conv2d(4, 2, 2)`` of ``[1 4 *b 1]``: as 3-D its channel
+    is 1, as 4-D its width is smaller than the kernel); otherwise nothing (the runtime check stays)."""
+    t = call.tensor(name)
+    fn = get_rule(call.op.rule) if call.op.rule else None
+    if t is None or t.shape.rank is not None or t.shape.is_unknown or fn is None:
+        return False
+    s, a = t.shape, call.arg(name)
+    possible = sorted(r for r in set(ranks) if r >= s.min_rank)
+    if len(possible) < 2:
+        return False  # none: run_rank_among reports it; one: run_fixed takes the run as its dims
+    firsts: list[Diagnostic] = []
+    for r in possible:
+        fixed = run_fixed(s, (r,))
+        assert fixed is not None
+        trial = dataclasses.replace(
+            call.ctx, diagnostics=[], obligations=[], constraints=[], learned=[], runs_fixed=[], muted=False
+        )
+        bound = {**call.bound, name: Arg(TensorV(fixed, t.dtype), a.span, a.text)}
+        fn(Call(call.op, bound, trial, call.span, call.module))
+        # A symbolic mismatch is the checker's own requirement (annotated dims), not torch raising.
+        errors = [d for d in trial.diagnostics if d.severity is Severity.ERROR and d.code is not codes.SYMBOLIC_MISMATCH]
+        if not errors:
+            return False
+        firsts.append(errors[0])
+    if len({d.message for d in firsts}) == 1:  # the same error whatever the rank (an argument's)
+        call.ctx.report(firsts[0].code, firsts[0].message, firsts[0].span, firsts[0].hint)
+        return True
+    prefix = f"{call.name}: "
+    why = "; ".join(f"as {r}-D, {d.message.removeprefix(prefix)}" for r, d in zip(possible, firsts))
+    code = firsts[0].code if len({d.code for d in firsts}) == 1 else codes.SHAPE_MISMATCH
+    call.error(code, f"{render_shape(s)} fails whatever the length of its run: {why}", name)
+    return True
 
 
 def run_rank_of(call: Call, shape: Shape, ranks: Sequence[int], why: str, at: str | None = None) -> Shape | None:
