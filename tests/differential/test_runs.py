@@ -33,8 +33,15 @@ def test_verdict_holds_for_every_run_length(name: str, data: st.DataObject) -> N
 RUNS = ((), (2,), (3, 1), (1, 2, 2))
 
 
-def _case(qualname: str, *args: object, kind: str = "function", init: tuple[object, ...] = ()) -> RunCase:
-    return RunCase(Call(kind, qualname, tuple(args), {}, init), RUNS, "")
+def _case(
+    qualname: str, *args: object, kind: str = "function", init: tuple[object, ...] = (), **kwargs: object
+) -> RunCase:
+    return RunCase(Call(kind, qualname, tuple(args), kwargs, init), RUNS, "")
+
+
+def _ix(before: tuple[int, ...]) -> TR:
+    """An int64 index holding the run after ``before``."""
+    return TR(before, (), "int64")
 
 
 #: What the sweep found (each was a wrong shape, a crash or a false error before its fix).
@@ -137,6 +144,33 @@ ERRORS = {
     "max_pool1d, a length of 1 for a kernel of 2": _case("torch.nn.functional.max_pool1d", TR((1,), (1,)), 2),
     "CircularPad2d, a pad of 3 of a width of 1": _module("CircularPad2d", TR((3,), (1,)), 3),
     "CircularPad2d, four dims around the run and a height of 1": _module("CircularPad2d", TR((2, 1), (1, 4)), 2),
+    # a run in a 0-d or 1-d index is at most one dim, and so is the input's where it is the same run
+    "index_select, a 1-d index fixes the input's rank": _case("torch.index_select", TR((1, 4, 3), ()), -4, _ix((3,))),
+    "index_select, the index's run of at most one dim": _case("torch.Tensor.index_select", TR((), ()), -2, _ix(())),
+    "index_add, a 1-d index fixes the input's rank": _case("torch.index_add", TR((3,), ()), -2, _ix((3,)), T((4, 4, 5))),
+    "index_copy, a 1-d index fixes the input's rank": _case("torch.index_copy", TR((3,), ()), -2, _ix((3,)), T((4, 5))),
+    "index_fill, a 1-d index fixes the input's rank": _case("torch.index_fill", TR((5, 2, 1), ()), 3, _ix((1,)), 0.0),
+    "repeat_interleave, 1-d repeats fix the input's rank": _case(
+        "torch.repeat_interleave", TR((2,), (), "int64"), TR((2,), (), "int64"), dim=1
+    ),
+    # the counts are wrong whatever the input
+    "repeat_interleave, 2-d repeats": _case("torch.repeat_interleave", TR((), (1,)), T((1, 2), "int64"), dim=-4),
+    "repeat_interleave, a negative count": _case("torch.Tensor.repeat_interleave", TR((), ()), -1, dim=-1),
+    # a 0-d other leaves a 0-d input, which has no dim 1
+    "cross, a 0-d other": _case("torch.cross", TR((), ()), T(()), 1),
+    "cross, an other with no dim of size 3": _case("torch.cross", TR((), ()), T((1, 2))),
+    "cross, the same run after 3 dims and none": _case("torch.cross", TR((1, 1, 3), ()), TR((), ())),
+    # the dims around the run multiply to k: the tensor holds a multiple of k elements
+    "reshape_as, 3 elements of [*b 4]": _case("torch.Tensor.reshape_as", TR((), (4,)), T((1, 1, 1, 3))),
+    "view_as, 4 elements of [1 *b 4 5]": _case("torch.Tensor.view_as", TR((1,), (4, 5)), T((1, 2, 2))),
+    "reshape, 1 element of [4 *b]": _case("torch.reshape", TR((4,), ()), (1, 1)),
+    # the sizes fix the run's length (or bound it), and a dim before it cannot expand for any
+    "expand, [3 *b 1] to [1 2]": _case("torch.Tensor.expand", TR((3,), (1,)), 1, 2),
+    "expand_as, [2 *b] to [3 3 1]": _case("torch.Tensor.expand_as", TR((2,), ()), T((3, 3, 1))),
+    "broadcast_to, [3 *b 1] to [1 2]": _case("torch.broadcast_to", TR((3,), (1,)), (1, 2)),
+    "addmm, an input [*b 2 1] to a product [1 1]": _case("torch.addmm", TR((), (2, 1)), T((1, 1)), T((1, 1))),
+    # the last dims of the output and of the broadcast shape differ, whatever the run
+    "copy_, [1 2] into [*b 1]": _case("torch.Tensor.copy_", TR((), (1,)), T((1, 2))),
 }
 
 
@@ -179,6 +213,7 @@ CHECKED = {
     "Conv2d, the channel is the 4 for 4 dims only": _module("Conv2d", TR((1, 4), (2,)), 4, 2, 2),
     "MaxPool3d, the dims fit the kernel for 4 dims": _module("MaxPool3d", TR((4, 4), (4, 3)), 3),
     "CircularPad2d, a pad of 2 of a height of 1 for 3 dims only": _module("CircularPad2d", TR((3, 1), (3,)), 2),
+    "index_select, an index of at most one dim": _case("torch.Tensor.index_select", TR((), ()), -1, _ix(())),
 }
 
 
@@ -198,6 +233,47 @@ def test_a_reflect_pad_as_long_as_the_dim_fails_for_every_rank() -> None:
     verdict = runs.check(case)
     assert verdict.raised == 2 and verdict.status == "agree", verdict.detail
     assert runs.run_rule(case.call)[2], "the rule must report the error"
+
+
+#: Torch raises for the lengths the sweep draws, but runs for another size of the run (a 0 in it, or
+#: a longer run): the rule must not report an error.
+ACCEPTED = {
+    "gather, an index whose run holds a 0": _runs(_case("torch.gather", TR((2, 2, 1), ()), 0, _ix((1,))), (2,), (0,)),
+    "reshape_as, a run holding a 0 to no elements": _runs(
+        _case("torch.Tensor.reshape_as", TR((), (4,)), T((0, 3))), (), (2,), (0,)
+    ),
+    "reshape_as, 12 elements of [*b 4]": _runs(_case("torch.Tensor.reshape_as", TR((), (4,)), T((2, 6))), (), (3,)),
+    "expand, -1 keeps the 3 before a run of one dim": _runs(
+        _case("torch.Tensor.expand", TR((3,), (1,)), -1, 1, 2), (), (2,), (1,)
+    ),
+    "expand, the 3 lines up with a 3": _runs(_case("torch.Tensor.expand", TR((3,), (1,)), 3, 1, 2), (), (1,)),
+    "topk, a run long enough for dim -4": _runs(_case("torch.topk", TR((), ()), 4, -4), (), (2,), (4, 4, 4, 4)),
+    "index_add, an index and input of at most one dim": _runs(
+        _case("torch.index_add", TR((), ()), 0, _ix(()), TR((), ())), (2,), (2, 2)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_no_error_where_some_size_of_the_run_runs(name: str) -> None:
+    case = ACCEPTED[name]
+    verdict = runs.check(case)
+    assert verdict.raised < len(case.runs), "torch must run for some size of the run"
+    assert verdict.status == "agree", verdict.detail
+    assert not runs.run_rule(case.call)[2]
+
+
+@pytest.mark.parametrize(
+    ("shape", "index"), [((2, 2, 1), (0,)), ((2, 2, 1), (1, 0)), ((), (2, 2)), ((2, 3), ()), ((), (2,)), ((3,), ())]
+)
+def test_gather_counts_a_0d_operand_as_1d_and_checks_no_empty_index(
+    shape: tuple[int, ...], index: tuple[int, ...]
+) -> None:
+    """torch checks nothing against an index of no elements (was a false error: index [0] of a 3-d
+    input), and takes a 0-d input or index as 1-d (a 2-d index of a 0-d input was a missed error)."""
+    from .harness import compare
+
+    compare(Call("function", "torch.gather", (T(shape), 0, T(index, "int64"))))
 
 
 def test_bincount_of_an_empty_input_ignores_the_weights() -> None:

@@ -36,7 +36,7 @@ from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Truth, Verdict, eq3
 from ..call import Call
 from ..registry import rule
-from .util import run_rank_among, run_rank_at_least, shapes_equal, wrap_dim
+from .util import run_most, run_rank_among, run_rank_at_least, run_rank_shared, shapes_equal, wrap_dim
 
 _ERR = unknown_tensor(UnknownSource.ERROR)
 
@@ -307,13 +307,27 @@ def repeat_interleave(call: Call) -> Value:
             )
             return _ERR
         return TensorV(Shape((_total(call),)), "int64")
+    # The counts first: their requirements hold whatever the input, a run in it too.
+    if isinstance(rv, IntV) and not isinstance(rv, MaybeIntV) and type(rv.value) is int and rv.value < 0:
+        call.error(codes.INVALID_ARG, f"Repeats must be non-negative, got {rv.value}", "repeats")
+        return _ERR
+    if isinstance(rv, TensorV):
+        rs = rv.shape
+        if rs.rank is not None and rs.rank > 1:
+            call.error(codes.RANK_MISMATCH, f"repeats must be 0-dim or 1-dim tensor, got {render_shape(rs)}", "repeats")
+            return _ERR
+        # A run in the counts is at most one dim long, and so is the input's where it is the same run.
+        fixed = run_rank_shared(call, rs, (0, 1), "repeat_interleave's repeats", "repeats", (shape,))
+        if fixed is None:
+            return _ERR
+        rs, shape = fixed
     d = call.int("dim")
     i: int | None = None
     if d is not None:
         if shape.rank == 0:
             call.error(codes.DIM_RANGE, f"dim {render_dim(d)} given but the tensor has no dims", "dim")
             return _ERR
-        i = wrap_dim(call, d, shape, "dim")
+        i = wrap_dim(call, d, shape, "dim", most=run_most(rv.shape, 1, shape) if isinstance(rv, TensorV) else None)
         if i is None:
             return _ERR if type(d) is int and shape.rank is not None else unknown_tensor(UnknownSource.UNSUPPORTED)
         along: Dim = shape.items[i]
@@ -321,16 +335,8 @@ def repeat_interleave(call: Call) -> Value:
         along = arith.prod(shape.dims) if shape.rank is not None else Unknown(UnknownSource.UNANNOTATED)
     new: Dim
     if isinstance(rv, IntV) and not isinstance(rv, MaybeIntV):
-        r = rv.value
-        if type(r) is int and r < 0:
-            call.error(codes.INVALID_ARG, f"Repeats must be non-negative, got {r}", "repeats")
-            return _ERR
-        new = arith.mul(along, r)
+        new = arith.mul(along, rv.value)
     elif isinstance(rv, TensorV):
-        rs = rv.shape
-        if rs.rank is not None and rs.rank > 1:
-            call.error(codes.RANK_MISMATCH, f"repeats must be 0-dim or 1-dim tensor, got {render_shape(rs)}", "repeats")
-            return _ERR
         if rs.rank == 1 and not isinstance(along, Unknown):
             n = rs.dims[0]
             if eq3(n, 1, call.facts) is not Truth.TRUE:

@@ -31,7 +31,7 @@ from ...unify.compare import Truth, Verdict, eq3, le3
 from ...unify.facts import NO_FACTS, Facts
 from ..call import Call, as_dim
 from ..registry import rule
-from .util import replace, run_rank_of, wrap_dim
+from .util import replace, run_most, run_rank_of, run_rank_shared, wrap_dim
 
 _DATA = UnknownSource.DATA_DEPENDENT
 
@@ -312,31 +312,40 @@ def index_select(call: Call) -> Value:
     if idx.rank is not None and idx.rank > 1:
         call.error(codes.RANK_MISMATCH, f"index must be 0-D or 1-D, got {render_shape(idx)}", "index")
         return unknown_tensor(UnknownSource.ERROR)
-    i = wrap_dim(call, call.int("dim"), t.shape, "dim")
+    # A run in the index is at most one dim long, and so is the input's where it is the same run.
+    both = run_rank_shared(call, idx, (0, 1), "index_select's index", "index", (t.shape,))
+    if both is None:
+        return unknown_tensor(UnknownSource.ERROR)
+    idx, shape = both
+    i = wrap_dim(call, call.int("dim"), shape, "dim", most=run_most(idx, 1, shape))
     if i is None:
         return TensorV(Shape.unknown(), t.dtype)
     n: Dim = idx.items[0] if idx.rank == 1 else 1 if idx.rank == 0 else Unknown(UnknownSource.UNANNOTATED)
-    if t.shape.rank == 0:
-        return TensorV(t.shape, t.dtype)
-    return TensorV(replace(t.shape, i, (n,)), t.dtype)
+    if shape.rank == 0:
+        return TensorV(shape, t.dtype)
+    return TensorV(replace(shape, i, (n,)), t.dtype)
 
 
 @rule("gather")
 def gather(call: Call) -> Value:
-    """``gather(input, dim, index)``: the index's shape; same rank, and no bigger than input off ``dim``."""
+    """``gather(input, dim, index)``: the index's shape; the input's rank (a 0-d operand counts as
+    1-d), and no bigger than the input off ``dim``.  torch checks neither for an index of no elements."""
     t, idx = call.tensor("input"), call.tensor("index")
     if t is None or idx is None:
         return unknown_tensor(UnknownSource.UNSUPPORTED)
     s, ix = t.shape, idx.shape
-    # One operand's rank fixes the other's run (or the other is 0-d).
-    fixed_s = run_rank_of(call, s, (0, ix.rank), f"gather with a {ix.rank}-D index", "input") if ix.rank else s
-    fixed_ix = run_rank_of(call, ix, (0, s.rank), f"gather of a {s.rank}-D input", "index") if s.rank else ix
-    if fixed_s is None or fixed_ix is None:
+    if ix.rank is None or any(eq3(d, 0, call.facts) is Truth.TRUE for d in ix.dims):
+        # A run in the index may hold a 0: then any rank is accepted.
+        wrap_dim(call, call.int("dim"), s, "dim")
+        return TensorV(ix, t.dtype)
+    # The index's rank fixes the input's run.
+    fixed = run_rank_of(call, s, (0, 1) if ix.rank <= 1 else (ix.rank,), f"gather with a {ix.rank}-D index", "input")
+    if fixed is None:
         return unknown_tensor(UnknownSource.ERROR)
-    s, ix = fixed_s, fixed_ix
+    s = fixed
     i = wrap_dim(call, call.int("dim"), s, "dim")
-    if s.rank is not None and ix.rank is not None:
-        if s.rank != ix.rank and not (s.rank == 0 or ix.rank == 0):
+    if s.rank is not None:
+        if max(s.rank, 1) != max(ix.rank, 1):
             call.error(
                 codes.RANK_MISMATCH,
                 f"index {render_shape(ix)} and input {render_shape(s)} must have the same number of dims",
@@ -368,6 +377,15 @@ def scatter(call: Call) -> Value:
     shape = t.shape
     idx = call.shape("index")
     src = call.shape("src") if call.has("src") and not call.is_none("src") else None
+    vector = call.name in ("index_add", "index_copy", "index_fill")  # a 0-d or 1-d index
+    if vector and idx is not None:
+        # A run in index_add's index is at most one dim long, and so is the input's and the source's
+        # where it is the same run.
+        others = (shape,) if src is None else (shape, src)
+        sized = run_rank_shared(call, idx, (0, 1), f"{call.name}'s index", "index", others)
+        if sized is None:
+            return unknown_tensor(UnknownSource.ERROR)
+        idx, shape, src = sized[0], sized[1], None if src is None else sized[2]
     # One operand's rank fixes another's run: scatter's index and input have one rank (an empty or
     # 0-d index aside); index_add's source and input do (a 0-d one aside).
     ranks: tuple[int, ...] = ()
@@ -387,7 +405,8 @@ def scatter(call: Call) -> Value:
         if fixed is None:
             return unknown_tensor(UnknownSource.ERROR)
         idx = fixed
-    i = wrap_dim(call, call.int("dim"), shape, "dim") if call.has("dim") else None
+    most = run_most(idx, 1, shape) if vector and idx is not None else None
+    i = wrap_dim(call, call.int("dim"), shape, "dim", most=most) if call.has("dim") else None
     if call.has("dim") and i is None and type(call.int("dim")) is int:
         return unknown_tensor(UnknownSource.ERROR)
     if i is None or idx is None or shape.rank is None or idx.rank is None:

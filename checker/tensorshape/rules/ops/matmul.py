@@ -14,7 +14,7 @@ from ...unify.broadcast import broadcast_shapes
 from ...unify.compare import Verdict, eq3
 from ..call import Call
 from ..registry import rule
-from .util import run_exact_rank, shapes_equal, spec_text
+from .util import run_exact_rank, run_expands, shapes_equal, spec_text
 
 _MATMUL_HINT = "the last dim of the left operand must equal the second-to-last of the right; transpose one operand (`.T`, `.mT`) or swap them"
 
@@ -161,8 +161,9 @@ def addmm(call: Call) -> Value:
                 "input",
             )
             return unknown_tensor(UnknownSource.ERROR)
-        if shapes_equal(out, prod, call.facts) is Verdict.ERROR:
-            # ``input`` is expanded to the product's shape, not the other way round.
+        if shapes_equal(out, prod, call.facts) is Verdict.ERROR or not run_expands(inp, prod, call.facts):
+            # ``input`` is expanded to the product's shape, not the other way round (for every
+            # length of a run in it, here).
             call.error(
                 codes.BROADCAST,
                 f"`input` {render_shape(inp)} cannot be expanded to the product {render_shape(prod)}",

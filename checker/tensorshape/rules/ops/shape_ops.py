@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,8 +22,10 @@ from . import strides
 from .util import (
     replace,
     run_exact_rank,
+    run_expands,
     run_rank_among,
     run_rank_at_least,
+    same_run,
     spec_text,
     wrap_dim,
     wrap_dims,
@@ -97,6 +100,19 @@ def _infer_sizes(call: Call, shape: Shape, sizes: Sequence[Dim], at: str) -> tup
         out = list(sizes)
         out[holes[0]] = inferred
         return tuple(out)
+    around = [d for d in (*shape.prefix, *shape.suffix) if type(d) is int] if shape.rank is None else []
+    if around and type(known) is int and len(around) == shape.min_rank:
+        # The run's dims multiply to any count (0 too: a run may hold a 0), the tensor's to a multiple of k.
+        k = math.prod(around)
+        if known != 0 and (k == 0 or known % k):
+            call.error(
+                codes.RESHAPE,
+                f"shape {shown()} is invalid for {render_shape(shape)}: {plural(known, 'element')}, but a "
+                f"multiple of {k} whatever its run",
+                at,
+                "the product of the new dims must equal the number of elements",
+            )
+            return None
     verdict = call.check(
         eq3(total, known, call.facts),
         (total, known),
@@ -441,6 +457,14 @@ def _expand_run(call: Call, src: str, shape: Shape, to: Shape, at: str) -> Value
         if d is None:
             return _ERR
         out[t] = d
+    if not run_expands(shape, to, call.facts):
+        call.error(
+            codes.BROADCAST,
+            f"cannot expand {render_shape(shape)} to {render_shape(to)} whatever the length of its run",
+            at,
+            "only dims of size 1 can be expanded",
+        )
+        return _ERR
     return _same(call, Shape(tuple(out)))
 
 
@@ -1017,7 +1041,7 @@ def cross(call: Call) -> Value:
     if fixed_a is None or fixed_b is None:
         return _ERR
     a, b = fixed_a, fixed_b
-    if a.rank is not None and b.rank is not None and a.rank != b.rank:
+    if (a.rank is not None and b.rank is not None and a.rank != b.rank) or (same_run(a, b) and a.min_rank != b.min_rank):
         call.error(codes.RANK_MISMATCH, f"{render_shape(a)} and {render_shape(b)} have different ranks", "other")
         return _ERR
     out, issues = broadcast_shapes([a, b], call.facts)
@@ -1027,6 +1051,11 @@ def cross(call: Call) -> Value:
     if out.rank is None or a.rank is None or b.rank is None:
         return _same(call, out)
     if call.is_none("dim") or not call.has("dim"):
+        for name, sh in (("input", a), ("other", b)):
+            # Both have length 3 at the dim: one with no 3 among its known sizes fails whatever the other's.
+            if all(type(d) is int for d in sh.dims) and 3 not in sh.dims:
+                call.error(codes.SHAPE_MISMATCH, f"no dim of size 3 in {render_shape(sh)}", name)
+                return _ERR
         if not all(type(d) is int for d in out.dims):
             return _same(call, out)
         if 3 not in out.dims:

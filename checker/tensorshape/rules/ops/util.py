@@ -10,8 +10,9 @@ from ...model import codes
 from ...model.diagnostics import Diagnostic, Severity
 from ...model.dims import Dim, Star, Unknown, UnknownSource
 from ...model.shape import Item, Shape
+from ...model.text import plural
 from ...model.values import TensorV
-from ...unify.compare import Truth, Verdict, classify, eq3
+from ...unify.compare import Truth, Verdict, classify, eq3, ne1
 from ...unify.facts import Facts
 from ..call import Call
 from ..context import Arg
@@ -30,25 +31,43 @@ __all__ = [
     "run_fixed",
     "run_rank_of",
     "run_fails_for_every_rank",
+    "run_rank_shared",
+    "run_most",
+    "run_shared",
+    "run_expands",
+    "same_run",
 ]
 
 UNKNOWN_DIM = Unknown(UnknownSource.UNANNOTATED)
 
 
-def wrap_dim(call: Call, dim: Dim | None, shape: Shape, at: str, *, extra: int = 0) -> int | None:
+def wrap_dim(
+    call: Call, dim: Dim | None, shape: Shape, at: str, *, extra: int = 0, most: int | None = None
+) -> int | None:
     """Turn a dim argument into an index into ``shape.items``.
 
-    ``extra`` widens the valid range (``unsqueeze`` accepts ``rank`` itself).
+    ``extra`` widens the valid range (``unsqueeze`` accepts ``rank`` itself); ``most`` bounds the
+    length of a run in ``shape`` (:func:`run_most`): a dim out of range for the longest is for all.
     Reports ``dim-out-of-range``; returns ``None`` when the index is invalid
     or cannot be determined (symbolic dim, or it falls inside an unknown run).
     """
     if dim is None or type(dim) is not int:
         return None
     rank = shape.rank
+    if rank is None and most is not None and not _dim_fits(dim, shape.min_rank + most + extra):
+        r = max(shape.min_rank + most + extra, 1)
+        call.error(
+            codes.DIM_RANGE,
+            f"dim {dim} is out of range for {render_dim_list(shape)}: its run holds at most "
+            f"{plural(most, 'dim')} here (valid {-r}..{r - 1})",
+            at,
+            "count dims from 0, or from -1 at the end",
+        )
+        return None
     if rank is not None:
         r = rank + extra
         lo, hi = (-max(r, 1), max(r, 1) - 1)
-        if not lo <= dim <= hi:
+        if not _dim_fits(dim, r):
             call.error(
                 codes.DIM_RANGE,
                 f"dim {dim} is out of range for {render_dim_list(shape)} (rank {rank}; valid {lo}..{hi})",
@@ -68,6 +87,18 @@ def wrap_dim(call: Call, dim: Dim | None, shape: Shape, at: str, *, extra: int =
         return dim if dim < i + extra else None
     back = len(shape.items) - i - 1 + extra
     return len(shape.items) + extra + dim if -dim <= back else None
+
+
+def _dim_fits(dim: int, rank: int) -> bool:
+    """Whether ``dim`` is in range for ``rank`` dims (a 0-d tensor takes 0 and -1)."""
+    return -max(rank, 1) <= dim < max(rank, 1)
+
+
+def run_most(shape: Shape, rank: int, other: Shape) -> int | None:
+    """The most dims ``other``'s run holds where ``shape`` holds the same run and at most ``rank``
+    dims (``index_select``'s index ``[*b]`` is at most 1-d, so the input ``[*b]`` is too); ``None``
+    where ``shape`` bounds nothing."""
+    return rank - shape.min_rank if same_run(shape, other) and rank >= shape.min_rank else None
 
 
 def _param_of(call: Call, shape: Shape) -> str | None:
@@ -141,7 +172,13 @@ def shapes_equal(a: Shape, b: Shape, facts: Facts) -> Verdict:
     if a.items == b.items:
         return Verdict.OK
     if a.rank is None or b.rank is None:
-        return Verdict.OBLIGATION
+        # Equal shapes agree dim by dim from either end, whatever the length of a run.
+        def tail(s: Shape) -> tuple[Dim, ...]:
+            return s.items if s.rank is not None else s.suffix
+
+        ends = (*zip(a.prefix, b.prefix), *zip(reversed(tail(a)), reversed(tail(b))))
+        fewer = (a.rank is not None and a.rank < b.min_rank) or (b.rank is not None and b.rank < a.min_rank)
+        return Verdict.ERROR if fewer or any(eq3(x, y, facts) is Truth.FALSE for x, y in ends) else Verdict.OBLIGATION
     if a.rank != b.rank:
         return Verdict.ERROR
     worst = Verdict.OK
@@ -260,5 +297,59 @@ def run_rank_of(call: Call, shape: Shape, ranks: Sequence[int], why: str, at: st
         return shape
     if not run_rank_among(call, shape, ranks, why, at):
         return None
-    return run_fixed(shape, ranks, call) or shape
+    fixed = run_fixed(shape, ranks, call)
+    return shape if fixed is None else fixed  # (not ``or``: a 0-d shape is falsy)
 
+
+def same_run(a: Shape, b: Shape) -> bool:
+    """Whether ``a`` and ``b`` hold the same named run (``[*b 5]`` and ``[3 *b]``): their ranks differ
+    by the same count whatever its length."""
+    sa, sb = a.star, b.star
+    return sa is not None and sb is not None and sa.name is not None and sa.name == sb.name
+
+
+def run_shared(call: Call | None, shape: Shape, fixed: Shape, other: Shape) -> Shape:
+    """``other`` given the dims :func:`run_fixed` took ``shape``'s run as (``fixed``) where it holds
+    the same named run: ``[*b 5]`` fixed as ``[5]`` makes ``[3 *b]`` ``[3]``; ``other`` itself where
+    it holds another run or none.  With ``call``, the front end is told (as :func:`run_fixed` does)."""
+    i, j = shape.star_index, other.star_index
+    if fixed.rank is None or not same_run(shape, other):
+        return other
+    assert i is not None and j is not None
+    fill = fixed.items[i : i + len(fixed.items) - shape.min_rank]
+    new = Shape((*other.items[:j], *fill, *other.items[j + 1 :]))
+    if call is not None and not call.ctx.muted:
+        call.ctx.runs_fixed.append((other, new))
+    return new
+
+
+def run_rank_shared(
+    call: Call, shape: Shape, ranks: Sequence[int], why: str, at: str | None, others: Sequence[Shape]
+) -> list[Shape] | None:
+    """:func:`run_rank_of` on ``shape``, its run's length spliced into the ``others`` holding the same
+    run (``index_select``'s 1-D index ``[*b 5]`` leaves its input ``[3 *b]`` as ``[3]``): ``shape``
+    and ``others`` so taken, or ``None`` (an error) when no rank of ``ranks`` fits ``shape``."""
+    fixed = run_rank_of(call, shape, ranks, why, at)
+    if fixed is None:
+        return None
+    return [fixed, *(run_shared(call, shape, fixed, o) for o in others)]
+
+
+def run_expands(shape: Shape, to: Shape, facts: Facts) -> bool:
+    """Whether a shape holding a run may expand to sizes ``to`` of known rank (``x.expand(*to)``,
+    ``addmm``'s input to the product) for some length of its run: ``[3 *b 1]`` never expands to
+    ``[1 2]`` (the run must be empty, and 3 is not 1).  ``True`` where either rank is known."""
+    if shape.rank is not None or to.rank is None:
+        return True
+    return any(_expands_with(shape, to, n, facts) for n in range(to.rank - shape.min_rank + 1))
+
+
+def _expands_with(shape: Shape, to: Shape, n: int, facts: Facts) -> bool:
+    lead = len(to.items) - shape.min_rank - n  # the new leading dims
+    if any(d == -1 for d in to.items[:lead]):
+        return False
+    at = (*to.items[lead : lead + len(shape.prefix)], *to.items[len(to.items) - len(shape.suffix) :])
+    return not any(
+        target != -1 and ne1(cur, facts) is Truth.TRUE and eq3(cur, target, facts) is Truth.FALSE
+        for cur, target in zip((*shape.prefix, *shape.suffix), at)
+    )
