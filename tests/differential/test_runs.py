@@ -171,6 +171,20 @@ ERRORS = {
     "addmm, an input [*b 2 1] to a product [1 1]": _case("torch.addmm", TR((), (2, 1)), T((1, 1)), T((1, 1))),
     # the last dims of the output and of the broadcast shape differ, whatever the run
     "copy_, [1 2] into [*b 1]": _case("torch.Tensor.copy_", TR((), (1,)), T((1, 2))),
+    # a norm's channel is dim 1 whatever the length of a run after it
+    "batch_norm, running stats for 2 channels of a 1": _case(
+        "torch.nn.functional.batch_norm", TR((2, 1, 3, 3), ()), T((2,)), T((2,))
+    ),
+    "batch_norm, a weight for 4 channels of a 3": _case(
+        "torch.nn.functional.batch_norm", TR((2, 3), ()), None, None, T((4,)), training=True
+    ),
+    "group_norm, 5 channels into 2 groups": _case("torch.nn.functional.group_norm", TR((2, 5, 3), ()), 2),
+    "group_norm, a weight for 3 channels of a 4": _case("torch.nn.functional.group_norm", TR((2, 4), ()), 2, T((3,))),
+    "prelu, 4 weights for 3 channels": _case("torch.nn.functional.prelu", TR((3, 3), ()), T((4,))),
+    "prelu, 5 weights for 4 channels before a middle run": _case(
+        "torch.nn.functional.prelu", TR((2, 4), (4,)), T((5,))
+    ),
+    "PReLU, 4 parameters for 3 channels": _module("PReLU", TR((3, 3), ()), 4),
 }
 
 
@@ -251,6 +265,16 @@ ACCEPTED = {
     "index_add, an index and input of at most one dim": _runs(
         _case("torch.index_add", TR((), ()), 0, _ix(()), TR((), ())), (2,), (2, 2)
     ),
+    # a run before dim 1 may hold the channel; a trailing run may hold the normalized dims
+    "batch_norm, the channel in a leading run": _case(
+        "torch.nn.functional.batch_norm", TR((), (3, 3)), T((2,)), T((2,))
+    ),
+    "group_norm, the channel in a leading run": _case("torch.nn.functional.group_norm", TR((), (5, 3)), 2),
+    "prelu, the channel in the run after dim 0": _runs(
+        _case("torch.nn.functional.prelu", TR((3,), ()), T((4,))), (), (4,)
+    ),
+    "LayerNorm, a trailing run of the normalized dims": _runs(_module("LayerNorm", TR((5,), ()), (7,)), (), (7,)),
+    "RMSNorm, a trailing run ending in them": _runs(_module("RMSNorm", TR((5, 2, 1), ()), (7, 2, 1)), (), (7, 2, 1)),
 }
 
 
@@ -274,6 +298,15 @@ def test_gather_counts_a_0d_operand_as_1d_and_checks_no_empty_index(
     from .harness import compare
 
     compare(Call("function", "torch.gather", (T(shape), 0, T(index, "int64"))))
+
+
+@pytest.mark.parametrize(("shape", "n"), [((3, 3), 4), ((3, 4), 4), ((3,), 4), ((), 4), ((3, 3), 1), ((2, 3, 3), 3)])
+def test_prelu_modules_parameters_against_the_channels(shape: tuple[int, ...], n: int) -> None:
+    """``nn.PReLU(n)`` has ``n`` weights: 1, or one per channel (dim 1; one channel below 2 dims).
+    The module was taken as pointwise: ``PReLU(4)`` of ``[3 3]`` reported nothing."""
+    from .harness import compare
+
+    compare(Call("module", "torch.nn.PReLU", (T(shape),), {}, (n,)))
 
 
 def test_bincount_of_an_empty_input_ignores_the_weights() -> None:

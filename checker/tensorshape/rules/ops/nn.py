@@ -576,7 +576,8 @@ def batch_norm_f(call: Call) -> Value:
                 "batch statistics need a batch of more than one (or a spatial size above 1)",
             )
             return _ERR
-    if s.rank is not None and s.rank >= 2:
+    if len(s.prefix) >= 2:
+        # The channel is dim 1 whatever the length of a run after it (``[2 1 3 3 *b]``).
         for name in ("running_mean", "running_var", "weight", "bias"):
             if call.has(name) and not call.is_none(name):
                 call.match({"input": "n c *rest", name: "c"})
@@ -612,8 +613,8 @@ def group_norm(call: Call) -> Value:
         c = call.int("num_channels")
         if c is not None:
             call.match({"input": "n c *rest"}, None, {"c": c})
-    elif s.rank is not None and s.rank >= 2 and g is not None:
-        c = s.dims[1]
+    elif len(s.prefix) >= 2 and g is not None:
+        c = s.prefix[1]  # dim 1 whatever the length of a run after it (``[2 5 *b]``)
         if call.facts.divisible(c, g) is False:
             call.error(
                 codes.INVALID_ARG,
@@ -1597,17 +1598,23 @@ def render_value(v: Value) -> str:
 
 @rule("prelu")
 def prelu(call: Call) -> Value:
-    """F.prelu: ``weight`` has one value, or one per channel (dim 1; inputs of rank < 2 have one channel)."""
-    x, w = call.shape("input"), call.shape("weight")
+    """F.prelu / nn.PReLU: ``weight`` (``num_parameters``) has one value, or one per channel (dim 1;
+    inputs of rank < 2 have one channel)."""
+    x = call.shape("input")
+    n = call.int("num_parameters") if call.module is not None else None
+    w = Shape.of(1 if n is None else n) if call.module is not None else call.shape("weight")
     if x is None:
         return _ERR
-    if w is not None and w.rank is not None and x.rank is not None:
+    # The channel is dim 1 also where a run comes after it (``[3 3 *b]``); elsewhere a run decides it.
+    if w is not None and w.rank is not None and (x.rank is not None or len(x.prefix) >= 2):
         size = arith.prod(w.dims)
-        channels = x.dims[1] if x.rank >= 2 else 1
+        channels = x.prefix[1] if len(x.prefix) >= 2 else 1
         if type(size) is int and size != 1 and eq3(size, channels, call.facts) is Truth.FALSE:
             call.error(
                 codes.SHAPE_MISMATCH,
-                f"weight {render_shape(w)} has {plural(size, 'value')}; expected 1 or {render_dim(channels)} (the channels of {render_shape(x)})",
+                f"weight {render_shape(w)} has {plural(size, 'value')}; expected 1 or {render_dim(channels)} (the channels of {render_shape(x)})"
+                if len(x.prefix) >= 2
+                else f"weight {render_shape(w)} has {plural(size, 'value')}; expected 1 (an input of {render_shape(x)} has one channel)",
                 "weight",
             )
             return _ERR
