@@ -2043,12 +2043,7 @@ class Calls(AnalyzerBase):
         # subclass's), never given to code not interpreted here, with no attribute written by a name
         # not known on an object that may be it since it was made: what the analysis saw set on it
         # is all it has.
-        sealed = (
-            inst.cls.is_module
-            and inst.born > self._written_unnamed
-            and inst.born not in self._escaped
-            and all(g.born != inst.born for g in self._generic_instances.values())
-        )
+        sealed = inst.cls.is_module and self.untouched(inst)
         answer = has_attribute(inst, name, attrs, building, self._written_attrs, sealed)
         if answer is None and sealed and not building and self.never_written(inst, name):
             answer = False
@@ -2057,6 +2052,20 @@ class Calls(AnalyzerBase):
             # made, through an object not known: taken not to be this module (counted, never silent).
             self.stats["hasattr-assumed"] += 1
         return answer
+
+    def untouched(self, inst: InstanceV) -> bool:
+        """Made while the analysis watched (not a method's generic ``self``), never given to code not
+        interpreted here, and no attribute written by a name not known on an object that may be it
+        since it was made."""
+        return (
+            inst.born > self._written_unnamed
+            and inst.born not in self._escaped
+            and all(g.born != inst.born for g in self._generic_instances.values())
+        )
+
+    def cut_short(self, inst: InstanceV) -> bool:
+        """Was ``inst`` given to a call that was cut short (which may have done anything to it)?"""
+        return inst.born in self._cut_reached or inst.born < self._cut_unbounded
 
     def never_written(self, inst: InstanceV, name: str) -> bool:
         """Was attribute ``name`` certainly never given to ``inst``, a built module of installed
@@ -2072,7 +2081,7 @@ class Calls(AnalyzerBase):
             return False
         if name in inst.attrs or name in self._written_attrs or inst.open_reason is not None:
             return False
-        if inst.born in self._cut_reached or inst.born < self._cut_unbounded or inst.cls.lookup(name) is not None:
+        if self.cut_short(inst) or inst.cls.lookup(name) is not None:
             return False
         roots: set[Path] = set()
         for c in inst.cls.lineage():
@@ -2115,11 +2124,7 @@ class Calls(AnalyzerBase):
         only ``register`` fills: ``type(config) in self._extra_content`` is ``False``."""
         if name.startswith("__") or name in self._written_attrs or inst.open_reason is not None:
             return False
-        if inst.born <= self._written_unnamed or inst.born in self._escaped:
-            return False
-        if inst.born in self._cut_reached or inst.born < self._cut_unbounded:
-            return False
-        if any(g.born == inst.born for g in self._generic_instances.values()):
+        if not self.untouched(inst) or self.cut_short(inst):
             return False
         roots: set[Path] = set()
         for c in inst.cls.lineage():

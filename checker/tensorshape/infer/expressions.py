@@ -1677,11 +1677,7 @@ def _lacks(container: Value, key: Value) -> bool:
         return isinstance(key, StrV) and key.value is not None and not container.has(key.value)
     if isinstance(container, SeqV) and container.kind is SeqKind.LIST:
         return isinstance(container.elem, NothingV)  # ``DEPRECATED_MODELS = []``
-    if isinstance(container, TupleV) and container.kind is SeqKind.LIST:
-        wanted = _literal(key)
-        items = [_literal(x) for x in container.items]
-        return wanted is not _NO_LITERAL and all(x is not _NO_LITERAL and x != wanted for x in items)
-    return False
+    return isinstance(container, TupleV) and container.kind is SeqKind.LIST and _contains(container, key) is False
 
 
 def _contains(container: Value, item: Value) -> bool | None:

@@ -426,7 +426,7 @@ def _list_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
 #: Dict methods that read a dict without changing it or letting it escape.
 #: A private dict's methods: each read or edit is followed (an edit not followed leaves the dict
 #: unknown, see ``configs.call_dict_method``), and none lets the dict escape.
-_DICT_READS = frozenset({"get", "keys", "values", "items", "copy", "pop", "setdefault", "update", "clear", "popitem"})
+_PRIVATE_DICT_METHODS = frozenset({"get", "keys", "values", "items", "copy", "pop", "setdefault", "update", "clear", "popitem"})
 #: Calls that reach a function's locals by name (a private dict could change through them).
 _FRAME_READERS = frozenset({"locals", "vars", "eval", "exec"})
 
@@ -436,7 +436,7 @@ def _dict_use(node: cst.Name, parent: cst.CSTNode, grand: cst.CSTNode | None) ->
     (a display or a comprehension), ``False`` a use that neither changes its keys unseen nor lets it
     escape (an item read, written or deleted, a reading method, ``key in d``), ``None`` anything
     else (an alias, an argument, a return, another method: the dict may change unseen)."""
-    use = _bound_or_called(node, parent, grand, (cst.Dict, cst.DictComp), _DICT_READS)
+    use = _bound_or_called(node, parent, grand, (cst.Dict, cst.DictComp), _PRIVATE_DICT_METHODS)
     if use is not None:
         return use[0]
     if type(parent) is cst.Subscript and parent.value is node:
@@ -478,7 +478,7 @@ def private_lists(fn: cst.FunctionDef) -> frozenset[str]:
 def private_dicts(fn: cst.FunctionDef) -> frozenset[str]:
     """The local names of ``fn`` that only ever hold dicts it builds (``options = {}``, or the
     ``**kwargs`` each call makes anew) and never let them escape: used only as ``options[key]`` (read,
-    written or deleted), the methods of ``_DICT_READS``, ``**options`` in a call (a copy) and ``key in
+    written or deleted), the methods of ``_PRIVATE_DICT_METHODS``, ``**options`` in a call (a copy) and ``key in
     options``; no alias, argument, return or nested function, and no ``locals()``/``vars()``/
     ``eval``/``exec`` in ``fn``.  Which keys such a dict has is what the writes the analysis followed
     say (timm's ``_decode_block_str`` tests ``'n' in options`` of the options it parsed;
